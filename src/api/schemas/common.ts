@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { FIELD_TYPES } from '../../sdk/types.js';
+import { isIsoDateTime, toIsoTimestamp } from '../timestamp.js';
+
+export const uuid = z.string().regex(
+  /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/,
+  'must be a UUID',
+);
+
+export const fieldType = z.enum(FIELD_TYPES);
+export type FieldTypeValue = z.infer<typeof fieldType>;
+
+/**
+ * A request-body timestamp (ISO 8601, Unix seconds or Unix milliseconds),
+ * normalised to an ISO 8601 UTC string.
+ */
+export const timestampInput = z.union([z.string(), z.number()]).transform((value, ctx) => {
+  const iso = toIsoTimestamp(value);
+  if (iso === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `must be an ISO 8601 string, Unix seconds or Unix milliseconds; found ${JSON.stringify(value)}`,
+    });
+    return z.NEVER;
+  }
+  return iso;
+});
+
+/** An ISO 8601 date-time in a query string or response. */
+export const isoDateTime = z.string().refine(isIsoDateTime, 'must be an ISO 8601 date-time');
+
+export const EMAIL_PATTERN = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+export const email = z.string().regex(EMAIL_PATTERN, 'must be an e-mail address');
+
+export const pagination = z.looseObject({
+  nextCursor: z.string().nullable().default(null),
+  hasMore: z.boolean().default(false),
+});
+export type Pagination = z.infer<typeof pagination>;
+
+export const PAGE_SIZE_MAX = 50;
+export const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
+
+export const LIMITS = {
+  transcriptSentences: 10_000,
+  participants: { min: 1, max: 1000 },
+  conversationMaxMillis: 10 * 60 * 60 * 1000,
+  messageBodyChars: 100_000,
+  recipients: { min: 1, max: 1000 },
+  rowName: { min: 1, max: 1000 },
+  rowFields: { min: 1, max: 50 },
+  rowNameFilter: 1000,
+  documentNameFilter: 255,
+  name: { min: 1, max: 255 },
+  fieldDefinitions: { min: 1, max: 50 },
+} as const;
+
+export const EXTERNAL_CATEGORIES = [
+  'prospect_discovery', 'prospect_demo', 'prospect_trial', 'prospect_negotiation', 'closed_lost', 'closed_won',
+  'customer_onboarding', 'customer_support', 'customer_checkin', 'customer_commercials', 'interview',
+  'user_research', 'partner_call', 'consulting_call', 'advisor_call', 'investor_call', 'vendor_call', 'other',
+] as const;
+export const INTERNAL_CATEGORIES = [
+  'one_on_one', 'sales_team', 'customer_service_team', 'marketing_team', 'product_team', 'engineering_team',
+  'it_team', 'hr_team', 'operations_team', 'finance_team', 'legal_team', 'consulting_team', 'company_wide', 'other',
+] as const;
+/** Values historical conversations may still return. */
+export const LEGACY_CATEGORIES = { customer_team: 'customer_service_team', investment_team: 'finance_team' } as const;
+
+export const NATIVE_CONVERSATION_SOURCES = [
+  'service', 'gong', 'chorus', 'fathom', 'grain', 'mindtickle', 'avoma', 'fireflies', 'zoho_meetings',
+  'uploaded_call', 'uploaded_transcript', 'zoom_phone', 'outreach_dialer', 'nooks_dialer', 'ringcentral_dialer',
+  'aircall_dialer', 'hubspot_dialer', 'cloudtalk_dialer',
+] as const;
+export const NATIVE_MESSAGE_SOURCES = [
+  'gmail', 'outlook', 'zoho_mail', 'salesforce_crm', 'hubspot_crm', 'pipedrive_crm', 'dynamics_crm', 'zoho_crm',
+] as const;
+export const NATIVE_DOCUMENT_SOURCES = ['chat_upload', 'mailbox_attachment'] as const;
+
+export const SCOPES = ['read', 'ingest', 'ask_assistant'] as const;
+export type Scope = (typeof SCOPES)[number];

@@ -1,0 +1,95 @@
+/**
+ * Query parameters of the list endpoints. The emulator parses raw query
+ * strings with these; the client builds query strings from their input types.
+ */
+import { z } from 'zod';
+import { LIMITS, PAGE_SIZE_MAX, isoDateTime, uuid } from './common.js';
+
+const limit = (fallback: number) => z.coerce.number().int().min(1).max(PAGE_SIZE_MAX).default(fallback);
+const queryBoolean = z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])]).transform((v) => v === true || v === 'true' || v === '1');
+const queryNumber = z.coerce.number().refine(Number.isFinite, 'must be a number');
+const text = z.string();
+
+export const conversationListQuery = z.object({
+  limit: limit(20),
+  startedAfter: isoDateTime.optional(),
+  startedBefore: isoDateTime.optional(),
+  type: z.enum(['INTERNAL', 'EXTERNAL']).optional(),
+  title: text.optional(),
+  attendees: text.optional(),
+  crmName: text.optional(),
+  sourceId: text.optional(),
+  cursor: text.optional(),
+});
+
+export const dealListQuery = z.object({
+  limit: limit(20),
+  name: text.optional(),
+  stage: text.optional(),
+  closed: queryBoolean.optional(),
+  owner: text.optional(),
+  closeDateAfter: isoDateTime.optional(),
+  closeDateBefore: isoDateTime.optional(),
+  amountMin: queryNumber.optional(),
+  amountMax: queryNumber.optional(),
+  lastActivityAfter: isoDateTime.optional(),
+  lastActivityBefore: isoDateTime.optional(),
+  cursor: text.optional(),
+});
+
+export const accountListQuery = z.object({
+  limit: limit(20),
+  name: text.optional(),
+  website: text.optional(),
+  owner: text.optional(),
+  createdAfter: isoDateTime.optional(),
+  createdBefore: isoDateTime.optional(),
+  lastActivityAfter: isoDateTime.optional(),
+  lastActivityBefore: isoDateTime.optional(),
+  cursor: text.optional(),
+});
+
+export const messageListQuery = z.object({
+  limit: limit(50),
+  sourceId: text.optional(),
+  remoteId: text.optional(),
+  threadId: text.optional(),
+  participantEmail: text.optional(),
+  createdAfter: isoDateTime.optional(),
+  createdBefore: isoDateTime.optional(),
+  cursor: text.optional(),
+});
+
+export const rowListQuery = z.object({
+  limit: limit(50),
+  sourceId: text.optional(),
+  objectTypeId: uuid.optional(),
+  remoteId: text.optional(),
+  name: text.max(LIMITS.rowNameFilter).optional(),
+  createdAfter: isoDateTime.optional(),
+  createdBefore: isoDateTime.optional(),
+  cursor: text.optional(),
+});
+
+export const documentListQuery = z.object({
+  limit: limit(50),
+  sourceId: text.optional(),
+  name: text.max(LIMITS.documentNameFilter).optional(),
+  cursor: text.optional(),
+});
+
+export const sourceListQuery = z.object({ name: text.max(LIMITS.name.max).optional() });
+export const objectTypeListQuery = z.object({ sourceId: uuid.optional() });
+
+/** `remoteId` + `sourceId`, the key of a pushed record on PATCH and DELETE. */
+export const recordKeyQuery = z.object({ remoteId: z.string().min(1), sourceId: uuid });
+
+export type ConversationListQuery = z.input<typeof conversationListQuery>;
+export type DealListQuery = z.input<typeof dealListQuery>;
+export type AccountListQuery = z.input<typeof accountListQuery>;
+export type MessageListQuery = z.input<typeof messageListQuery>;
+export type RowListQuery = z.input<typeof rowListQuery>;
+export type DocumentListQuery = z.input<typeof documentListQuery>;
+export type SourceListQuery = z.input<typeof sourceListQuery>;
+export type ObjectTypeListQuery = z.input<typeof objectTypeListQuery>;
+export type RecordKeyQuery = z.input<typeof recordKeyQuery>;

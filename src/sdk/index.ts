@@ -1,0 +1,8 @@
+/**
+ * The connector author's kit: everything a built-in connector or a plugin
+ * imports. Nothing here depends on the rest of ferry.
+ */
+export * from './types.js';
+export * from './define.js';
+export * from './errors.js';
+export * from './origin.js';

@@ -1,0 +1,163 @@
+import type { z } from 'zod';
+
+/** The SDK contract version. A plugin built for another major version is refused at load. */
+export const SDK_VERSION = 1;
+
+/**
+ * The service's field types for rows (object-type field definitions). The API
+ * schemas in `src/api` build their enum from this list, so it is the one place
+ * the set is written down.
+ */
+export const FIELD_TYPES = ['textarea', 'string', 'boolean', 'int', 'double', 'datetime', 'date', 'list'] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+/** A JSON-like value a connector may emit. Bigints and Buffers are allowed and converted by the mapper. */
+export type SourceValue =
+  | string
+  | number
+  | boolean
+  | null
+  | bigint
+  | Date
+  | Uint8Array
+  | readonly SourceValue[]
+  | { readonly [key: string]: SourceValue | undefined };
+
+/** One source record's fields. */
+export type SourceData = { readonly [key: string]: SourceValue | undefined };
+
+/**
+ * Where a record came from, for error messages and the dead-letter:
+ * a file and line, a table and key, or a URL.
+ */
+export interface RecordOrigin {
+  /** Stream (file glob, table, endpoint) the record belongs to. */
+  stream?: string;
+  file?: string;
+  line?: number;
+  table?: string;
+  /** Primary-key values, as text. */
+  key?: string;
+  url?: string;
+}
+
+/**
+ * A cursor position at full precision. `value` is kept as text or a JSON number
+ * exactly as the source gave it (timestamps with microseconds and zone,
+ * numerics as strings); `key` breaks ties between records sharing a value.
+ */
+export interface CursorPosition {
+  value: string | number;
+  key?: string;
+}
+
+/** A record as a source yields it. */
+export interface SourceRecord<T extends SourceData = SourceData> {
+  data: T;
+  origin: RecordOrigin;
+  /** The record's cursor value when the sync is incremental. */
+  cursor?: string | number | null;
+}
+
+/** A field of a discovered stream, with the object-type field type it maps to. */
+export interface DiscoveredField {
+  name: string;
+  type: FieldType;
+  /** The source's own type name (e.g. `timestamptz`, `VARCHAR(20)`), for display. */
+  sourceType?: string;
+  nullable?: boolean;
+}
+
+/** A stream (file set, table, endpoint) a source can read. */
+export interface DiscoveredStream {
+  name: string;
+  fields: DiscoveredField[];
+  primaryKey?: string[];
+  /** Fields suitable as an incremental cursor. */
+  cursorCandidates?: string[];
+  /** Records in the stream when cheaply known, for progress ETA. */
+  estimatedCount?: number;
+}
+
+/** A minimal structured logger (pino-compatible). */
+export interface ConnectorLogger {
+  debug(obj: object | string, msg?: string): void;
+  info(obj: object | string, msg?: string): void;
+  warn(obj: object | string, msg?: string): void;
+  error(obj: object | string, msg?: string): void;
+}
+
+/** Incremental settings the runner hands a source. */
+export interface IncrementalRead {
+  /** The field whose value orders records and forms the high-watermark. */
+  cursorField: string;
+  /** Last acknowledged position; absent on a first or full-refresh run. */
+  after?: CursorPosition;
+  /** Re-read a window below `after` (seconds for timestamps, units for numbers). */
+  lag?: number;
+}
+
+/** What every connector call receives. */
+export interface ConnectorContext<Options> {
+  /** The connector's options, parsed and validated by its zod schema. */
+  options: Options;
+  /** Directory of the YAML file that declared the connector; relative paths resolve against it. */
+  baseDir: string;
+  /** Name of the sync (or export) using the connector. */
+  syncName: string;
+  logger: ConnectorLogger;
+  signal: AbortSignal;
+}
+
+/** What `read()` receives. */
+export interface ReadContext<Options> extends ConnectorContext<Options> {
+  /** Present when the sync is incremental. */
+  incremental?: IncrementalRead;
+  /** Primary-key fields declared on the sync, if any. */
+  primaryKey?: string[];
+}
+
+/** A source connector's definition, as returned by {@link defineSource}. */
+export interface SourceDefinition<Schema extends z.ZodType = z.ZodType> {
+  readonly kind: 'source';
+  readonly sdkVersion: number;
+  /** The `type:` users write in YAML. */
+  readonly name: string;
+  /** zod schema of the connector's own options (everything under `source:` except `type`). */
+  readonly options: Schema;
+  /** An example options object, used by docs and the conformance kit. */
+  readonly example?: z.input<Schema>;
+  /** Check the source can be reached (used by `ferry check`). */
+  check?(ctx: ConnectorContext<z.output<Schema>>): Promise<void>;
+  /** The streams, fields and inferred field types. */
+  discover(ctx: ConnectorContext<z.output<Schema>>): Promise<DiscoveredStream[]>;
+  /** Records in source order; with `incremental`, ordered by cursor then key, starting after `after`. */
+  read(ctx: ReadContext<z.output<Schema>>): AsyncIterable<SourceRecord>;
+}
+
+/** A batch a destination receives during a reverse export. */
+export interface DestinationBatch {
+  stream: string;
+  records: Record<string, unknown>[];
+}
+
+/** An open destination writer. */
+export interface DestinationWriter {
+  write(batch: DestinationBatch): Promise<void>;
+  /** Make everything written durable; called before state is checkpointed. */
+  flush?(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A destination connector's definition, as returned by {@link defineDestination}. */
+export interface DestinationDefinition<Schema extends z.ZodType = z.ZodType> {
+  readonly kind: 'destination';
+  readonly sdkVersion: number;
+  readonly name: string;
+  readonly options: Schema;
+  readonly example?: z.input<Schema>;
+  check?(ctx: ConnectorContext<z.output<Schema>>): Promise<void>;
+  open(ctx: ConnectorContext<z.output<Schema>>): Promise<DestinationWriter>;
+}
+
+export type ConnectorDefinition = SourceDefinition | DestinationDefinition;
