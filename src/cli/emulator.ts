@@ -1,0 +1,5 @@
+import type { RegisterCommand } from './main.js';
+
+export const register: RegisterCommand = (program) => {
+  program.command('emulator').description('serve the local implementation of /v1');
+};
