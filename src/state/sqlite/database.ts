@@ -1,0 +1,84 @@
+/**
+ * Opens the state database: creates its directory, sets the pragmas the
+ * delivery guarantees rely on, and migrates the schema. Every failure becomes
+ * a FERRY_STATE_ERROR that names the file and says what to do.
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { FerryError } from '../../sdk/errors.js';
+import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
+
+export type Db = Database.Database;
+
+export interface OpenDatabaseOptions {
+  /** How long a writer waits for another process's write lock before failing. */
+  busyTimeoutMs: number;
+}
+
+/** `path` is absolute, or `:memory:`. */
+export function openDatabase(path: string, options: OpenDatabaseOptions): Db {
+  const where = path === ':memory:' ? 'in-memory state' : path;
+  if (path !== ':memory:') {
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+    } catch (cause) {
+      throw new FerryError('FERRY_STATE_ERROR', `cannot create the directory of the state file ${path}`, {
+        where,
+        cause,
+        hint: 'check that the directory is writable, or point state.url somewhere writable',
+      });
+    }
+  }
+  let db: Db | undefined;
+  try {
+    db = new Database(path);
+    db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs))}`);
+    // WAL lets `ferry status` read while a run writes; NORMAL sync keeps every
+    // commit atomic (a crash rolls back to the last checkpoint, never half of one).
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    migrate(db, where);
+    return db;
+  } catch (cause) {
+    db?.close();
+    if (cause instanceof FerryError) throw cause;
+    throw new FerryError('FERRY_STATE_ERROR', `cannot open the state database ${where}: ${messageOf(cause)}`, {
+      where,
+      cause,
+      hint:
+        'if the file is damaged or is not a ferry state database, move it aside (ferry starts a fresh one; ' +
+        'records are then re-pushed once, which the service treats as updates) or restore it from a backup',
+    });
+  }
+}
+
+function migrate(db: Db, where: string): void {
+  const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== undefined;
+  const current = hasMeta ? readVersion(db) : 0;
+  if (current > SCHEMA_VERSION) {
+    throw new FerryError('FERRY_STATE_ERROR', `state database ${where} has schema version ${current}, newer than this ferry understands (${SCHEMA_VERSION})`, {
+      where,
+      hint: 'upgrade ferry, or point state.url at another file',
+    });
+  }
+  if (current === SCHEMA_VERSION) return;
+  // IMMEDIATE so two processes opening a fresh file don't both migrate it.
+  db.transaction(() => {
+    const again = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== undefined ? readVersion(db) : 0;
+    for (let v = again; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v] ?? '');
+    db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(
+      String(SCHEMA_VERSION),
+    );
+  }).immediate();
+}
+
+function readVersion(db: Db): number {
+  const row = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
+  return row === undefined ? 0 : Number(row.value);
+}
+
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

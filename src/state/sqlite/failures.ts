@@ -1,0 +1,116 @@
+/**
+ * The dead-letter: records ferry or the service refused, with the mapped body,
+ * the service's answer and the record's origin, until a retry lands them or
+ * they are purged.
+ */
+import type { Statement } from 'better-sqlite3';
+import type { FailureEntry, FailureWrite } from '../types.js';
+import type { Db } from './database.js';
+import { fromJson, toJson } from './json.js';
+
+interface FailureRow {
+  id: number;
+  sync: string;
+  run_id: string | null;
+  remote_id: string | null;
+  origin: string | null;
+  kind: FailureEntry['kind'];
+  reason: string;
+  status: number | null;
+  error_body: string | null;
+  body: string | null;
+  source_record: string | null;
+  attempts: number;
+  created_at: string;
+}
+
+export class FailureTable {
+  private readonly openAttempts: Statement<[string, string], number>;
+  private readonly deleteForRecord: Statement<[string, string]>;
+  private readonly insert: Statement;
+
+  constructor(private readonly db: Db) {
+    this.openAttempts = db.prepare<[string, string], number>('SELECT attempts FROM failures WHERE sync = ? AND remote_id = ?').pluck();
+    this.deleteForRecord = db.prepare('DELETE FROM failures WHERE sync = ? AND remote_id = ?');
+    this.insert = db.prepare(`
+      INSERT INTO failures (sync, run_id, remote_id, origin, kind, reason, status, error_body, body, source_record, attempts, created_at)
+      VALUES (@sync, @runId, @remoteId, @origin, @kind, @reason, @status, @errorBody, @body, @sourceRecord, @attempts, @at)`);
+  }
+
+  /** Adds a failure; an open entry for the same record is replaced and its attempt count carried over. */
+  write(f: FailureWrite, at: string): void {
+    let attempts = 1;
+    if (f.remoteId !== null) {
+      attempts += this.openAttempts.get(f.sync, f.remoteId) ?? 0;
+      this.deleteForRecord.run(f.sync, f.remoteId);
+    }
+    this.insert.run({
+      sync: f.sync,
+      runId: f.runId,
+      remoteId: f.remoteId,
+      origin: f.origin,
+      kind: f.kind,
+      reason: f.reason,
+      status: f.status,
+      errorBody: toJson(f.errorBody),
+      body: toJson(f.body),
+      sourceRecord: toJson(f.sourceRecord),
+      attempts,
+      at,
+    });
+  }
+
+  /** A record that landed has no open failure any more. */
+  resolve(sync: string, remoteId: string): void {
+    this.deleteForRecord.run(sync, remoteId);
+  }
+
+  list(filter: { sync?: string; limit?: number }): FailureEntry[] {
+    const where = filter.sync === undefined ? '' : 'WHERE sync = @sync';
+    const limit = filter.limit === undefined ? '' : 'LIMIT @limit';
+    const rows = this.db
+      .prepare(`SELECT * FROM failures ${where} ORDER BY id DESC ${limit}`)
+      .all(params(filter)) as FailureRow[];
+    return rows.map(toEntry);
+  }
+
+  count(sync?: string): number {
+    if (sync === undefined) return this.db.prepare<[], number>('SELECT count(*) FROM failures').pluck().get() ?? 0;
+    return this.db.prepare<[string], number>('SELECT count(*) FROM failures WHERE sync = ?').pluck().get(sync) ?? 0;
+  }
+
+  remove(id: number): void {
+    this.db.prepare('DELETE FROM failures WHERE id = ?').run(id);
+  }
+
+  purge(sync?: string): number {
+    const result =
+      sync === undefined ? this.db.prepare('DELETE FROM failures').run() : this.db.prepare('DELETE FROM failures WHERE sync = ?').run(sync);
+    return result.changes;
+  }
+}
+
+function params(filter: { sync?: string; limit?: number }): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  if (filter.sync !== undefined) out.sync = filter.sync;
+  if (filter.limit !== undefined) out.limit = Math.max(0, Math.trunc(filter.limit));
+  return out;
+}
+
+function toEntry(row: FailureRow): FailureEntry {
+  return {
+    id: row.id,
+    sync: row.sync,
+    runId: row.run_id,
+    remoteId: row.remote_id,
+    origin: row.origin,
+    kind: row.kind,
+    reason: row.reason,
+    status: row.status,
+    errorBody: fromJson(row.error_body),
+    body: fromJson(row.body),
+    sourceRecord: fromJson(row.source_record),
+    attempts: row.attempts,
+    createdAt: row.created_at,
+  };
+}

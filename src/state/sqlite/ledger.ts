@@ -1,0 +1,133 @@
+/**
+ * The ledger table: per record, the fingerprint the service last acknowledged.
+ * Reads are batched; writes arrive from the write buffer inside the store's
+ * transactions.
+ */
+import type { Statement } from 'better-sqlite3';
+import type { AcknowledgedWrite, FailureWrite, LedgerEntry } from '../types.js';
+import type { Db } from './database.js';
+
+export type FingerprintHit = { fingerprint: string; status: LedgerEntry['status']; recordId: string | null };
+
+/** IN lists are padded up to one of these sizes so a handful of prepared statements serve every batch. */
+const IN_SIZES = [1, 8, 32, 128, 500] as const;
+export const MAX_IN = 500;
+export const LIVE_PAGE = 1000;
+
+interface LedgerRow {
+  sync: string;
+  remote_id: string;
+  fingerprint: string;
+  record_id: string | null;
+  status: LedgerEntry['status'];
+  attempts: number;
+  last_error: string | null;
+  origin: string | null;
+  updated_at: string;
+}
+
+export class LedgerTable {
+  private readonly lookups = new Map<number, Statement>();
+  private readonly entryStmt: Statement<[string, string], LedgerRow>;
+  private readonly firstLivePage: Statement<[string, number], string>;
+  private readonly nextLivePage: Statement<[string, string, number], string>;
+  private readonly countLiveStmt: Statement<[string], number>;
+  private readonly ackStmt: Statement;
+  private readonly failStmt: Statement;
+  private readonly deleteStmt: Statement;
+
+  constructor(private readonly db: Db) {
+    this.entryStmt = db.prepare('SELECT * FROM ledger WHERE sync = ? AND remote_id = ?');
+    this.firstLivePage = db
+      .prepare<[string, number], string>("SELECT remote_id FROM ledger WHERE sync = ? AND status = 'pushed' ORDER BY remote_id LIMIT ?")
+      .pluck();
+    this.nextLivePage = db
+      .prepare<[string, string, number], string>(
+        "SELECT remote_id FROM ledger WHERE sync = ? AND status = 'pushed' AND remote_id > ? ORDER BY remote_id LIMIT ?",
+      )
+      .pluck();
+    this.countLiveStmt = db.prepare<[string], number>("SELECT count(*) FROM ledger WHERE sync = ? AND status = 'pushed'").pluck();
+    this.ackStmt = db.prepare(`
+      INSERT INTO ledger (sync, remote_id, fingerprint, record_id, status, attempts, last_error, origin, updated_at)
+      VALUES (@sync, @remoteId, @fingerprint, @recordId, 'pushed', 0, NULL, @origin, @at)
+      ON CONFLICT (sync, remote_id) DO UPDATE SET
+        fingerprint = excluded.fingerprint, record_id = excluded.record_id, status = 'pushed', attempts = 0,
+        last_error = NULL, origin = coalesce(excluded.origin, ledger.origin), updated_at = excluded.updated_at`);
+    this.failStmt = db.prepare(`
+      INSERT INTO ledger (sync, remote_id, fingerprint, record_id, status, attempts, last_error, origin, updated_at)
+      VALUES (@sync, @remoteId, coalesce(@fingerprint, ''), NULL, 'failed', 1, @reason, @origin, @at)
+      ON CONFLICT (sync, remote_id) DO UPDATE SET
+        fingerprint = coalesce(@fingerprint, ledger.fingerprint), status = 'failed', attempts = ledger.attempts + 1,
+        last_error = excluded.last_error, origin = coalesce(excluded.origin, ledger.origin), updated_at = excluded.updated_at`);
+    this.deleteStmt = db.prepare(`
+      INSERT INTO ledger (sync, remote_id, fingerprint, record_id, status, attempts, last_error, origin, updated_at)
+      VALUES (@sync, @remoteId, '', NULL, 'deleted', 0, NULL, NULL, @at)
+      ON CONFLICT (sync, remote_id) DO UPDATE SET status = 'deleted', updated_at = excluded.updated_at`);
+  }
+
+  fingerprints(sync: string, remoteIds: readonly string[]): Map<string, FingerprintHit> {
+    const found = new Map<string, FingerprintHit>();
+    for (let start = 0; start < remoteIds.length; start += MAX_IN) {
+      const chunk = remoteIds.slice(start, start + MAX_IN);
+      const size = IN_SIZES.find((s) => s >= chunk.length) ?? MAX_IN;
+      const padded = chunk.concat(new Array<string>(size - chunk.length).fill(chunk[chunk.length - 1] ?? ''));
+      const rows = this.lookup(size).all(sync, ...padded) as Pick<LedgerRow, 'remote_id' | 'fingerprint' | 'status' | 'record_id'>[];
+      for (const row of rows) found.set(row.remote_id, { fingerprint: row.fingerprint, status: row.status, recordId: row.record_id });
+    }
+    return found;
+  }
+
+  entry(sync: string, remoteId: string): LedgerEntry | undefined {
+    const row = this.entryStmt.get(sync, remoteId);
+    return row === undefined ? undefined : toEntry(row);
+  }
+
+  /** One page of live ids after `after` (keyset pagination, in remote-id order). */
+  livePage(sync: string, after: string | undefined): string[] {
+    return after === undefined ? this.firstLivePage.all(sync, LIVE_PAGE) : this.nextLivePage.all(sync, after, LIVE_PAGE);
+  }
+
+  countLive(sync: string): number {
+    return this.countLiveStmt.get(sync) ?? 0;
+  }
+
+  writeAcknowledged(w: AcknowledgedWrite, at: string): void {
+    this.ackStmt.run({ sync: w.sync, remoteId: w.remoteId, fingerprint: w.fingerprint, recordId: w.recordId, origin: w.origin ?? null, at });
+  }
+
+  writeFailure(f: FailureWrite & { remoteId: string }, at: string): void {
+    this.failStmt.run({ sync: f.sync, remoteId: f.remoteId, fingerprint: f.fingerprint ?? null, reason: f.reason, origin: f.origin, at });
+  }
+
+  writeDeleted(sync: string, remoteId: string, at: string): void {
+    this.deleteStmt.run({ sync, remoteId, at });
+  }
+
+  deleteSync(sync: string): void {
+    this.db.prepare('DELETE FROM ledger WHERE sync = ?').run(sync);
+  }
+
+  private lookup(size: number): Statement {
+    let stmt = this.lookups.get(size);
+    if (stmt === undefined) {
+      const marks = new Array<string>(size).fill('?').join(', ');
+      stmt = this.db.prepare(`SELECT remote_id, fingerprint, status, record_id FROM ledger WHERE sync = ? AND remote_id IN (${marks})`);
+      this.lookups.set(size, stmt);
+    }
+    return stmt;
+  }
+}
+
+function toEntry(row: LedgerRow): LedgerEntry {
+  return {
+    sync: row.sync,
+    remoteId: row.remote_id,
+    fingerprint: row.fingerprint,
+    recordId: row.record_id,
+    status: row.status,
+    attempts: row.attempts,
+    lastError: row.last_error,
+    origin: row.origin,
+    updatedAt: row.updated_at,
+  };
+}

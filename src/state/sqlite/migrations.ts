@@ -1,0 +1,80 @@
+/**
+ * Schema of the SQLite state store, one entry per version. Never edit an
+ * entry that has shipped: append a new one. `meta.schema_version` records how
+ * many have been applied.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+  -- What the service last acknowledged per record. The primary key is the
+  -- (sync, remote_id) index every fingerprint lookup uses.
+  CREATE TABLE ledger (
+    sync TEXT NOT NULL,
+    remote_id TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    record_id TEXT,
+    status TEXT NOT NULL CHECK (status IN ('pushed', 'failed', 'deleted')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    last_error TEXT,
+    origin TEXT,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (sync, remote_id)
+  ) WITHOUT ROWID;
+  -- Keeps countLive and the mirror-delete scan off the failed/deleted rows.
+  CREATE INDEX ledger_live ON ledger(sync, remote_id) WHERE status = 'pushed';
+
+  -- One high-watermark per sync; position is JSON text so values keep full precision.
+  CREATE TABLE cursors (
+    sync TEXT PRIMARY KEY,
+    position TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+
+  CREATE TABLE runs (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id TEXT NOT NULL UNIQUE,
+    sync TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    started_ms INTEGER NOT NULL,
+    finished_at TEXT,
+    status TEXT NOT NULL CHECK (status IN ('running', 'succeeded', 'partial', 'failed', 'aborted')),
+    counts TEXT NOT NULL,
+    duration_ms INTEGER,
+    error TEXT,
+    cursor TEXT
+  );
+  CREATE INDEX runs_sync ON runs(sync, seq);
+
+  -- The dead-letter. At most one open entry per (sync, remote_id); a newer
+  -- failure of the same record replaces it.
+  CREATE TABLE failures (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    sync TEXT NOT NULL,
+    run_id TEXT REFERENCES runs(run_id) ON DELETE SET NULL,
+    remote_id TEXT,
+    origin TEXT,
+    kind TEXT NOT NULL CHECK (kind IN ('invalid', 'rejected')),
+    reason TEXT NOT NULL,
+    status INTEGER,
+    error_body TEXT,
+    body TEXT,
+    source_record TEXT,
+    attempts INTEGER NOT NULL DEFAULT 1,
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX failures_sync ON failures(sync, id);
+  CREATE UNIQUE INDEX failures_record ON failures(sync, remote_id) WHERE remote_id IS NOT NULL;
+  CREATE INDEX failures_run ON failures(run_id);
+
+  -- One run of a sync at a time, across processes: a lease that expires.
+  CREATE TABLE locks (
+    sync TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    acquired_at TEXT NOT NULL,
+    expires_ms INTEGER NOT NULL
+  );
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,329 @@
+/**
+ * The SQLite state store. Ledger and dead-letter writes are buffered and
+ * committed in batches; a cursor moves only in `checkpoint()`, in the same
+ * transaction as the acknowledgements it covers, so after any crash the
+ * cursor never points past a record whose acknowledgement was lost.
+ */
+import { FerryError } from '../../sdk/errors.js';
+import type { CursorPosition } from '../../sdk/types.js';
+import type {
+  AcknowledgedWrite,
+  FailureEntry,
+  FailureWrite,
+  LedgerEntry,
+  ResetSelection,
+  RunCounts,
+  RunEntry,
+  RunStatus,
+  StateStore,
+} from '../types.js';
+import { CursorTable } from './cursors.js';
+import { messageOf, openDatabase } from './database.js';
+import type { Db } from './database.js';
+import { FailureTable } from './failures.js';
+import { LedgerTable, LIVE_PAGE } from './ledger.js';
+import type { FingerprintHit } from './ledger.js';
+import { LockTable } from './locks.js';
+import { RunTable } from './runs.js';
+import { WriteBuffer } from './write-buffer.js';
+import type { PendingWrite } from './write-buffer.js';
+
+export interface SqliteStateStoreOptions {
+  /** Buffered writes that trigger an automatic commit (which never moves a cursor). Default 500. */
+  batchSize?: number;
+  /** How long to wait for another process's write lock. Default 5000 ms. */
+  busyTimeoutMs?: number;
+  /** Milliseconds since the epoch; tests pass a fake clock to expire leases. */
+  now?: () => number;
+}
+
+export class SqliteStateStore implements StateStore {
+  private readonly db: Db;
+  private readonly where: string;
+  private readonly batchSize: number;
+  private readonly now: () => number;
+  private readonly buffer = new WriteBuffer();
+  private readonly ledger: LedgerTable;
+  private readonly failureTable: FailureTable;
+  private readonly cursors: CursorTable;
+  private readonly runTable: RunTable;
+  private readonly locks: LockTable;
+  private closed = false;
+
+  /** `path` is absolute, or `:memory:`. */
+  constructor(path: string, options: SqliteStateStoreOptions = {}) {
+    this.where = path === ':memory:' ? 'in-memory state' : path;
+    this.batchSize = Math.max(1, options.batchSize ?? 500);
+    this.now = options.now ?? Date.now;
+    this.db = openDatabase(path, { busyTimeoutMs: options.busyTimeoutMs ?? 5000 });
+    try {
+      this.ledger = new LedgerTable(this.db);
+      this.failureTable = new FailureTable(this.db);
+      this.cursors = new CursorTable(this.db);
+      this.runTable = new RunTable(this.db);
+      this.locks = new LockTable(this.db);
+    } catch (cause) {
+      this.db.close();
+      throw this.stateError('open', cause);
+    }
+  }
+
+  // ── ledger ────────────────────────────────────────────────────────────────
+
+  fingerprints(sync: string, remoteIds: readonly string[]): Map<string, FingerprintHit> {
+    return this.guard('look up fingerprints', () => {
+      if (this.buffer.touches(sync, remoteIds)) this.commit(undefined);
+      return this.ledger.fingerprints(sync, remoteIds);
+    });
+  }
+
+  ledgerEntry(sync: string, remoteId: string): LedgerEntry | undefined {
+    return this.guard('read the ledger', () => {
+      if (this.buffer.touches(sync, [remoteId])) this.commit(undefined);
+      return this.ledger.entry(sync, remoteId);
+    });
+  }
+
+  /**
+   * Pages of ids rather than one `iterate()` cursor: an open cursor would block
+   * every write on this connection until it ends, and the mirror pass records
+   * deletes (and may auto-commit them) while it walks this list.
+   */
+  liveRemoteIds(sync: string): Iterable<string> {
+    const page = (after: string | undefined): string[] =>
+      this.guard('list live records', () => {
+        this.flushIfPending();
+        return this.ledger.livePage(sync, after);
+      });
+    return {
+      *[Symbol.iterator]() {
+        let after: string | undefined;
+        for (;;) {
+          const ids = page(after);
+          yield* ids;
+          if (ids.length < LIVE_PAGE) return;
+          after = ids[ids.length - 1];
+        }
+      },
+    };
+  }
+
+  countLive(sync: string): number {
+    return this.guard('count live records', () => {
+      this.flushIfPending();
+      return this.ledger.countLive(sync);
+    });
+  }
+
+  recordAcknowledged(e: AcknowledgedWrite): void {
+    this.enqueue({ kind: 'acknowledged', write: { ...e }, at: this.isoNow() });
+  }
+
+  recordFailure(f: FailureWrite): void {
+    this.enqueue({ kind: 'failure', write: { ...f }, at: this.isoNow() });
+  }
+
+  recordDeleted(sync: string, remoteId: string): void {
+    this.enqueue({ kind: 'deleted', sync, remoteId, at: this.isoNow() });
+  }
+
+  // ── cursors ───────────────────────────────────────────────────────────────
+
+  cursor(sync: string): CursorPosition | undefined {
+    return this.guard('read the cursor', () => this.cursors.get(sync));
+  }
+
+  checkpoint(sync: string, cursor: CursorPosition | undefined): void {
+    this.guard('checkpoint', () => this.commit(cursor === undefined ? undefined : { sync, cursor }));
+  }
+
+  flush(): void {
+    this.guard('commit buffered writes', () => this.commit(undefined));
+  }
+
+  // ── runs ──────────────────────────────────────────────────────────────────
+
+  startRun(sync: string): string {
+    return this.guard('start a run', () => this.runTable.start(sync, this.now()));
+  }
+
+  updateRun(runId: string, counts: RunCounts): void {
+    this.guard('update a run', () => this.runTable.update(runId, counts));
+  }
+
+  finishRun(runId: string, r: { status: RunStatus; counts: RunCounts; error?: string | null }): void {
+    this.guard('finish a run', () =>
+      this.db.transaction(() => {
+        this.applyPending();
+        this.runTable.finish(runId, r, this.now());
+      })(),
+    );
+    this.buffer.clear();
+  }
+
+  runs(filter: { sync?: string; limit?: number } = {}): RunEntry[] {
+    return this.guard('list runs', () => this.runTable.list(filter));
+  }
+
+  lastRun(sync: string): RunEntry | undefined {
+    return this.runs({ sync, limit: 1 })[0];
+  }
+
+  // ── dead-letter ───────────────────────────────────────────────────────────
+
+  failures(filter: { sync?: string; limit?: number } = {}): FailureEntry[] {
+    return this.guard('list failures', () => {
+      this.flushIfPending();
+      return this.failureTable.list(filter);
+    });
+  }
+
+  failureCount(sync?: string): number {
+    return this.guard('count failures', () => {
+      this.flushIfPending();
+      return this.failureTable.count(sync);
+    });
+  }
+
+  removeFailure(id: number): void {
+    this.guard('remove a failure', () => this.failureTable.remove(id));
+  }
+
+  purgeFailures(sync?: string): number {
+    return this.guard('purge failures', () => {
+      this.flushIfPending();
+      return this.failureTable.purge(sync);
+    });
+  }
+
+  // ── locks ─────────────────────────────────────────────────────────────────
+
+  acquireLock(sync: string, owner: string, ttlMs: number): boolean {
+    assertTtl(ttlMs);
+    return this.guard('acquire the lock', () => {
+      const now = this.now();
+      return this.locks.acquire(sync, owner, ttlMs, now, () => this.runTable.abandon(sync, now)) !== 'held-by-other';
+    });
+  }
+
+  renewLock(sync: string, owner: string, ttlMs: number): boolean {
+    assertTtl(ttlMs);
+    return this.guard('renew the lock', () => this.locks.renew(sync, owner, ttlMs, this.now()));
+  }
+
+  releaseLock(sync: string, owner: string): void {
+    this.guard('release the lock', () => this.locks.release(sync, owner));
+  }
+
+  // ── admin ─────────────────────────────────────────────────────────────────
+
+  syncs(): string[] {
+    return this.guard('list syncs', () => {
+      this.flushIfPending();
+      return this.db
+        .prepare<[], string>(
+          'SELECT sync FROM cursors UNION SELECT sync FROM runs UNION SELECT sync FROM failures UNION SELECT DISTINCT sync FROM ledger ORDER BY 1',
+        )
+        .pluck()
+        .all();
+    });
+  }
+
+  reset(sync: string, what?: ResetSelection): void {
+    const all = what === undefined;
+    this.guard('reset state', () => {
+      this.flushIfPending();
+      this.db.transaction(() => {
+        if (all || what.cursor === true) this.cursors.delete(sync);
+        if (all || what.ledger === true) this.ledger.deleteSync(sync);
+        if (all || what.failures === true) this.failureTable.purge(sync);
+      })();
+    });
+  }
+
+  close(): void {
+    if (this.closed) return;
+    try {
+      this.flush();
+    } finally {
+      this.closed = true;
+      this.db.close();
+    }
+  }
+
+  // ── internals ─────────────────────────────────────────────────────────────
+
+  private enqueue(write: PendingWrite): void {
+    this.ensureOpen();
+    this.buffer.add(write);
+    if (this.buffer.size >= this.batchSize) this.flush();
+  }
+
+  private flushIfPending(): void {
+    if (this.buffer.size > 0) this.flush();
+  }
+
+  /** One transaction: every buffered write, then the cursor if given. The buffer is cleared only after COMMIT. */
+  private commit(move: { sync: string; cursor: CursorPosition } | undefined): void {
+    this.ensureOpen();
+    if (this.buffer.size === 0 && move === undefined) return;
+    this.db.transaction(() => {
+      this.applyPending();
+      if (move !== undefined) this.cursors.set(move.sync, move.cursor, this.isoNow());
+    })();
+    this.buffer.clear();
+  }
+
+  private applyPending(): void {
+    for (const w of this.buffer.pending()) {
+      switch (w.kind) {
+        case 'acknowledged':
+          this.ledger.writeAcknowledged(w.write, w.at);
+          this.failureTable.resolve(w.write.sync, w.write.remoteId);
+          break;
+        case 'failure':
+          if (w.write.remoteId !== null) this.ledger.writeFailure({ ...w.write, remoteId: w.write.remoteId }, w.at);
+          this.failureTable.write(w.write, w.at);
+          break;
+        case 'deleted':
+          this.ledger.writeDeleted(w.sync, w.remoteId, w.at);
+          break;
+      }
+    }
+  }
+
+  private isoNow(): string {
+    return new Date(this.now()).toISOString();
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw new FerryError('FERRY_STATE_ERROR', `the state store ${this.where} is closed`, { where: this.where });
+  }
+
+  private guard<T>(action: string, fn: () => T): T {
+    this.ensureOpen();
+    try {
+      return fn();
+    } catch (cause) {
+      throw this.stateError(action, cause);
+    }
+  }
+
+  private stateError(action: string, cause: unknown): FerryError {
+    if (cause instanceof FerryError) return cause;
+    const busy = cause instanceof Error && 'code' in cause && cause.code === 'SQLITE_BUSY';
+    return new FerryError('FERRY_STATE_ERROR', `cannot ${action} in the state database ${this.where}: ${messageOf(cause)}`, {
+      where: this.where,
+      cause,
+      hint: busy
+        ? 'another process kept the state database locked; retry, or check for a stuck ferry process'
+        : 'check the disk (space, permissions); if the file is damaged, move it aside and ferry starts a fresh one',
+    });
+  }
+}
+
+function assertTtl(ttlMs: number): void {
+  if (!Number.isFinite(ttlMs) || ttlMs <= 0) {
+    throw new FerryError('FERRY_STATE_ERROR', `lock lease must be a positive number of milliseconds, got ${ttlMs}`);
+  }
+}

@@ -1,0 +1,23 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach } from 'vitest';
+
+/** A fresh temp directory per test, removed afterwards. */
+export function useTempDir(): () => string {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  return () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ferry-state-'));
+    dirs.push(dir);
+    return dir;
+  };
+}
+
+/** A clock tests can move by hand. */
+export function fakeClock(start = Date.parse('2024-03-01T12:00:00.000Z')): { now: () => number; advance: (ms: number) => void } {
+  let t = start;
+  return { now: () => t, advance: (ms) => void (t += ms) };
+}
