@@ -25,7 +25,7 @@ export interface Endpoint {
   readonly itemsKey?: string;
 }
 
-const endpoint = <E extends Endpoint>(e: E): E => e;
+const endpoint = <const E extends Endpoint>(e: E): E => e;
 
 export const ENDPOINTS = {
   health: endpoint({ method: 'GET', path: '/v1/health', scope: null, response: r.healthResponse, status: 200 }),
