@@ -1,0 +1,630 @@
+/**
+ * The typed client of the service. One generic core, {@link ServiceClient.call},
+ * is driven by the ENDPOINTS table (path, method, schemas); the named methods
+ * are thin typed wrappers over it. Retries, timeouts, error classification and
+ * key redaction all live in the core, once.
+ */
+import { performance } from 'node:perf_hooks';
+import { inspect } from 'node:util';
+import { Agent } from 'undici';
+import type { Dispatcher } from 'undici';
+import type { z } from 'zod';
+import { FerryError } from '../sdk/errors.js';
+import { ENDPOINTS } from './endpoints.js';
+import type { Endpoint, EndpointName } from './endpoints.js';
+import { buildQuery, fillPath, normaliseBaseUrl, resolveLocation, serialiseBody } from './http.js';
+import { paginate } from './pagination.js';
+import { redact, redactValue, sanitizeError } from './redact.js';
+import { DEFAULT_RETRY, abortedError, isRetryableStatus, networkErrorCode, parseRetryAfter, retryDelay, sleep } from './retry.js';
+import type { RetryPolicy } from './retry.js';
+import { ServiceError, serviceErrorFromResponse } from './service-error.js';
+
+type Table = typeof ENDPOINTS;
+
+/** The parsed success body of an endpoint. */
+export type ResponseOf<N extends EndpointName> = z.output<Table[N]['response']>;
+
+/**
+ * Coerced query numbers (`limit`, `amountMin`) have `unknown` as zod input
+ * type; callers pass numbers there.
+ */
+type TidyQuery<T> = { [K in keyof T]: unknown extends T[K] ? number | undefined : T[K] };
+
+/** The query parameters an endpoint accepts, as the caller writes them. */
+export type QueryOf<N extends EndpointName> = Table[N] extends { query: infer Q extends z.ZodType } ? TidyQuery<z.input<Q>> : never;
+
+/** The request body an endpoint accepts, as the caller writes it (timestamps in any accepted form). */
+export type BodyOf<N extends EndpointName> = Table[N] extends { body: infer B extends z.ZodType } ? z.input<B> : never;
+
+/** Endpoints that return a cursor-paginated page. */
+export type ListEndpointName = {
+  [N in EndpointName]: Table[N] extends { itemsKey: string } ? N : never;
+}[EndpointName];
+
+/** One item of a list endpoint's page. */
+export type ItemOf<N extends ListEndpointName> = ResponseOf<N> extends infer P
+  ? Table[N] extends { itemsKey: infer K extends keyof P }
+    ? P[K] extends readonly (infer I)[]
+      ? I
+      : never
+    : never
+  : never;
+
+/** Filters of a list endpoint without the cursor, which the iterator manages. */
+export type FiltersOf<N extends ListEndpointName> = Omit<QueryOf<N>, 'cursor'>;
+
+/** The key of a pushed record on PATCH and DELETE. */
+export type RecordKey = QueryOf<'deleteRow'>;
+
+/** Hooks for whoever adapts the request rate (the sink's AIMD limiter). They must not throw. */
+export interface ClientObserver {
+  /** After every HTTP answer, successful or not. */
+  onResponse?(event: { endpoint: EndpointName; status: number; durationMs: number; attempt: number }): void;
+  /** Before waiting for the next attempt. */
+  onRetry?(event: {
+    endpoint: EndpointName;
+    status?: number;
+    errorCode?: string;
+    attempt: number;
+    delayMs: number;
+    retryAfterMs?: number;
+  }): void;
+}
+
+export interface ServiceClientOptions {
+  /** Root of the service, with or without a trailing slash (`https://api.example.com`). */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer …`; never logged or put in errors. */
+  apiKey?: string;
+  /** Keep-alive connections to the service. @default 8 */
+  concurrency?: number;
+  /** Per attempt, headers and body included. @default 30000 */
+  timeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  /** @default `ferry/<version>` */
+  userAgent?: string;
+  observer?: ClientObserver;
+  /** An undici dispatcher to use instead of the client's own pool (tests pass a MockAgent). */
+  dispatcher?: Dispatcher;
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+  /** `false`: one attempt only (the caller runs its own policy); an object overrides parts of the client's policy. */
+  retry?: false | Partial<RetryPolicy>;
+  /** Per attempt. @default the client's timeoutMs */
+  timeoutMs?: number;
+}
+
+export interface CallOptions<N extends EndpointName> extends RequestOptions {
+  /** Values of the `{name}` placeholders in the endpoint's path. */
+  params?: Readonly<Record<string, string>>;
+  query?: QueryOf<N>;
+  body?: BodyOf<N>;
+}
+
+/** A success answer with its status and headers (ask polling needs both). */
+export interface Answer<T> {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  data: T;
+}
+
+export interface AskOptions {
+  /** Give up (FERRY_ASK_FAILED) when no terminal answer arrived within this time. @default 600000 */
+  deadlineMs?: number;
+  signal?: AbortSignal;
+  /** Called with each `running` envelope, before waiting to poll again. */
+  onPoll?: (run: ResponseOf<'pollAsk'>) => void;
+  /** Wait between polls when the service sends no Retry-After. @default 5000 */
+  pollIntervalMs?: number;
+}
+
+/** The service holds each ask request up to 60 s; a shorter timeout would cut every long poll. */
+const ASK_WAIT_MS = 60_000;
+const ASK_TIMEOUT_MARGIN_MS = 10_000;
+
+export const DEFAULT_CONCURRENCY = 8;
+export const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_USER_AGENT = 'ferry/0.1.0';
+
+/** Raw outcome of one attempt. */
+interface RawAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+export class ServiceClient {
+  readonly #base: URL;
+  /** Path of the base URL without trailing slash; `''` at the root. */
+  readonly #prefix: string;
+  readonly #apiKey: string | undefined;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+  readonly #retry: Readonly<RetryPolicy>;
+  readonly #timeoutMs: number;
+  readonly #userAgent: string;
+  readonly #observer: ClientObserver;
+  readonly #concurrency: number;
+
+  constructor(options: ServiceClientOptions) {
+    const { url, prefix } = normaliseBaseUrl(options.baseUrl);
+    this.#base = url;
+    this.#prefix = prefix;
+    this.#apiKey = options.apiKey === '' ? undefined : options.apiKey;
+    this.#concurrency = positiveInt(options.concurrency, DEFAULT_CONCURRENCY, 'concurrency');
+    this.#timeoutMs = positiveInt(options.timeoutMs, DEFAULT_TIMEOUT_MS, 'timeoutMs');
+    this.#retry = Object.freeze(mergePolicy(DEFAULT_RETRY, options.retry));
+    this.#userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
+    this.#observer = options.observer ?? {};
+    this.#ownsDispatcher = options.dispatcher === undefined;
+    this.#dispatcher =
+      options.dispatcher ??
+      new Agent({ connections: this.#concurrency, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
+  }
+
+  /** The normalised base URL (no trailing slash, no credentials). */
+  get baseUrl(): string {
+    return `${this.#base.origin}${this.#prefix}`;
+  }
+
+  get retryPolicy(): Readonly<RetryPolicy> {
+    return this.#retry;
+  }
+
+  /**
+   * Call an endpoint by name: substitute path parameters, send the query's
+   * defined values and the JSON body, retry transient failures, and return the
+   * success body parsed with the endpoint's response schema.
+   */
+  async call<N extends EndpointName>(name: N, options: CallOptions<N> = {}): Promise<ResponseOf<N>> {
+    return (await this.send(name, options)).data;
+  }
+
+  /** Like {@link call}, with the answer's status and headers. */
+  async send<N extends EndpointName>(
+    name: N,
+    options: CallOptions<N> = {},
+    pathOverride?: string,
+  ): Promise<Answer<ResponseOf<N>>> {
+    const endpoint: Endpoint = ENDPOINTS[name];
+    const path = pathOverride ?? `${this.#prefix}${fillPath(endpoint.path, options.params, name)}${buildQuery(options.query, name)}`;
+    const body = options.body === undefined ? undefined : serialiseBody(options.body, name);
+    const policy = options.retry === false ? { ...this.#retry, maxAttempts: 1 } : mergePolicy(this.#retry, options.retry);
+    const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
+    const { signal } = options;
+
+    for (let attempt = 1; ; attempt++) {
+      if (signal?.aborted) throw abortedError(signal, name);
+      const started = performance.now();
+      let raw: RawAnswer;
+      try {
+        raw = await this.#attempt(endpoint.method, path, body, endpoint.scope !== 'none', timeoutMs, signal);
+      } catch (error) {
+        if (signal?.aborted) throw abortedError(signal, name);
+        const errorCode = error instanceof AttemptTimeout ? 'ETIMEDOUT' : networkErrorCode(error);
+        if (errorCode === undefined) {
+          throw new FerryError('FERRY_SERVICE_ERROR', `${name}: request failed: ${this.#redact(errorMessage(error))}`, {
+            cause: sanitizeError(error, this.#secrets()),
+            details: { endpoint: name },
+          });
+        }
+        if (attempt >= policy.maxAttempts) throw this.#unreachable(name, attempt, errorCode, error);
+        const delayMs = retryDelay(attempt, policy, undefined);
+        this.#observer.onRetry?.({ endpoint: name, errorCode, attempt, delayMs });
+        await sleep(delayMs, signal, name);
+        continue;
+      }
+
+      this.#observer.onResponse?.({ endpoint: name, status: raw.status, durationMs: performance.now() - started, attempt });
+      if (raw.status >= 200 && raw.status < 300) {
+        return { status: raw.status, headers: raw.headers, data: this.#parseSuccess(name, endpoint, raw) as ResponseOf<N> };
+      }
+      if (isRetryableStatus(raw.status) && attempt < policy.maxAttempts) {
+        const retryAfterMs = parseRetryAfter(raw.headers['retry-after']);
+        const delayMs = retryDelay(attempt, policy, retryAfterMs);
+        this.#observer.onRetry?.({
+          endpoint: name,
+          status: raw.status,
+          attempt,
+          delayMs,
+          ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+        });
+        await sleep(delayMs, signal, name);
+        continue;
+      }
+      throw serviceErrorFromResponse({ endpoint: name, status: raw.status, body: this.#errorBody(raw.text), attempts: attempt });
+    }
+  }
+
+  async #attempt(
+    method: Endpoint['method'],
+    path: string,
+    body: Buffer | undefined,
+    authenticated: boolean,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<RawAnswer> {
+    const controller = new AbortController();
+    const timeout = new AttemptTimeout(timeoutMs);
+    const timer = setTimeout(() => controller.abort(timeout), timeoutMs);
+    const forward = () => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', forward, { once: true });
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.#userAgent };
+    if (authenticated && this.#apiKey !== undefined) headers.authorization = `Bearer ${this.#apiKey}`;
+    if (body !== undefined) {
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = String(body.length);
+    }
+    try {
+      const res = await this.#dispatcher.request({
+        origin: this.#base.origin,
+        path,
+        method,
+        headers,
+        body,
+        signal: controller.signal,
+      });
+      const text = await res.body.text();
+      return { status: res.statusCode, headers: res.headers, text };
+    } catch (error) {
+      if (controller.signal.reason === timeout && !signal?.aborted) throw timeout;
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', forward);
+    }
+  }
+
+  #parseSuccess(name: EndpointName, endpoint: Endpoint, raw: RawAnswer): unknown {
+    let json: unknown;
+    try {
+      json = raw.text === '' ? undefined : JSON.parse(raw.text);
+    } catch {
+      throw new ServiceError('FERRY_SERVICE_ERROR', `${name}: HTTP ${raw.status} answer is not JSON`, {
+        endpoint: name,
+        status: raw.status,
+        body: this.#redact(raw.text.slice(0, 500)),
+      });
+    }
+    const parsed = endpoint.response.safeParse(json);
+    if (!parsed.success) {
+      const summary = parsed.error.issues
+        .slice(0, 5)
+        .map((i) => `${i.path.length > 0 ? i.path.join('.') : '(body)'}: ${i.message}`)
+        .join('; ');
+      throw new ServiceError(
+        'FERRY_SERVICE_ERROR',
+        `${name}: HTTP ${raw.status} answer does not match the expected shape: ${this.#redact(summary)}`,
+        { endpoint: name, status: raw.status, body: redactValue(json, this.#secrets()) },
+        'the service may run a newer interface version than this ferry',
+      );
+    }
+    return parsed.data;
+  }
+
+  #errorBody(text: string): unknown {
+    if (text === '') return undefined;
+    try {
+      return redactValue(JSON.parse(text), this.#secrets());
+    } catch {
+      return this.#redact(text.slice(0, 2000));
+    }
+  }
+
+  #unreachable(name: EndpointName, attempts: number, errorCode: string, error: unknown): FerryError {
+    return new FerryError(
+      'FERRY_SERVICE_UNREACHABLE',
+      `${name}: could not reach the service at ${this.#base.origin} after ${attempts} attempt${attempts === 1 ? '' : 's'} (${errorCode})`,
+      {
+        hint: `is service.baseUrl right (${this.baseUrl})? is the service up and reachable from here?`,
+        cause: sanitizeError(error, this.#secrets()),
+        details: { endpoint: name, attempts, errorCode },
+      },
+    );
+  }
+
+  #secrets(): string[] {
+    return this.#apiKey === undefined ? [] : [this.#apiKey];
+  }
+
+  #redact(text: string): string {
+    return redact(text, this.#secrets());
+  }
+
+  // ── Pagination ───────────────────────────────────────────────────────────
+
+  /**
+   * Every page of a list endpoint, repeating `filters` (and `limit`) on each
+   * request and stopping when `hasMore` is false.
+   */
+  pages<N extends ListEndpointName>(name: N, filters?: FiltersOf<N>, options: RequestOptions = {}): AsyncGenerator<ResponseOf<N>, void, undefined> {
+    return paginate(name, (cursor) =>
+      this.call(name, { ...options, query: { ...filters, ...(cursor === undefined ? {} : { cursor }) } as QueryOf<N> }),
+    );
+  }
+
+  /** Every item of a list endpoint, page after page. */
+  async *items<N extends ListEndpointName>(name: N, filters?: FiltersOf<N>, options: RequestOptions = {}): AsyncGenerator<ItemOf<N>, void, undefined> {
+    const key: string = ENDPOINTS[name].itemsKey;
+    for await (const page of this.pages(name, filters, options)) {
+      yield* (page as Record<string, unknown>)[key] as ItemOf<N>[];
+    }
+  }
+
+  // ── Health and ask ───────────────────────────────────────────────────────
+
+  health(options?: RequestOptions): Promise<ResponseOf<'health'>> {
+    return this.call('health', { ...options });
+  }
+
+  /**
+   * Ask one question. The service answers 200 when the run ended within its
+   * 60 s window, else 202 with `Location` and `Retry-After`; this follows the
+   * polls until the run is completed, failed or stopped (returned as is) or
+   * the deadline passes (FERRY_ASK_FAILED).
+   */
+  async ask(message: string, options: AskOptions = {}): Promise<ResponseOf<'ask'>> {
+    const deadlineMs = options.deadlineMs ?? 600_000;
+    const controller = new AbortController();
+    const deadline = setTimeout(() => controller.abort(new Error('ask deadline')), deadlineMs);
+    const forward = () => controller.abort(options.signal?.reason);
+    if (options.signal?.aborted) forward();
+    options.signal?.addEventListener('abort', forward, { once: true });
+    const started = Date.now();
+    const timeoutMs = Math.max(this.#timeoutMs, ASK_WAIT_MS + ASK_TIMEOUT_MARGIN_MS);
+    const request = { signal: controller.signal, timeoutMs };
+    let last: ResponseOf<'ask'> | undefined;
+    try {
+      let answer: Answer<ResponseOf<'ask'>> = await this.send('ask', { ...request, body: { message } });
+      last = answer.data;
+      while (answer.status === 202 || answer.data.status === 'running') {
+        options.onPoll?.(answer.data);
+        const hinted = parseRetryAfter(answer.headers['retry-after']);
+        await sleep(Math.min(hinted ?? options.pollIntervalMs ?? 5000, this.#retry.maxDelayMs), controller.signal, 'ask');
+        const { threadId, runId } = answer.data;
+        const location = firstHeader(answer.headers.location);
+        const path = location === undefined ? undefined : resolveLocation(location, this.#base, this.#prefix);
+        answer = await this.send('pollAsk', { ...request, params: { threadId, runId } }, path);
+        last = answer.data;
+      }
+      return answer.data;
+    } catch (error) {
+      if (controller.signal.aborted && !options.signal?.aborted) {
+        throw new FerryError('FERRY_ASK_FAILED', `the assistant gave no answer within ${Math.round(deadlineMs / 1000)} s`, {
+          hint: 'raise the deadline, or ask a narrower question',
+          details: {
+            deadlineMs,
+            elapsedMs: Date.now() - started,
+            ...(last === undefined ? {} : { threadId: last.threadId, runId: last.runId }),
+          },
+        });
+      }
+      throw error;
+    } finally {
+      clearTimeout(deadline);
+      options.signal?.removeEventListener('abort', forward);
+    }
+  }
+
+  /** One poll of an ask run (the service may hold it up to 60 s); a `running` envelope means not done yet. */
+  pollAsk(threadId: string, runId: string, options?: RequestOptions): Promise<ResponseOf<'pollAsk'>> {
+    return this.call('pollAsk', {
+      timeoutMs: Math.max(this.#timeoutMs, ASK_WAIT_MS + ASK_TIMEOUT_MARGIN_MS),
+      ...options,
+      params: { threadId, runId },
+    });
+  }
+
+  // ── Conversations ────────────────────────────────────────────────────────
+
+  listConversations(query?: QueryOf<'listConversations'>, options?: RequestOptions): Promise<ResponseOf<'listConversations'>> {
+    return this.call('listConversations', { ...options, query });
+  }
+  iterateConversationPages(filters?: FiltersOf<'listConversations'>, options?: RequestOptions) {
+    return this.pages('listConversations', filters, options);
+  }
+  iterateConversations(filters?: FiltersOf<'listConversations'>, options?: RequestOptions) {
+    return this.items('listConversations', filters, options);
+  }
+  getConversation(conversationId: string, options?: RequestOptions): Promise<ResponseOf<'getConversation'>> {
+    return this.call('getConversation', { ...options, params: { conversationId } });
+  }
+  createConversation(body: BodyOf<'createConversation'>, options?: RequestOptions): Promise<ResponseOf<'createConversation'>> {
+    return this.call('createConversation', { ...options, body });
+  }
+  deleteConversation(key: RecordKey, options?: RequestOptions): Promise<ResponseOf<'deleteConversation'>> {
+    return this.call('deleteConversation', { ...options, query: key });
+  }
+
+  // ── Deals and accounts ───────────────────────────────────────────────────
+
+  listDeals(query?: QueryOf<'listDeals'>, options?: RequestOptions): Promise<ResponseOf<'listDeals'>> {
+    return this.call('listDeals', { ...options, query });
+  }
+  iterateDealPages(filters?: FiltersOf<'listDeals'>, options?: RequestOptions) {
+    return this.pages('listDeals', filters, options);
+  }
+  iterateDeals(filters?: FiltersOf<'listDeals'>, options?: RequestOptions) {
+    return this.items('listDeals', filters, options);
+  }
+  getDeal(dealId: string, options?: RequestOptions): Promise<ResponseOf<'getDeal'>> {
+    return this.call('getDeal', { ...options, params: { dealId } });
+  }
+
+  listAccounts(query?: QueryOf<'listAccounts'>, options?: RequestOptions): Promise<ResponseOf<'listAccounts'>> {
+    return this.call('listAccounts', { ...options, query });
+  }
+  iterateAccountPages(filters?: FiltersOf<'listAccounts'>, options?: RequestOptions) {
+    return this.pages('listAccounts', filters, options);
+  }
+  iterateAccounts(filters?: FiltersOf<'listAccounts'>, options?: RequestOptions) {
+    return this.items('listAccounts', filters, options);
+  }
+  getAccount(accountId: string, options?: RequestOptions): Promise<ResponseOf<'getAccount'>> {
+    return this.call('getAccount', { ...options, params: { accountId } });
+  }
+
+  // ── Messages ─────────────────────────────────────────────────────────────
+
+  listMessages(query?: QueryOf<'listMessages'>, options?: RequestOptions): Promise<ResponseOf<'listMessages'>> {
+    return this.call('listMessages', { ...options, query });
+  }
+  iterateMessagePages(filters?: FiltersOf<'listMessages'>, options?: RequestOptions) {
+    return this.pages('listMessages', filters, options);
+  }
+  iterateMessages(filters?: FiltersOf<'listMessages'>, options?: RequestOptions) {
+    return this.items('listMessages', filters, options);
+  }
+  getMessage(messageId: string, options?: RequestOptions): Promise<ResponseOf<'getMessage'>> {
+    return this.call('getMessage', { ...options, params: { messageId } });
+  }
+  createMessage(body: BodyOf<'createMessage'>, options?: RequestOptions): Promise<ResponseOf<'createMessage'>> {
+    return this.call('createMessage', { ...options, body });
+  }
+  deleteMessage(key: RecordKey, options?: RequestOptions): Promise<ResponseOf<'deleteMessage'>> {
+    return this.call('deleteMessage', { ...options, query: key });
+  }
+
+  // ── Rows ─────────────────────────────────────────────────────────────────
+
+  listRows(query?: QueryOf<'listRows'>, options?: RequestOptions): Promise<ResponseOf<'listRows'>> {
+    return this.call('listRows', { ...options, query });
+  }
+  iterateRowPages(filters?: FiltersOf<'listRows'>, options?: RequestOptions) {
+    return this.pages('listRows', filters, options);
+  }
+  iterateRows(filters?: FiltersOf<'listRows'>, options?: RequestOptions) {
+    return this.items('listRows', filters, options);
+  }
+  getRow(rowId: string, options?: RequestOptions): Promise<ResponseOf<'getRow'>> {
+    return this.call('getRow', { ...options, params: { rowId } });
+  }
+  createRow(body: BodyOf<'createRow'>, options?: RequestOptions): Promise<ResponseOf<'createRow'>> {
+    return this.call('createRow', { ...options, body });
+  }
+  updateRow(key: RecordKey, body: BodyOf<'updateRow'>, options?: RequestOptions): Promise<ResponseOf<'updateRow'>> {
+    return this.call('updateRow', { ...options, query: key, body });
+  }
+  deleteRow(key: RecordKey, options?: RequestOptions): Promise<ResponseOf<'deleteRow'>> {
+    return this.call('deleteRow', { ...options, query: key });
+  }
+
+  // ── Documents ────────────────────────────────────────────────────────────
+
+  listDocuments(query?: QueryOf<'listDocuments'>, options?: RequestOptions): Promise<ResponseOf<'listDocuments'>> {
+    return this.call('listDocuments', { ...options, query });
+  }
+  iterateDocumentPages(filters?: FiltersOf<'listDocuments'>, options?: RequestOptions) {
+    return this.pages('listDocuments', filters, options);
+  }
+  iterateDocuments(filters?: FiltersOf<'listDocuments'>, options?: RequestOptions) {
+    return this.items('listDocuments', filters, options);
+  }
+  getDocument(documentId: string, options?: RequestOptions): Promise<ResponseOf<'getDocument'>> {
+    return this.call('getDocument', { ...options, params: { documentId } });
+  }
+  createDocument(body: BodyOf<'createDocument'>, options?: RequestOptions): Promise<ResponseOf<'createDocument'>> {
+    return this.call('createDocument', { ...options, body });
+  }
+  updateDocument(key: RecordKey, body: BodyOf<'updateDocument'>, options?: RequestOptions): Promise<ResponseOf<'updateDocument'>> {
+    return this.call('updateDocument', { ...options, query: key, body });
+  }
+  deleteDocument(key: RecordKey, options?: RequestOptions): Promise<ResponseOf<'deleteDocument'>> {
+    return this.call('deleteDocument', { ...options, query: key });
+  }
+
+  // ── Sources ──────────────────────────────────────────────────────────────
+
+  createSource(body: BodyOf<'createSource'>, options?: RequestOptions): Promise<ResponseOf<'createSource'>> {
+    return this.call('createSource', { ...options, body });
+  }
+  listSources(query?: QueryOf<'listSources'>, options?: RequestOptions): Promise<ResponseOf<'listSources'>> {
+    return this.call('listSources', { ...options, query });
+  }
+  getSource(sourceId: string, options?: RequestOptions): Promise<ResponseOf<'getSource'>> {
+    return this.call('getSource', { ...options, params: { sourceId } });
+  }
+  updateSource(sourceId: string, body: BodyOf<'updateSource'>, options?: RequestOptions): Promise<ResponseOf<'updateSource'>> {
+    return this.call('updateSource', { ...options, params: { sourceId }, body });
+  }
+  deleteSource(sourceId: string, options?: RequestOptions): Promise<ResponseOf<'deleteSource'>> {
+    return this.call('deleteSource', { ...options, params: { sourceId } });
+  }
+
+  // ── Object types ─────────────────────────────────────────────────────────
+
+  createObjectType(body: BodyOf<'createObjectType'>, options?: RequestOptions): Promise<ResponseOf<'createObjectType'>> {
+    return this.call('createObjectType', { ...options, body });
+  }
+  listObjectTypes(query?: QueryOf<'listObjectTypes'>, options?: RequestOptions): Promise<ResponseOf<'listObjectTypes'>> {
+    return this.call('listObjectTypes', { ...options, query });
+  }
+  getObjectType(objectTypeId: string, options?: RequestOptions): Promise<ResponseOf<'getObjectType'>> {
+    return this.call('getObjectType', { ...options, params: { objectTypeId } });
+  }
+  updateObjectType(objectTypeId: string, body: BodyOf<'updateObjectType'>, options?: RequestOptions): Promise<ResponseOf<'updateObjectType'>> {
+    return this.call('updateObjectType', { ...options, params: { objectTypeId }, body });
+  }
+  deleteObjectType(objectTypeId: string, options?: RequestOptions): Promise<ResponseOf<'deleteObjectType'>> {
+    return this.call('deleteObjectType', { ...options, params: { objectTypeId } });
+  }
+
+  // ── Lifecycle and display ────────────────────────────────────────────────
+
+  /** Close the connection pool (a dispatcher passed in options belongs to the caller and stays open). */
+  async close(): Promise<void> {
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+
+  /** What logs and `JSON.stringify` show: never the key. */
+  toJSON(): Record<string, unknown> {
+    return {
+      baseUrl: this.baseUrl,
+      apiKey: this.#apiKey === undefined ? undefined : '[redacted]',
+      concurrency: this.#concurrency,
+      timeoutMs: this.#timeoutMs,
+      retry: this.#retry,
+    };
+  }
+
+  [inspect.custom](): string {
+    return `ServiceClient ${inspect(this.toJSON())}`;
+  }
+}
+
+/** Marker reason for an attempt cut by the client's own timeout (retried like a network error). */
+class AttemptTimeout extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`no complete answer within ${timeoutMs} ms`);
+    this.name = 'AttemptTimeout';
+  }
+}
+
+function mergePolicy(base: Readonly<RetryPolicy>, override: Partial<RetryPolicy> | undefined): RetryPolicy {
+  const merged = { ...base };
+  if (override?.maxAttempts !== undefined) merged.maxAttempts = positiveInt(override.maxAttempts, base.maxAttempts, 'retry.maxAttempts');
+  if (override?.baseDelayMs !== undefined) merged.baseDelayMs = nonNegative(override.baseDelayMs, 'retry.baseDelayMs');
+  if (override?.maxDelayMs !== undefined) merged.maxDelayMs = nonNegative(override.maxDelayMs, 'retry.maxDelayMs');
+  return merged;
+}
+
+function positiveInt(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1) throw new FerryError('FERRY_CONFIG_INVALID', `${name} must be a positive integer, found ${value}`);
+  return value;
+}
+
+function nonNegative(value: number, name: string): number {
+  if (!Number.isFinite(value) || value < 0) throw new FerryError('FERRY_CONFIG_INVALID', `${name} must be a number ≥ 0, found ${value}`);
+  return value;
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

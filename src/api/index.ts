@@ -1,0 +1,11 @@
+/** The service interface: schemas, the endpoint table and the typed client. */
+export * from './schemas/index.js';
+export * from './endpoints.js';
+export * from './timestamp.js';
+export * from './client.js';
+export * from './service-error.js';
+export { DEFAULT_RETRY, backoffDelay, isRetryableStatus, networkErrorCode, parseRetryAfter, retryDelay } from './retry.js';
+export type { RetryPolicy } from './retry.js';
+export { paginate } from './pagination.js';
+export type { PageLike } from './pagination.js';
+export { redact } from './redact.js';
