@@ -6,3 +6,4 @@ export * from './types.js';
 export * from './define.js';
 export * from './errors.js';
 export * from './origin.js';
+export * from './cursor.js';

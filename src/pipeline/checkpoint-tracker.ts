@@ -1,0 +1,71 @@
+import { compareCursorPositions, compareCursorValues } from '../sdk/cursor.js';
+import type { CursorPosition } from '../sdk/types.js';
+
+/**
+ * Decides how far the incremental cursor may move. Records are pushed
+ * concurrently and finish out of order; the cursor may only advance to the
+ * last record of the longest fully-finished prefix of the read order, so a
+ * crash never leaves an unacknowledged record below the stored cursor.
+ *
+ * That rule is only sound while the source yields records in cursor order.
+ * File sources are not sorted, so the first time a cursor value goes down the
+ * tracker stops offering mid-run checkpoints, and the cursor moves once, at
+ * the end of a complete read, to the highest value seen.
+ */
+export class CheckpointTracker {
+  private nextSeq = 0;
+  private prefixEnd = 0; // every seq below this is finished
+  private readonly finished = new Set<number>();
+  private readonly positions = new Map<number, CursorPosition>();
+  private prefixPosition: CursorPosition | undefined;
+  private lastBegun: CursorPosition | undefined;
+  private highest: CursorPosition | undefined;
+  private ordered = true;
+
+  /** Register a record in read order; returns its ticket for {@link finish}. */
+  begin(position?: CursorPosition): number {
+    const seq = this.nextSeq++;
+    if (position) {
+      if (this.lastBegun && compareCursorValues(position.value, this.lastBegun.value) < 0) this.ordered = false;
+      this.lastBegun = position;
+      if (!this.highest || compareCursorPositions(position, this.highest) > 0) this.highest = position;
+      this.positions.set(seq, position);
+    }
+    return seq;
+  }
+
+  /** Mark a record acknowledged, unchanged or dead-lettered: nothing more will happen to it. */
+  finish(seq: number): void {
+    this.finished.add(seq);
+    while (this.finished.has(this.prefixEnd)) {
+      this.finished.delete(this.prefixEnd);
+      const position = this.positions.get(this.prefixEnd);
+      if (position) {
+        this.prefixPosition = position;
+        this.positions.delete(this.prefixEnd);
+      }
+      this.prefixEnd++;
+    }
+  }
+
+  /** Records begun but not finished. */
+  get pending(): number {
+    return this.nextSeq - this.prefixEnd;
+  }
+
+  /** Whether every cursor so far has been non-decreasing in read order. */
+  get sorted(): boolean {
+    return this.ordered;
+  }
+
+  /** A position safe to store now, mid-run; undefined when none is (yet). */
+  safePosition(): CursorPosition | undefined {
+    return this.ordered ? this.prefixPosition : undefined;
+  }
+
+  /** The position to store after a complete read with nothing pending. */
+  finalPosition(): CursorPosition | undefined {
+    if (this.pending > 0) return this.safePosition();
+    return this.highest;
+  }
+}

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { CheckpointTracker } from '../../../src/pipeline/checkpoint-tracker.js';
+
+describe('CheckpointTracker', () => {
+  it('advances only to the end of the finished prefix', () => {
+    const t = new CheckpointTracker();
+    const a = t.begin({ value: 1, key: 'a' });
+    const b = t.begin({ value: 2, key: 'b' });
+    const c = t.begin({ value: 3, key: 'c' });
+    t.finish(c);
+    expect(t.safePosition()).toBeUndefined(); // a and b are still in flight
+    t.finish(a);
+    expect(t.safePosition()).toEqual({ value: 1, key: 'a' });
+    t.finish(b);
+    expect(t.safePosition()).toEqual({ value: 3, key: 'c' });
+    expect(t.pending).toBe(0);
+  });
+
+  it('offers no mid-run position once cursors go backwards, and the highest at the end', () => {
+    const t = new CheckpointTracker();
+    const seqs = [5, 9, 3, 7].map((v) => t.begin({ value: v }));
+    seqs.slice(0, 2).forEach((s) => t.finish(s));
+    expect(t.sorted).toBe(false);
+    expect(t.safePosition()).toBeUndefined();
+    expect(t.finalPosition()).toBeUndefined(); // two records still pending
+    seqs.slice(2).forEach((s) => t.finish(s));
+    expect(t.finalPosition()).toEqual({ value: 9 });
+  });
+
+  it('keeps ties in order and treats records without a cursor as finished work', () => {
+    const t = new CheckpointTracker();
+    const a = t.begin({ value: '2024-01-01T00:00:00Z', key: '1' });
+    const b = t.begin();
+    const c = t.begin({ value: '2024-01-01T00:00:00Z', key: '2' });
+    t.finish(b);
+    t.finish(a);
+    expect(t.safePosition()).toEqual({ value: '2024-01-01T00:00:00Z', key: '1' });
+    t.finish(c);
+    expect(t.sorted).toBe(true);
+    expect(t.finalPosition()).toEqual({ value: '2024-01-01T00:00:00Z', key: '2' });
+  });
+});

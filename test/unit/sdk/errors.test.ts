@@ -1,0 +1,31 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ERROR_CATALOGUE, FerryError } from '../../../src/sdk/errors.js';
+
+describe('error catalogue', () => {
+  const doc = readFileSync(new URL('../../../docs/errors.md', import.meta.url), 'utf8');
+
+  it.each(Object.keys(ERROR_CATALOGUE))('documents %s with its exit code', (code) => {
+    const row = doc.split('\n').find((line) => line.startsWith(`| \`${code}\``));
+    expect(row, `docs/errors.md has no row for ${code}`).toBeDefined();
+    const exit = ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE].exitCode;
+    expect(row!.split('|')[2]!.trim()).toBe(String(exit));
+  });
+
+  it('documents no code that does not exist', () => {
+    const documented = [...doc.matchAll(/^\| `(FERRY_[A-Z_]+)`/gm)].map((m) => m[1]);
+    expect(documented.sort()).toEqual(Object.keys(ERROR_CATALOGUE).sort());
+  });
+
+  it('describes what, where and what to do', () => {
+    const error = new FerryError('FERRY_SOURCE_OBJECT_MISSING', 'table "deals" does not exist', {
+      where: 'sync crm-deals (pipelines/crm.yaml:12:7)',
+      hint: 'check source.table',
+    });
+    expect(error.exitCode).toBe(3);
+    expect(error.retryable).toBe(false);
+    expect(error.describe()).toBe(
+      'FERRY_SOURCE_OBJECT_MISSING: table "deals" does not exist\n  at sync crm-deals (pipelines/crm.yaml:12:7)\n  hint: check source.table',
+    );
+  });
+});
