@@ -1,0 +1,160 @@
+/**
+ * Split a JSON document arriving in chunks into its top-level values without
+ * holding the whole document: a top-level array is split into its elements,
+ * and a sequence of top-level values (concatenated or one per line) into those
+ * values. Each piece is handed out as text with the line it starts on, for
+ * JSON.parse to parse; only one element is in memory at a time.
+ */
+
+export interface JsonPiece {
+  text: string;
+  /** 1-based line the value starts on. */
+  line: number;
+  /** Position in the top-level array, when the document is one. */
+  index?: number;
+}
+
+export class JsonSplitError extends Error {
+  constructor(
+    message: string,
+    readonly line: number,
+  ) {
+    super(message);
+    this.name = 'JsonSplitError';
+  }
+}
+
+const WHITESPACE = new Set([' ', '\t', '\n', '\r']);
+const STRING_STOP = /["\\]/g;
+
+export class JsonSplitter {
+  private line = 1;
+  /** Bracket depth of the whole document. */
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  /** 'top': between top-level values; 'array': inside the top-level array; 'done': after it. */
+  private mode: 'top' | 'array' | 'done' = 'top';
+  private seenTopValue = false;
+  private arrayIndex = 0;
+  /** The value being collected: its kind, start line and text so far. */
+  private value: { kind: 'container' | 'string' | 'scalar'; line: number; parts: string[] } | undefined;
+
+  /** Feed a chunk; returns the values completed by it. */
+  push(chunk: string): JsonPiece[] {
+    const out: JsonPiece[] = [];
+    let start = this.value ? 0 : -1;
+    let i = 0;
+    const length = chunk.length;
+    const level = (): number => (this.mode === 'array' ? 1 : 0);
+    while (i < length) {
+      if (this.inString) {
+        if (this.escaped) {
+          this.escaped = false;
+          i += 1;
+          continue;
+        }
+        STRING_STOP.lastIndex = i;
+        const hit = STRING_STOP.exec(chunk);
+        if (!hit) {
+          i = length;
+          break;
+        }
+        if (hit[0] === '\\') {
+          this.escaped = true;
+          i = hit.index + 1;
+          continue;
+        }
+        this.inString = false;
+        i = hit.index + 1;
+        if (this.value?.kind === 'string' && this.depth === level()) {
+          out.push(this.finish(chunk.slice(start, i)));
+          start = -1;
+        }
+        continue;
+      }
+      const c = chunk[i]!;
+      if (this.value) {
+        if (this.value.kind === 'scalar') {
+          if (WHITESPACE.has(c) || c === ',' || c === ']' || c === '}' || c === '[' || c === '{' || c === '"') {
+            out.push(this.finish(chunk.slice(start, i)));
+            start = -1;
+            continue; // the delimiter is handled as structure below, on the next pass
+          }
+        } else if (c === '"') {
+          this.inString = true;
+        } else if (c === '{' || c === '[') {
+          this.depth += 1;
+        } else if (c === '}' || c === ']') {
+          this.depth -= 1;
+          if (this.depth === level()) {
+            out.push(this.finish(chunk.slice(start, i + 1)));
+            start = -1;
+          }
+        } else if (c === '\n') {
+          this.line += 1;
+        }
+        i += 1;
+        continue;
+      }
+      // Between values.
+      if (c === '\n') this.line += 1;
+      if (WHITESPACE.has(c)) {
+        i += 1;
+        continue;
+      }
+      if (this.mode === 'done') throw new JsonSplitError(`unexpected "${c}" after the top-level array`, this.line);
+      if (this.mode === 'array') {
+        if (c === ',') {
+          i += 1;
+          continue;
+        }
+        if (c === ']') {
+          this.depth = 0;
+          this.mode = 'done';
+          i += 1;
+          continue;
+        }
+      } else if (c === '[' && !this.seenTopValue) {
+        this.mode = 'array';
+        this.depth = 1;
+        this.seenTopValue = true;
+        i += 1;
+        continue;
+      }
+      if (c === ',' || c === ']' || c === '}') throw new JsonSplitError(`unexpected "${c}"`, this.line);
+      this.seenTopValue = true;
+      start = i;
+      if (c === '{' || c === '[') {
+        this.value = { kind: 'container', line: this.line, parts: [] };
+        this.depth += 1;
+      } else if (c === '"') {
+        this.value = { kind: 'string', line: this.line, parts: [] };
+        this.inString = true;
+      } else {
+        this.value = { kind: 'scalar', line: this.line, parts: [] };
+      }
+      i += 1;
+    }
+    if (this.value && start !== -1) this.value.parts.push(chunk.slice(start));
+    return out;
+  }
+
+  /** Signal the end of input; returns a last scalar value, or throws when a value or the array is unfinished. */
+  end(): JsonPiece[] {
+    if (this.value) {
+      if (this.value.kind === 'scalar') return [this.finish('')];
+      throw new JsonSplitError('the file ends inside a value', this.value.line);
+    }
+    if (this.mode === 'array') throw new JsonSplitError('the file ends before the top-level array is closed', this.line);
+    return [];
+  }
+
+  private finish(tail: string): JsonPiece {
+    const value = this.value!;
+    this.value = undefined;
+    const piece: JsonPiece = { text: value.parts.join('') + tail, line: value.line };
+    if (this.mode === 'array') piece.index = this.arrayIndex++;
+    return piece;
+  }
+}

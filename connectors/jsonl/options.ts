@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import { compressionOption, encodingOption, pathOption, primaryKeyOption } from '../_shared/files.js';
+
+/** Options of the built-in `jsonl` source (everything under `source:` except `type`). */
+export const jsonlOptions = z.strictObject({
+  /** A file or a glob, relative to the YAML file; several files are read in sorted order. @example calls/*.json */
+  path: pathOption,
+  /** jsonl: one JSON value per line; json: a document (an array is split into its elements, an object is one record); auto: json for *.json, jsonl otherwise. @default auto */
+  format: z.enum(['auto', 'jsonl', 'json']).default('auto'),
+  /** @default utf8 */
+  encoding: encodingOption,
+  /** auto: gunzip files ending in .gz. @default auto */
+  compression: compressionOption,
+  /** Take a part of each value (JSON pointer `/a/b` or dot path `a.b`); an array there yields one record per element. */
+  pointer: z.string().optional(),
+  /** Add `_file` (the path relative to the YAML file) to every record, e.g. to group by file. @default false */
+  includeFileName: z.boolean().default(false),
+  /** fail: stop with file:line on a malformed line; skip: warn, count and go on. @default fail */
+  onInvalidLine: z.enum(['fail', 'skip']).default('fail'),
+  /** Field(s) identifying a record; they become the origin key and the incremental tie-breaker. */
+  primaryKey: primaryKeyOption,
+});
+
+export type JsonlOptions = z.output<typeof jsonlOptions>;
