@@ -1,0 +1,25 @@
+/**
+ * The JSON Schema of ferry.yaml, generated from the zod schema so editors
+ * (via yaml-language-server) complete and check the same thing ferry does.
+ */
+import { z } from 'zod';
+import { projectFile } from './schema.js';
+
+export const CONFIG_SCHEMA_ID = 'https://ferry.dev/schema/ferry.schema.json';
+
+/**
+ * As written by users (`io: 'input'`): keys with defaults are optional.
+ * Included files (only `syncs:` and `exports:`) validate against it too.
+ */
+export function configJsonSchema(): Record<string, unknown> {
+  const generated = z.toJSONSchema(projectFile, { io: 'input', target: 'draft-2020-12', unrepresentable: 'any' });
+  const { $schema, ...rest } = generated;
+  return {
+    $schema: $schema ?? 'https://json-schema.org/draft/2020-12/schema',
+    title: 'ferry project file (ferry.yaml)',
+    description:
+      'Syncs into and exports out of the Conversation Intelligence and Data Import Service. ' +
+      'String values may use ${VAR} and ${VAR:-default}; relative paths resolve against the file that contains them.',
+    ...rest,
+  };
+}

@@ -1,0 +1,197 @@
+/**
+ * The shape of ferry.yaml and its included files (DESIGN.md, "Configuration").
+ * Connector options are validated separately, against each connector's own
+ * schema, once the connector is loaded; here they pass through untouched.
+ */
+import { z } from 'zod';
+import { FIELD_TYPES } from '../sdk/types.js';
+
+const NAME = /^[a-z0-9][a-z0-9_-]*$/;
+export const syncName = z
+  .string()
+  .regex(NAME, 'must be lower-case letters, digits, "-" or "_", starting with a letter or digit');
+
+export const TARGET_TYPES = ['conversation', 'message', 'row', 'document'] as const;
+export type TargetType = (typeof TARGET_TYPES)[number];
+
+/**
+ * A mapping: each value is a JSONata expression (string), a nested mapping
+ * (object), or a literal constant (number, boolean, null, list).
+ */
+export type MapSpec = { [field: string]: MapValue };
+export type MapValue = string | number | boolean | null | readonly unknown[] | MapSpec;
+export const mapValue: z.ZodType<MapValue> = z.lazy(() =>
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.unknown()), mapSpec]),
+);
+export const mapSpec: z.ZodType<MapSpec> = z.lazy(() => z.record(z.string(), mapValue));
+
+export const fieldDeclaration = z.union([
+  z.enum(FIELD_TYPES).transform((type) => ({ type, required: false as boolean, label: undefined as string | undefined })),
+  z.strictObject({
+    type: z.enum(FIELD_TYPES),
+    label: z.string().optional(),
+    required: z.boolean().default(false),
+  }),
+]);
+export type FieldDeclaration = z.output<typeof fieldDeclaration>;
+
+const named = z.strictObject({
+  name: z.string().min(1).max(255),
+  displayName: z.string().min(1).max(255).optional(),
+});
+
+export const targetConfig = z.strictObject({
+  type: z.enum(TARGET_TYPES).describe('Which import shape records are mapped to: conversation, message, row or document.'),
+  /** The service-side source records are pushed under; upserted by name. */
+  source: named.describe('The service-side source records are pushed under; created or updated by name.'),
+  /** Rows only: the object type, upserted by name under the source. */
+  objectType: named
+    .extend({
+      fields: z
+        .record(z.string(), fieldDeclaration)
+        .optional()
+        .describe('Declared fields: a field type, or { type, label, required }. Inferred from the data when omitted.'),
+    })
+    .optional()
+    .describe('Rows only: the object type, created or updated by name under the source.'),
+  /** What to do with row fields the object type does not declare yet. */
+  newFields: z
+    .enum(['evolve', 'freeze', 'discard'])
+    .default('evolve')
+    .describe('Row fields the object type does not declare yet: evolve (add them), freeze (reject the record) or discard (drop the field).'),
+  map: mapSpec.describe(
+    'Target field → JSONata expression over the source record (a string), a nested mapping, or a literal constant (number, boolean, null, list).',
+  ),
+});
+export type TargetConfig = z.output<typeof targetConfig>;
+
+export const sourceConfig = z
+  .looseObject({
+    type: z.string().min(1).describe('Connector: csv, jsonl, postgres, mysql, sqlite, http, or a plugin name.'),
+  })
+  .describe("Connector options; validated against the connector's own schema once it is loaded.");
+export type SourceConfig = z.output<typeof sourceConfig>;
+
+export const syncConfig = z
+  .strictObject({
+    name: syncName.describe('Unique name of the sync, used on the command line, in logs and in state.'),
+    description: z.string().optional(),
+    source: sourceConfig,
+    incremental: z
+      .strictObject({
+        cursor: z.string().min(1),
+        /** Re-read this far below the stored cursor (seconds for timestamps, units for numbers). */
+        lag: z.number().nonnegative().optional(),
+      })
+      .optional()
+      .describe('Read only what changed since the last run, by a high-watermark cursor column.'),
+    /** Fold many source records into one: the mapping then sees `{ key, records }`. */
+    group: z
+      .strictObject({ by: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]) })
+      .optional()
+      .describe('Fold many source records (e.g. one per utterance) into one conversation; the mapping sees { key, records }.'),
+    deletes: z
+      .enum(['ignore', 'mirror'])
+      .default('ignore')
+      .describe('mirror: soft-delete records that vanished from a full read.'),
+    /** `deletes: mirror` refuses to delete more than this share of known records unless forced. */
+    maxDeletePercent: z
+      .number()
+      .min(0)
+      .max(100)
+      .default(20)
+      .describe('deletes: mirror refuses to delete more than this percentage of known records unless forced.'),
+    concurrency: z.number().int().min(1).max(256).optional().describe('Overrides service.concurrency for this sync.'),
+    maxRequestsPerSecond: z.number().positive().optional().describe('Overrides service.maxRequestsPerSecond for this sync.'),
+    target: targetConfig,
+  })
+  .superRefine(
+    (sync, ctx) => {
+      // Runs even when other keys of the sync failed (see `when`), so the
+      // target may be any shape here: check before reading.
+      const target: unknown = sync.target;
+      if (typeof target !== 'object' || target === null) return;
+      const { type, objectType } = target as { type?: unknown; objectType?: unknown };
+      if (type === 'row' && objectType === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['target', 'objectType'], message: 'a row target needs objectType: { name }' });
+      }
+      if (typeof type === 'string' && type !== 'row' && objectType !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['target', 'objectType'], message: `objectType only applies to row targets, not ${type}` });
+      }
+    },
+    // Report this alongside the sync's other problems, not only once they are fixed.
+    { when: (payload) => typeof payload.value === 'object' && payload.value !== null },
+  );
+export type SyncConfig = z.output<typeof syncConfig>;
+
+export const EXPORT_RESOURCES = ['conversations', 'messages', 'rows', 'documents', 'deals', 'accounts'] as const;
+
+export const exportConfig = z.strictObject({
+  name: syncName.describe('Unique name of the export.'),
+  description: z.string().optional(),
+  resource: z.enum(EXPORT_RESOURCES).describe('What to read from the service.'),
+  /** Query filters passed to the list endpoint, e.g. { objectTypeId: … }. */
+  filters: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  /** Fetch each item's detail (transcripts, bodies) as well as the list item. */
+  details: z.boolean().default(false).describe("Also fetch each item's detail (transcripts, bodies)."),
+  destination: sourceConfig,
+});
+export type ExportConfig = z.output<typeof exportConfig>;
+
+export const serviceConfig = z.strictObject({
+  /** "embedded" starts the emulator in-process. */
+  baseUrl: z
+    .string()
+    .min(1)
+    .default('embedded')
+    .describe('Base URL of the service, or "embedded" to start the emulator in-process.'),
+  apiKey: z.string().optional().describe('API key (use ${FERRY_API_KEY}); not needed for the embedded emulator.'),
+  concurrency: z.number().int().min(1).max(256).default(8).describe('Requests in flight at once.'),
+  maxRequestsPerSecond: z
+    .number()
+    .positive()
+    .default(20)
+    .describe('Client-side request rate ceiling; adapts down on 429.'),
+  timeoutMs: z.number().int().positive().default(30_000).describe('Timeout of one request, in milliseconds.'),
+  maxAttempts: z.number().int().min(1).max(20).default(6).describe('Attempts per request, counting the first, for transient failures.'),
+});
+export type ServiceConfig = z.output<typeof serviceConfig>;
+
+export const stateConfig = z.strictObject({
+  url: z
+    .string()
+    .regex(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/, 'must be sqlite:<path> or postgres://…')
+    .default('sqlite:state/ferry.db')
+    .describe('Where incremental state lives: sqlite:<path> (relative to this file) or postgres://… for shared state.'),
+});
+
+export const emulatorConfig = z.strictObject({
+  /** Where the embedded emulator keeps its data; ':memory:' for none. */
+  db: z
+    .string()
+    .min(1)
+    .default('state/emulator.db')
+    .describe('SQLite file of the embedded emulator (relative to this file), or ":memory:".'),
+  seed: z.string().optional().describe('File of native records to seed the emulator with (relative to this file).'),
+});
+
+export const projectFile = z.strictObject({
+  version: z.literal(1).default(1).describe('Version of the file format.'),
+  service: serviceConfig.default(serviceConfig.parse({})).describe('How to reach the service.'),
+  state: stateConfig.default(stateConfig.parse({})).describe('Where runtime state is kept.'),
+  emulator: emulatorConfig.default(emulatorConfig.parse({})).describe('The embedded emulator (service.baseUrl: embedded).'),
+  include: z
+    .array(z.string().min(1))
+    .default([])
+    .describe('Files or globs (relative to this file) holding more syncs and exports.'),
+  plugins: z.array(z.string().min(1)).default([]).describe('Connector plugins: npm package names or local paths.'),
+  syncs: z.array(syncConfig).default([]).describe('Imports: source → mapping → service.'),
+  exports: z.array(exportConfig).default([]).describe('Reverse exports: service → destination.'),
+});
+export type ProjectFile = z.output<typeof projectFile>;
+
+/** An included file may only hold syncs and exports. */
+export const includedFile = z.strictObject({
+  syncs: z.array(syncConfig).default([]),
+  exports: z.array(exportConfig).default([]),
+});
