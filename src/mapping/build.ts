@@ -1,0 +1,247 @@
+/**
+ * Turn a mapped record into the request body of its target type: inject the
+ * ids ferry owns, normalise what has one lossless reading (timestamps, ids
+ * given as numbers, a single participant given as an object), wrap row
+ * fields, then validate with the API's own schemas and return their parsed
+ * (normalised) output, which is exactly what is sent and fingerprinted.
+ */
+import type { z } from 'zod';
+import { EMAIL_PATTERN } from '../api/schemas/common.js';
+import { conversationRequest, documentRequest, messageRequest, rowRequest } from '../api/schemas/write.js';
+import type { FieldType } from '../sdk/types.js';
+import { coerceFieldValue } from './coerce.js';
+import { toJsonSafe } from './json-safe.js';
+import { normaliseTimestamp } from './timestamps.js';
+
+export type TargetKind = 'conversation' | 'message' | 'row' | 'document';
+
+export interface BuildContext {
+  /** Service-side id of the source records are pushed under. */
+  sourceId: string;
+  /** Rows only: the object type's id. */
+  objectTypeId?: string;
+  /** Rows only: the object type's field types; fields not listed here are left out. */
+  fieldTypes?: ReadonlyMap<string, FieldType>;
+  /** Rows only: declared field labels, sent with each value. */
+  fieldLabels?: ReadonlyMap<string, string | undefined>;
+}
+
+export type BuildResult =
+  | { ok: true; body: Record<string, unknown>; remoteId: string }
+  | {
+      ok: false;
+      /** Every problem, `path: message`, joined with '; '. */
+      reason: string;
+      /** Dotted path of the first problem (`transcript.3.timestamp`), null for the body as a whole. */
+      field: string | null;
+      /** The body as far as it was built, for the dead-letter and previews. */
+      partialBody?: Record<string, unknown>;
+    };
+
+interface Shape {
+  schema: z.ZodType<Record<string, unknown>>;
+  timestamps: readonly string[];
+  /** Array fields: one value given on its own is wrapped (JSONata returns a single match unwrapped). */
+  arrays: readonly string[];
+  /** Text fields: numbers become their decimal text. */
+  strings: readonly string[];
+  person: readonly string[];
+  people: readonly string[];
+}
+
+const SHAPES: Record<TargetKind, Shape> = {
+  conversation: {
+    schema: conversationRequest,
+    timestamps: ['createdAt', 'updatedAt', 'startedAt', 'endedAt'],
+    arrays: ['transcript', 'participants', 'ownerEmails'],
+    strings: ['displayName', 'recordingUrl', 'recordingMimeType'],
+    person: [],
+    people: ['participants'],
+  },
+  message: {
+    schema: messageRequest,
+    timestamps: ['createdAt', 'updatedAt'],
+    arrays: ['recipients', 'attachments', 'ownerEmails'],
+    strings: ['displayName', 'body', 'threadId'],
+    person: ['sender'],
+    people: ['recipients'],
+  },
+  row: {
+    schema: rowRequest,
+    timestamps: ['createdAt', 'updatedAt'],
+    arrays: ['ownerEmails'],
+    strings: ['name'],
+    person: [],
+    people: [],
+  },
+  document: {
+    schema: documentRequest,
+    timestamps: ['createdAt', 'updatedAt'],
+    arrays: ['ownerEmails'],
+    strings: ['displayName', 'filename', 'url', 'contentType'],
+    person: ['author'],
+    people: [],
+  },
+};
+
+type IssuePath = (string | number)[];
+interface Issue {
+  path: IssuePath;
+  message: string;
+}
+
+function show(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `42` → `'42'`; booleans and objects are left for the schema to refuse. */
+function text(value: unknown): unknown {
+  return typeof value === 'number' ? String(value) : value;
+}
+
+/**
+ * A person given as a bare e-mail address becomes `{ email }`, and numeric
+ * ids (speaker ids, user ids) become text.
+ */
+function person(value: unknown): unknown {
+  if (typeof value === 'string' && EMAIL_PATTERN.test(value.trim())) return { email: value.trim() };
+  if (!isRecord(value)) return value;
+  const out = { ...value };
+  if (typeof out.id === 'number') out.id = String(out.id);
+  if (typeof out.email === 'string') out.email = out.email.trim();
+  if (typeof out.name === 'number') out.name = String(out.name);
+  return out;
+}
+
+function timestamp(body: Record<string, unknown>, key: string | number, path: IssuePath, issues: Issue[]): void {
+  const value = body[key];
+  if (value === undefined || value === null) return;
+  const iso = normaliseTimestamp(value);
+  if (iso === undefined) {
+    issues.push({
+      path,
+      message: `${show(value)} is not a timestamp (expected ISO 8601, Unix seconds or Unix milliseconds)`,
+    });
+  } else {
+    body[key] = iso;
+  }
+}
+
+function buildRowFields(mapped: unknown, ctx: BuildContext, issues: Issue[]): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  if (mapped === undefined || mapped === null) return fields;
+  if (!isRecord(mapped)) {
+    issues.push({ path: ['fields'], message: `map.fields must produce an object of field values, found ${show(mapped)}` });
+    return fields;
+  }
+  if (ctx.fieldTypes === undefined) {
+    issues.push({ path: ['fields'], message: 'the object type\'s field types are not known' });
+    return fields;
+  }
+  for (const [name, value] of Object.entries(mapped)) {
+    // Blank cells and absent values are "no value", not an empty string to store.
+    if (value === undefined || value === '') continue;
+    const fieldType = ctx.fieldTypes.get(name);
+    if (fieldType === undefined) continue;
+    const coerced = coerceFieldValue(value, fieldType);
+    if (!coerced.ok) {
+      issues.push({ path: ['fields', name], message: `expected ${fieldType}, found ${show(value)}` });
+      continue;
+    }
+    const label = ctx.fieldLabels?.get(name);
+    fields[name] = label === undefined ? { value: coerced.value, fieldType } : { value: coerced.value, fieldType, label };
+  }
+  return fields;
+}
+
+function prepare(kind: TargetKind, mapped: Record<string, unknown>, ctx: BuildContext, issues: Issue[]): Record<string, unknown> {
+  const shape = SHAPES[kind];
+  const body: Record<string, unknown> = { ...(toJsonSafe(mapped) as Record<string, unknown>) };
+  body.sourceId = ctx.sourceId;
+
+  const id = body.id;
+  if (id === undefined || id === null || id === '') {
+    issues.push({ path: ['id'], message: 'map.id produced nothing' });
+  } else if (typeof id === 'number') {
+    body.id = String(id);
+  } else if (typeof id !== 'string') {
+    issues.push({ path: ['id'], message: `map.id must produce text or a number, found ${show(id)}` });
+  }
+
+  if (body.public === 'true' || body.public === 'false') body.public = body.public === 'true';
+  for (const key of shape.strings) if (key in body) body[key] = text(body[key]);
+  for (const key of shape.arrays) {
+    const value = body[key];
+    if (value !== undefined && value !== null && !Array.isArray(value)) body[key] = [value];
+  }
+  for (const key of shape.person) if (key in body) body[key] = person(body[key]);
+  for (const key of shape.people) {
+    const value = body[key];
+    if (Array.isArray(value)) body[key] = value.map(person);
+  }
+  for (const key of shape.timestamps) timestamp(body, key, [key], issues);
+
+  if (kind === 'conversation' && Array.isArray(body.transcript)) {
+    body.transcript = body.transcript.map((entry: unknown, i) => {
+      if (!isRecord(entry)) return entry;
+      const sentence = { ...entry };
+      if (typeof sentence.speakerId === 'number') sentence.speakerId = String(sentence.speakerId);
+      if (typeof sentence.speakerName === 'number') sentence.speakerName = String(sentence.speakerName);
+      if (typeof sentence.text === 'number') sentence.text = String(sentence.text);
+      timestamp(sentence, 'timestamp', ['transcript', i, 'timestamp'], issues);
+      return sentence;
+    });
+  }
+
+  if (kind === 'row') {
+    if (ctx.objectTypeId === undefined) {
+      issues.push({ path: ['objectTypeId'], message: 'the object type has no id yet' });
+    } else {
+      body.objectTypeId = ctx.objectTypeId;
+    }
+    body.fields = buildRowFields(body.fields, ctx, issues);
+  }
+  return body;
+}
+
+function samePath(a: readonly PropertyKey[], b: readonly PropertyKey[]): boolean {
+  return a.length === b.length && a.every((step, i) => String(step) === String(b[i]));
+}
+
+function summarise(issues: readonly Issue[]): string {
+  return issues.map((i) => (i.path.length > 0 ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
+}
+
+/**
+ * Build and validate the request body for one mapped record. Never throws for
+ * bad data: an invalid record comes back as `{ ok: false }` with every
+ * problem in `reason`, for the dead-letter.
+ */
+export function buildRequest(kind: TargetKind, mapped: Record<string, unknown>, ctx: BuildContext): BuildResult {
+  const issues: Issue[] = [];
+  const body = prepare(kind, mapped, ctx, issues);
+  const parsed = SHAPES[kind].schema.safeParse(body);
+  if (parsed.success && issues.length === 0) {
+    return { ok: true, body: parsed.data, remoteId: parsed.data.id as string };
+  }
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      // A problem already reported in ferry's own words is not repeated in zod's.
+      const path = issue.path.map((step) => (typeof step === 'symbol' ? String(step) : step));
+      if (issues.some((known) => samePath(known.path, path))) continue;
+      issues.push({ path, message: issue.message });
+    }
+  }
+  const first = issues[0];
+  return {
+    ok: false,
+    reason: summarise(issues),
+    field: first && first.path.length > 0 ? first.path.join('.') : null,
+    partialBody: body,
+  };
+}

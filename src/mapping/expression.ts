@@ -1,0 +1,122 @@
+/**
+ * One `map:` string: a JSONata expression, or, for the common case of a bare
+ * field name or dotted path, direct property access that skips JSONata.
+ */
+import jsonata from 'jsonata';
+import type { Expression } from 'jsonata';
+
+/** A field step: an identifier, or any name quoted in backticks (spaces, dashes). */
+const STEP = /^(?:[A-Za-z_][A-Za-z0-9_]*|`[^`]+`)$/;
+// Bare words JSONata reads as literals or operators, never as field names.
+const KEYWORDS = new Set(['true', 'false', 'null', 'and', 'or', 'in', 'function']);
+
+export interface CompiledExpression {
+  readonly source: string;
+  /** Field steps when the fast path applies. */
+  readonly steps: readonly string[] | undefined;
+  evaluate(input: unknown): unknown | Promise<unknown>;
+}
+
+export class ExpressionSyntaxError extends Error {}
+
+/** Split `a.b.\`c d\`` into steps, or undefined when it is anything more than a plain path. */
+export function fieldPath(source: string): string[] | undefined {
+  const text = source.trim();
+  if (text === '') return undefined;
+  const steps: string[] = [];
+  // Backticked steps may contain dots, so split on dots outside backticks.
+  let step = '';
+  let quoted = false;
+  for (const ch of text) {
+    if (ch === '`') quoted = !quoted;
+    if (ch === '.' && !quoted) {
+      steps.push(step);
+      step = '';
+    } else {
+      step += ch;
+    }
+  }
+  if (quoted) return undefined;
+  steps.push(step);
+  const names: string[] = [];
+  for (const s of steps) {
+    if (!STEP.test(s) || KEYWORDS.has(s)) return undefined;
+    names.push(s.startsWith('`') ? s.slice(1, -1) : s);
+  }
+  return names;
+}
+
+/** Why a JSONata error happened, with where in the expression. */
+export function describeJsonataError(error: unknown, source: string): string {
+  if (error instanceof Error || (typeof error === 'object' && error !== null)) {
+    const e = error as { code?: unknown; message?: unknown; position?: unknown };
+    const message = typeof e.message === 'string' ? e.message : String(error);
+    const code = typeof e.code === 'string' ? `${e.code} ` : '';
+    const at = typeof e.position === 'number' ? ` at position ${e.position}` : '';
+    return `${code}${message}${at} in ${JSON.stringify(source)}`;
+  }
+  return `${String(error)} in ${JSON.stringify(source)}`;
+}
+
+// JSONata's own $base64encode/$base64decode go through Latin-1 in Node, which
+// mangles every non-ASCII character (’ becomes 0x19). Documents are UTF-8 text.
+function registerUtf8Base64(expr: Expression): void {
+  expr.registerFunction(
+    'base64encode',
+    (text: unknown) => (typeof text === 'string' ? Buffer.from(text, 'utf8').toString('base64') : undefined),
+    '<s-:s>',
+  );
+  expr.registerFunction(
+    'base64decode',
+    (text: unknown) => (typeof text === 'string' ? Buffer.from(text, 'base64').toString('utf8') : undefined),
+    '<s-:s>',
+  );
+}
+
+function compileJsonata(source: string): Expression {
+  try {
+    const expr = jsonata(source);
+    registerUtf8Base64(expr);
+    return expr;
+  } catch (error) {
+    throw new ExpressionSyntaxError(describeJsonataError(error, source));
+  }
+}
+
+/**
+ * Follow plain object members. JSONata maps a path over arrays and flattens
+ * the results; rather than copy those rules, an array met on the way hands the
+ * record to the compiled JSONata expression (`FALLBACK`).
+ */
+const FALLBACK = Symbol('fallback');
+function walk(input: unknown, steps: readonly string[]): unknown {
+  let current = input;
+  for (const step of steps) {
+    if (Array.isArray(current)) return FALLBACK;
+    if (typeof current !== 'object' || current === null) return undefined;
+    if (!Object.hasOwn(current, step)) return undefined;
+    current = (current as Record<string, unknown>)[step];
+  }
+  return current;
+}
+
+/**
+ * Compile one expression. Throws {@link ExpressionSyntaxError} with JSONata's
+ * message and position when it does not parse.
+ */
+export function compileExpression(source: string): CompiledExpression {
+  if (source.trim() === '') throw new ExpressionSyntaxError('empty expression');
+  const expr = compileJsonata(source);
+  const steps = fieldPath(source);
+  if (steps === undefined) {
+    return { source, steps, evaluate: (input) => expr.evaluate(input) };
+  }
+  return {
+    source,
+    steps,
+    evaluate(input) {
+      const value = walk(input, steps);
+      return value === FALLBACK ? expr.evaluate(input) : value;
+    },
+  };
+}

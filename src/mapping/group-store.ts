@@ -1,0 +1,110 @@
+/**
+ * A throw-away SQLite file holding grouped records, so grouping works on
+ * inputs larger than memory and a group key that comes back later can still
+ * be merged with its earlier records. Deleted on close.
+ */
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { RecordOrigin, SourceData } from '../sdk/types.js';
+
+export const GroupState = { pending: 0, emitted: 1, late: 2 } as const;
+export type GroupStateValue = (typeof GroupState)[keyof typeof GroupState];
+
+export interface StoredGroup {
+  id: number;
+  key: string;
+  firstSeq: number;
+  state: GroupStateValue;
+}
+
+const BATCH = 1000;
+
+export class GroupStore {
+  private readonly db: Database.Database;
+  private readonly file: string;
+  private readonly pending: [number, number, string, string][] = [];
+  private readonly statements;
+
+  constructor(dir: string = tmpdir()) {
+    this.file = join(dir, `ferry-group-${process.pid}-${randomUUID()}.db`);
+    this.db = new Database(this.file);
+    // Scratch data: a crash loses nothing that the source cannot give again.
+    this.db.pragma('journal_mode = OFF');
+    this.db.pragma('synchronous = OFF');
+    this.db.exec(`
+      CREATE TABLE groups (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, first_seq INTEGER NOT NULL, state INTEGER NOT NULL);
+      CREATE TABLE records (gid INTEGER NOT NULL, seq INTEGER NOT NULL, data TEXT NOT NULL, origin TEXT NOT NULL,
+                            PRIMARY KEY (gid, seq)) WITHOUT ROWID;
+    `);
+    this.statements = {
+      find: this.db.prepare<[string], { id: number; key: string; first_seq: number; state: GroupStateValue }>(
+        'SELECT id, key, first_seq, state FROM groups WHERE key = ?',
+      ),
+      create: this.db.prepare<[string, number]>('INSERT INTO groups (key, first_seq, state) VALUES (?, ?, 0)'),
+      setState: this.db.prepare<[number, number]>('UPDATE groups SET state = ? WHERE id = ?'),
+      insert: this.db.prepare<[number, number, string, string]>('INSERT INTO records (gid, seq, data, origin) VALUES (?, ?, ?, ?)'),
+      read: this.db.prepare<[number], { data: string; origin: string }>('SELECT data, origin FROM records WHERE gid = ? ORDER BY seq'),
+      unsent: this.db.prepare<[number, number], { id: number; key: string; first_seq: number; state: GroupStateValue }>(
+        'SELECT id, key, first_seq, state FROM groups WHERE state != 1 AND first_seq > ? ORDER BY first_seq LIMIT ?',
+      ),
+    };
+  }
+
+  /** The group for a key, created (pending) at `seq` when new. */
+  group(key: string, seq: number): StoredGroup {
+    const row = this.statements.find.get(key);
+    if (row) return { id: row.id, key: row.key, firstSeq: row.first_seq, state: row.state };
+    const info = this.statements.create.run(key, seq);
+    return { id: Number(info.lastInsertRowid), key, firstSeq: seq, state: GroupState.pending };
+  }
+
+  setState(id: number, state: GroupStateValue): void {
+    this.statements.setState.run(state, id);
+  }
+
+  append(gid: number, seq: number, data: SourceData, origin: RecordOrigin): void {
+    this.pending.push([gid, seq, JSON.stringify(data), JSON.stringify(origin)]);
+    if (this.pending.length >= BATCH) this.flush();
+  }
+
+  private readonly insertMany = (rows: [number, number, string, string][]) => {
+    this.db.transaction(() => {
+      for (const row of rows) this.statements.insert.run(...row);
+    })();
+  };
+
+  flush(): void {
+    if (this.pending.length === 0) return;
+    this.insertMany(this.pending);
+    this.pending.length = 0;
+  }
+
+  /** A group's records and origins in source order. */
+  read(gid: number): { records: SourceData[]; origins: RecordOrigin[] } {
+    this.flush();
+    const records: SourceData[] = [];
+    const origins: RecordOrigin[] = [];
+    for (const row of this.statements.read.all(gid)) {
+      records.push(JSON.parse(row.data) as SourceData);
+      origins.push(JSON.parse(row.origin) as RecordOrigin);
+    }
+    return { records, origins };
+  }
+
+  /** Groups not emitted yet, or emitted and then grown, in first-seen order, a page at a time. */
+  unsent(afterSeq: number, limit: number): StoredGroup[] {
+    this.flush();
+    return this.statements.unsent
+      .all(afterSeq, limit)
+      .map((row) => ({ id: row.id, key: row.key, firstSeq: row.first_seq, state: row.state }));
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+    rmSync(this.file, { force: true });
+    rmSync(`${this.file}-journal`, { force: true });
+  }
+}

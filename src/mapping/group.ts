@@ -1,0 +1,212 @@
+/**
+ * `group: { by }`: fold many source records (one per utterance, one per line
+ * item) into one unit the mapping sees as `{ key, records }`.
+ *
+ * Inputs are usually contiguous by key (a file per meeting, rows ordered by
+ * call id), so a group is emitted as soon as the key changes and memory holds
+ * one group. Every record is also appended to a scratch SQLite file: if a key
+ * that was already emitted comes back, the input is evidently not contiguous,
+ * so grouping switches to spilling and emits, at the end and in first-seen
+ * order, every group not yet emitted plus the returning key's group again,
+ * now with all its records. An upsert of that later emission supersedes the
+ * earlier, partial one, so the service ends with the whole group.
+ */
+import type { RecordOrigin, SourceData, SourceRecord } from '../sdk/types.js';
+import { canonicalJson } from './fingerprint.js';
+import { GroupState, GroupStore } from './group-store.js';
+import { toJsonSafe } from './json-safe.js';
+
+export interface Group {
+  /** The group-key value, or an array of values for a compound key. */
+  key: unknown;
+  /** The group's records in source order (JSON-safe: bigints, dates and bytes converted). */
+  records: SourceData[];
+  origins: RecordOrigin[];
+}
+
+/** The first record's origin; for files, `lineEnd` is the last record's line. */
+export interface GroupOrigin extends RecordOrigin {
+  lineEnd?: number;
+}
+
+export interface GroupOptions {
+  /** Directory for the scratch file. @default os.tmpdir() */
+  spillDir?: string;
+  /** Records of one group kept in memory before it is read back from the scratch file. @default 50000 */
+  memoryLimitRecords?: number;
+}
+
+export interface Grouper {
+  add(record: SourceRecord): Promise<void>;
+  /** No more records: every remaining group is complete. */
+  end(): Promise<void>;
+  /** Yields the groups completed so far (all remaining ones after `end()`). */
+  drain(): AsyncIterable<Group>;
+  /** Deletes the scratch file. */
+  close(): void;
+}
+
+export const DEFAULT_MEMORY_LIMIT_RECORDS = 50_000;
+const PAGE = 200;
+
+/** The group key of a record, as the mapping sees it: a value, or values for a compound key. */
+export function groupKeyOf(data: SourceData, by: string | readonly string[]): unknown {
+  return typeof by === 'string' ? toJsonSafe(data[by] ?? null) : by.map((field) => toJsonSafe(data[field] ?? null));
+}
+
+interface Current {
+  id: number;
+  keyText: string;
+  key: unknown;
+  count: number;
+  /** In-memory copy while the group is streaming and under the memory limit; null once dropped. */
+  records: SourceData[] | null;
+  origins: RecordOrigin[] | null;
+}
+
+class SpillingGrouper implements Grouper {
+  private store: GroupStore | undefined;
+  private seq = 0;
+  private spilling = false;
+  private ended = false;
+  private current: Current | undefined;
+  private readonly ready: Group[] = [];
+  private readonly memoryLimit: number;
+
+  constructor(
+    private readonly by: string | readonly string[],
+    private readonly options: GroupOptions,
+  ) {
+    this.memoryLimit = options.memoryLimitRecords ?? DEFAULT_MEMORY_LIMIT_RECORDS;
+  }
+
+  private open(): GroupStore {
+    this.store ??= new GroupStore(this.options.spillDir);
+    return this.store;
+  }
+
+  async add(record: SourceRecord): Promise<void> {
+    if (this.ended) throw new Error('grouper: add() after end()');
+    const store = this.open();
+    const data = toJsonSafe(record.data) as SourceData;
+    const key = groupKeyOf(data, this.by);
+    const keyText = canonicalJson(key);
+    const seq = ++this.seq;
+    if (this.current?.keyText !== keyText) this.switchTo(store, key, keyText, seq);
+    const current = this.current!;
+    store.append(current.id, seq, data, record.origin);
+    current.count++;
+    if (current.records && current.origins) {
+      if (current.records.length < this.memoryLimit) {
+        current.records.push(data);
+        current.origins.push(record.origin);
+      } else {
+        current.records = null;
+        current.origins = null;
+      }
+    }
+  }
+
+  private switchTo(store: GroupStore, key: unknown, keyText: string, seq: number): void {
+    this.closeCurrent(store);
+    const group = store.group(keyText, seq);
+    if (group.state === GroupState.emitted) {
+      store.setState(group.id, GroupState.late);
+      this.spilling = true;
+    }
+    const keepInMemory = !this.spilling && group.state === GroupState.pending;
+    this.current = {
+      id: group.id,
+      keyText,
+      key,
+      count: 0,
+      records: keepInMemory ? [] : null,
+      origins: keepInMemory ? [] : null,
+    };
+  }
+
+  private closeCurrent(store: GroupStore): void {
+    const current = this.current;
+    this.current = undefined;
+    if (!current || this.spilling) return;
+    const { records, origins } =
+      current.records && current.origins ? { records: current.records, origins: current.origins } : store.read(current.id);
+    store.setState(current.id, GroupState.emitted);
+    this.ready.push({ key: current.key, records, origins });
+  }
+
+  async end(): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    if (this.store) this.closeCurrent(this.store);
+  }
+
+  async *drain(): AsyncIterable<Group> {
+    while (this.ready.length > 0) yield this.ready.shift()!;
+    if (!this.ended || !this.spilling || !this.store) return;
+    const store = this.store;
+    let after = 0;
+    for (;;) {
+      const page = store.unsent(after, PAGE);
+      if (page.length === 0) return;
+      for (const group of page) {
+        after = group.firstSeq;
+        const { records, origins } = store.read(group.id);
+        store.setState(group.id, GroupState.emitted);
+        yield { key: JSON.parse(group.key) as unknown, records, origins };
+      }
+    }
+  }
+
+  close(): void {
+    this.store?.close();
+    this.store = undefined;
+  }
+}
+
+/** A grouper to feed records by hand (see {@link groupRecords} for the stream form). */
+export function createGrouper(by: string | readonly string[], options: GroupOptions = {}): Grouper {
+  return new SpillingGrouper(by, options);
+}
+
+/** The first record's origin, with the line range when every record came from the same file. */
+export function groupOrigin(origins: readonly RecordOrigin[]): GroupOrigin {
+  const first = origins[0] ?? {};
+  const last = origins[origins.length - 1];
+  if (
+    first.file !== undefined &&
+    first.line !== undefined &&
+    last?.line !== undefined &&
+    origins.length > 1 &&
+    origins.every((o) => o.file === first.file)
+  ) {
+    const lines = origins.map((o) => o.line ?? first.line!);
+    const lineEnd = Math.max(...lines);
+    return lineEnd === first.line ? { ...first } : { ...first, lineEnd };
+  }
+  return { ...first };
+}
+
+/**
+ * Group a record stream by one field or several. Groups come out as soon as
+ * they are known complete; records within a group keep source order. A key
+ * whose records are not contiguous may come out twice: the later group holds
+ * all of the key's records and supersedes the earlier.
+ */
+export async function* groupRecords(
+  records: AsyncIterable<SourceRecord>,
+  by: string | string[],
+  options: GroupOptions = {},
+): AsyncIterable<{ key: unknown; records: SourceData[]; origin: GroupOrigin }> {
+  const grouper = createGrouper(by, options);
+  try {
+    for await (const record of records) {
+      await grouper.add(record);
+      for await (const group of grouper.drain()) yield { key: group.key, records: group.records, origin: groupOrigin(group.origins) };
+    }
+    await grouper.end();
+    for await (const group of grouper.drain()) yield { key: group.key, records: group.records, origin: groupOrigin(group.origins) };
+  } finally {
+    grouper.close();
+  }
+}
