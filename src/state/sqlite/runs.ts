@@ -50,6 +50,10 @@ export class RunTable {
     return runId;
   }
 
+  exists(runId: string): boolean {
+    return this.db.prepare('SELECT 1 FROM runs WHERE run_id = ?').get(runId) !== undefined;
+  }
+
   update(runId: string, counts: RunCounts): void {
     const result = this.db.prepare('UPDATE runs SET counts = ? WHERE run_id = ?').run(JSON.stringify(counts), runId);
     if (result.changes === 0) throw unknownRun(runId);

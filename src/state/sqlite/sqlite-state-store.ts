@@ -120,6 +120,13 @@ export class SqliteStateStore implements StateStore {
   }
 
   recordFailure(f: FailureWrite): void {
+    // Checked now, so a bad run id fails this call instead of every later commit.
+    if (f.runId !== null && !this.guard('check the run', () => this.runTable.exists(f.runId ?? ''))) {
+      throw new FerryError('FERRY_STATE_ERROR', `failure of sync "${f.sync}" names unknown run ${f.runId}`, {
+        where: this.where,
+        hint: 'pass the id returned by startRun(), or null',
+      });
+    }
     this.enqueue({ kind: 'failure', write: { ...f }, at: this.isoNow() });
   }
 

@@ -147,6 +147,17 @@ describe('ledger', () => {
     store.close();
   });
 
+  it('refuses a failure that names an unknown run at once, not at commit time', () => {
+    const store = memory();
+    expect(() =>
+      store.recordFailure({ sync: 'deals', runId: 'no-such-run', remoteId: 'a', origin: null, kind: 'rejected', reason: 'x', status: 400, errorBody: null, body: null, sourceRecord: null }),
+    ).toThrow(expect.objectContaining({ code: 'FERRY_STATE_ERROR' }));
+    ack(store, 'b');
+    store.flush(); // the buffer was not poisoned
+    expect(store.ledgerEntry('deals', 'b')?.status).toBe('pushed');
+    store.close();
+  });
+
   it('purges failures per sync or all', () => {
     const store = memory();
     for (const sync of ['a', 'a', 'b']) {
