@@ -1,5 +1,102 @@
+/** `ferry emulator`: serve the local implementation of /v1 until SIGINT/SIGTERM. */
+import { InvalidArgumentError } from 'commander';
+import pino from 'pino';
 import type { RegisterCommand } from './main.js';
+import { startEmulator, type FaultOptions } from '../emulator/index.js';
+
+interface EmulatorFlags {
+  port: number;
+  host: string;
+  db: string;
+  memory?: boolean;
+  keys?: string;
+  seed?: string;
+  askWaitMs?: number;
+  askDelayMs?: number;
+  latency?: number;
+  jitter?: number;
+  rate429?: number;
+  retryAfter?: number;
+  rate500?: number;
+  dropRate?: number;
+  rateLimit?: number;
+  rateLimitBurst?: number;
+  faultSeed?: number;
+  logLevel: string;
+}
+
+const number = (min: number, max = Number.POSITIVE_INFINITY) => (value: string) => {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < min || n > max) throw new InvalidArgumentError(`expected a number between ${min} and ${max}`);
+  return n;
+};
+const share = number(0, 1);
 
 export const register: RegisterCommand = (program) => {
-  program.command('emulator').description('serve the local implementation of /v1');
+  program
+    .command('emulator')
+    .description('serve the local implementation of /v1 (SQLite-backed) until interrupted')
+    .option('--port <port>', 'port to listen on', number(0, 65535), 8787)
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--db <file>', 'SQLite database file', 'state/emulator.db')
+    .option('--memory', 'keep everything in memory (nothing persists)')
+    .option('--keys <file>', 'JSON keys file {"<key>": {orgId, scopes, revoked?}}; without it a dev key is generated')
+    .option('--seed <file>', 'JSON seed file with native deals, accounts, conversations, messages, documents')
+    .option('--ask-wait-ms <ms>', 'how long ask requests wait before answering 202', number(0))
+    .option('--ask-delay-ms <ms>', 'how long an ask run stays running', number(0))
+    .option('--latency <ms>', 'fault: added latency per /v1 request', number(0))
+    .option('--jitter <ms>', 'fault: random extra latency up to this many ms', number(0))
+    .option('--rate-429 <share>', 'fault: share (0-1) of /v1 requests answered 429', share)
+    .option('--retry-after <seconds>', 'fault: Retry-After of 429 answers', number(0))
+    .option('--rate-500 <share>', 'fault: share (0-1) of /v1 requests answered 500', share)
+    .option('--drop-rate <share>', 'fault: share (0-1) of /v1 connections dropped without an answer', share)
+    .option('--rate-limit <rps>', 'fault: requests per second allowed per key', number(0.001))
+    .option('--rate-limit-burst <n>', 'fault: burst size of the per-key rate limit', number(1))
+    .option('--fault-seed <n>', 'seed of the fault RNG (reproducible faults)', number(0))
+    .option('--log-level <level>', 'log level of the request log on stderr', 'info')
+    .action(async (flags: EmulatorFlags) => {
+      const faults: FaultOptions = {};
+      if (flags.latency !== undefined) faults.latencyMs = flags.latency;
+      if (flags.jitter !== undefined) faults.jitterMs = flags.jitter;
+      if (flags.rate429 !== undefined) faults.rate429 = flags.rate429;
+      if (flags.retryAfter !== undefined) faults.retryAfterSeconds = Math.round(flags.retryAfter);
+      if (flags.rate500 !== undefined) faults.rate500 = flags.rate500;
+      if (flags.dropRate !== undefined) faults.dropRate = flags.dropRate;
+      if (flags.rateLimit !== undefined) faults.rateLimitPerSecond = flags.rateLimit;
+      if (flags.rateLimitBurst !== undefined) faults.rateLimitBurst = flags.rateLimitBurst;
+      if (flags.faultSeed !== undefined) faults.seed = Math.round(flags.faultSeed);
+
+      const emulator = await startEmulator({
+        host: flags.host,
+        port: flags.port,
+        db: flags.memory ? ':memory:' : flags.db,
+        ...(flags.keys !== undefined ? { keys: flags.keys } : {}),
+        ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
+        ...(flags.askWaitMs !== undefined ? { askWaitMs: flags.askWaitMs } : {}),
+        ...(flags.askDelayMs !== undefined ? { askDelayMs: flags.askDelayMs } : {}),
+        faults,
+        logger: pino({ level: flags.logLevel }, pino.destination(2)),
+      });
+
+      console.log(`ferry emulator listening on ${emulator.url} (${flags.memory ? 'in memory' : flags.db})`);
+      if (emulator.devKey) {
+        console.log(`development key (all scopes, org ${emulator.orgId ?? ''}):`);
+        console.log(`  ${emulator.devKey}`);
+        console.log('try:');
+        console.log(`  curl -s -H "Authorization: Bearer ${emulator.devKey}" ${emulator.url}/v1/health`);
+      }
+      if (Object.keys(faults).length > 0) console.log(`faults: ${JSON.stringify(faults)}`);
+
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve();
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+      await emulator.close();
+      console.log('ferry emulator stopped');
+    });
 };

@@ -1,0 +1,166 @@
+/**
+ * The HTTP front door (node:http, no framework). Per request: a request id,
+ * then by path: `/healthcheck`, `/_admin/*`, `/media/*`, or `/v1/*` where
+ * faults are injected, the route is matched from ENDPOINTS, the key and
+ * scope checked, the body and query parsed with the endpoint's zod schemas,
+ * and the handler's result written (checked against the response schema).
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { z } from 'zod';
+import type { App } from '../app.js';
+import { bearerToken } from '../auth.js';
+import { HANDLERS, RECORD_WRITES } from '../handlers/index.js';
+import { serveMedia } from '../media/serve.js';
+import { faultOptions } from '../options.js';
+import { checkBodyHeaders, parseJson, readBody } from './body.js';
+import type { Handler, RequestContext } from './context.js';
+import { ApiError, QueryValidationError, bodyValidationError, errorBody, queryIssues } from './errors.js';
+import { sendJson } from './respond.js';
+import { Router } from './router.js';
+
+export interface ServerHooks {
+  /** POST /_admin/reset: wipe the data and load the seed again. */
+  reset: () => void;
+}
+
+const REQUEST_ID_HEADER = 'x-request-id';
+
+function requestIdOf(req: IncomingMessage): string {
+  const given = req.headers[REQUEST_ID_HEADER];
+  if (typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given)) return given;
+  return `req_${randomBytes(12).toString('hex')}`;
+}
+
+function queryObject(url: URL): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of url.searchParams) if (!(key in out)) out[key] = value;
+  return out;
+}
+
+export function createEmulatorServer(app: App, hooks: ServerHooks): Server {
+  const router = new Router();
+
+  async function handleV1(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string): Promise<void> {
+    const method = req.method ?? 'GET';
+    const decision = app.faults.decide(bearerToken(req) ?? '');
+    const match = router.match(method, url.pathname);
+    const deferLatency = match !== undefined && 'route' in match && RECORD_WRITES.has(match.route.name);
+    if (!deferLatency) await app.sleep(decision.latencyMs);
+    if (decision.kind === 'drop') {
+      req.socket.destroy();
+      return;
+    }
+    if (decision.kind === 'error500') throw new ApiError(500, null, 'injected fault: internal server error', null, true);
+    if (decision.kind === 'throttle') {
+      res.setHeader('retry-after', String(decision.retryAfterSeconds));
+      throw new ApiError(429, null, decision.reason === 'rate_limit' ? 'rate limit exceeded' : 'injected fault: too many requests', null, true);
+    }
+    if (!match) throw new ApiError(404, null, 'Not Found', null, true);
+    if ('methodNotAllowed' in match) throw new ApiError(405, null, 'Method Not Allowed', null, true);
+
+    const { route, params } = match;
+    const endpoint = route.endpoint;
+    const principal = app.keys.authenticate(req, endpoint.scope === 'none' ? null : endpoint.scope);
+
+    let body: unknown;
+    if (endpoint.body) {
+      checkBodyHeaders(req);
+      const raw = parseJson(await readBody(req));
+      const parsed = (endpoint.body as z.ZodType).safeParse(raw);
+      if (!parsed.success) throw bodyValidationError(parsed.error);
+      body = parsed.data;
+    }
+    let query: unknown;
+    if (endpoint.query) {
+      const parsed = (endpoint.query as z.ZodType).safeParse(queryObject(url));
+      if (!parsed.success) {
+        if (method === 'GET') throw new QueryValidationError(queryIssues(parsed.error));
+        throw bodyValidationError(parsed.error);
+      }
+      query = parsed.data;
+    }
+
+    let delaySpent = !deferLatency;
+    const ctx: RequestContext = {
+      app,
+      req,
+      requestId,
+      principal,
+      params,
+      query: query as never,
+      body: body as never,
+      delay: async () => {
+        if (delaySpent) return;
+        delaySpent = true;
+        await app.sleep(decision.latencyMs);
+      },
+      aborted: () => req.destroyed,
+    };
+    const handler = HANDLERS[route.name] as Handler<typeof route.name>;
+    const result = await handler(ctx as RequestContext<typeof route.name>);
+    if (!delaySpent) await ctx.delay();
+    const checked = endpoint.response.safeParse(result.body);
+    if (!checked.success && result.status < 300) {
+      app.logger.error({ endpoint: route.name, issues: checked.error.issues.slice(0, 3) }, 'emulator response does not match its schema');
+    }
+    sendJson(res, result.status, result.body, result.headers);
+  }
+
+  async function handleAdmin(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    if (url.pathname === '/_admin/faults' && req.method === 'GET') return sendJson(res, 200, app.faults.get());
+    if (url.pathname === '/_admin/faults' && req.method === 'PUT') {
+      checkBodyHeaders(req);
+      const parsed = faultOptions.safeParse(parseJson(await readBody(req)));
+      if (!parsed.success) throw bodyValidationError(parsed.error);
+      app.faults.set(parsed.data);
+      return sendJson(res, 200, app.faults.get());
+    }
+    if (url.pathname === '/_admin/reset' && req.method === 'POST') {
+      hooks.reset();
+      return sendJson(res, 200, { status: 'reset' });
+    }
+    throw new ApiError(404, null, 'Not Found', null, true);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const requestId = requestIdOf(req);
+    res.setHeader(REQUEST_ID_HEADER, requestId);
+    const method = req.method ?? 'GET';
+    const started = Date.now();
+    try {
+      const url = new URL(req.url ?? '/', 'http://emulator.invalid');
+      if (url.pathname === '/healthcheck' && (method === 'GET' || method === 'HEAD')) {
+        sendJson(res, 200, { status: 'ok' });
+      } else if (url.pathname.startsWith('/v1/') || url.pathname === '/v1') {
+        await handleV1(req, res, url, requestId);
+      } else if (url.pathname.startsWith('/_admin/')) {
+        await handleAdmin(req, res, url);
+      } else if (url.pathname.startsWith('/media/') && (method === 'GET' || method === 'HEAD')) {
+        serveMedia(app, req, res, url);
+      } else {
+        sendJson(res, 404, { detail: 'Not Found' });
+      }
+    } catch (error) {
+      if (error instanceof ApiError) {
+        // Unread bodies of refused uploads are not worth draining.
+        if (error.status === 413 || error.status === 411) res.setHeader('connection', 'close');
+        sendJson(res, error.status, errorBody(error, method, requestId));
+      } else if (error instanceof QueryValidationError) {
+        sendJson(res, 422, { detail: error.issues });
+      } else if (error instanceof Error && error.name === 'InvalidCursorError') {
+        const issues = [{ loc: ['query', 'cursor'], msg: error.message, type: 'value_error' }];
+        sendJson(res, 422, { detail: issues });
+      } else {
+        app.logger.error({ err: error, requestId }, 'emulator request failed');
+        sendJson(res, 500, { detail: 'internal server error' });
+      }
+    } finally {
+      app.logger.debug({ method, url: req.url, status: res.statusCode, ms: Date.now() - started, requestId }, 'request');
+    }
+  }
+
+  return createServer((req, res) => {
+    void handle(req, res);
+  });
+}

@@ -1,0 +1,124 @@
+/**
+ * Opens the emulator's SQLite database and brings its schema up to date.
+ * One file holds everything (keys, sources, object types, records, CRM data,
+ * ask runs, the full-text index, media), so a file-backed emulator survives
+ * restarts with all its state.
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export type Db = Database.Database;
+
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+  CREATE TABLE sources (
+    id TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    display_name TEXT NOT NULL,
+    created_ms INTEGER NOT NULL,
+    updated_ms INTEGER NOT NULL,
+    deleted_ms INTEGER
+  );
+  -- Names are unique among the live sources of an organization; a deleted name can be reused.
+  CREATE UNIQUE INDEX sources_live_name ON sources(org_id, name) WHERE deleted_ms IS NULL;
+
+  CREATE TABLE object_types (
+    id TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL,
+    source_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    display_name TEXT NOT NULL,
+    field_definitions TEXT NOT NULL,
+    created_ms INTEGER NOT NULL,
+    updated_ms INTEGER NOT NULL,
+    deleted_ms INTEGER
+  );
+  CREATE UNIQUE INDEX object_types_live_name ON object_types(source_id, name) WHERE deleted_ms IS NULL;
+  CREATE INDEX object_types_org ON object_types(org_id, created_ms);
+
+  CREATE TABLE records (
+    id TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    source_id TEXT NOT NULL,
+    remote_id TEXT NOT NULL,
+    public INTEGER NOT NULL,
+    owner_emails TEXT NOT NULL,
+    native INTEGER NOT NULL DEFAULT 0,
+    object_type_id TEXT,
+    sort_ms INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    created_ms INTEGER NOT NULL,
+    updated_ms INTEGER NOT NULL,
+    deleted_ms INTEGER
+  );
+  CREATE UNIQUE INDEX records_key ON records(org_id, kind, source_id, remote_id);
+  CREATE INDEX records_list ON records(org_id, kind, sort_ms DESC, id DESC);
+
+  CREATE TABLE crm_deals (
+    org_id TEXT NOT NULL,
+    deal_id TEXT NOT NULL,
+    sort_ms INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (org_id, deal_id)
+  );
+  CREATE INDEX crm_deals_list ON crm_deals(org_id, sort_ms DESC, deal_id DESC);
+
+  CREATE TABLE crm_accounts (
+    org_id TEXT NOT NULL,
+    account_id TEXT NOT NULL,
+    sort_ms INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (org_id, account_id)
+  );
+  CREATE INDEX crm_accounts_list ON crm_accounts(org_id, sort_ms DESC, account_id DESC);
+
+  CREATE TABLE ask_runs (
+    run_id TEXT PRIMARY KEY,
+    thread_id TEXT NOT NULL,
+    org_id TEXT NOT NULL,
+    message TEXT NOT NULL,
+    status TEXT NOT NULL,
+    final_status TEXT NOT NULL,
+    output TEXT,
+    error TEXT,
+    created_ms INTEGER NOT NULL,
+    ready_ms INTEGER NOT NULL
+  );
+
+  CREATE TABLE media (
+    id TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL,
+    content_type TEXT NOT NULL,
+    bytes BLOB NOT NULL
+  );
+
+  -- One row per searchable passage of a public, live record.
+  CREATE VIRTUAL TABLE search_passages USING fts5(
+    org_id UNINDEXED, record_id UNINDEXED, kind UNINDEXED, title, body,
+    tokenize = 'porter unicode61'
+  );
+  `,
+];
+
+/** Open (creating if needed) the database at `path` (`:memory:` for a throw-away one) and migrate it. */
+export function openDatabase(path: string): Db {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  if (path !== ':memory:') db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  const version = db.pragma('user_version', { simple: true }) as number;
+  for (let i = version; i < MIGRATIONS.length; i++) {
+    const sql = MIGRATIONS[i] ?? '';
+    db.transaction(() => {
+      db.exec(sql);
+      db.pragma(`user_version = ${i + 1}`);
+    })();
+  }
+  return db;
+}

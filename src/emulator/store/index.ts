@@ -1,0 +1,81 @@
+/**
+ * The emulator's store: one SQLite database and a repository per entity.
+ * Everything that changes a record goes through `putRecord`/`deleteRecord`,
+ * which keep the full-text index in step inside the same transaction.
+ *
+ * Extension points for seed generators and enrichment: `putRecord` (any
+ * kind, native or pushed), `crm.upsertDeal` / `crm.upsertAccount`,
+ * `media.put`, and `search` (FTS5 passages of visible records).
+ */
+import { AskRunsRepo } from './ask-runs.js';
+import { CrmRepo } from './crm.js';
+import { openDatabase, type Db } from './database.js';
+import { MediaRepo } from './media.js';
+import { MetaRepo } from './meta.js';
+import { ObjectTypesRepo } from './object-types.js';
+import { RecordsRepo, type RecordKey, type RecordWrite } from './records.js';
+import { SearchIndex } from './search-index.js';
+import { SourcesRepo } from './sources.js';
+import type { RecordKind, StoredRecord } from './types.js';
+
+export class EmulatorStore {
+  readonly db: Db;
+  readonly meta: MetaRepo;
+  readonly sources: SourcesRepo;
+  readonly objectTypes: ObjectTypesRepo;
+  readonly records: RecordsRepo;
+  readonly crm: CrmRepo;
+  readonly askRuns: AskRunsRepo;
+  readonly media: MediaRepo;
+  readonly search: SearchIndex;
+
+  constructor(path: string) {
+    this.db = openDatabase(path);
+    this.meta = new MetaRepo(this.db);
+    this.sources = new SourcesRepo(this.db);
+    this.objectTypes = new ObjectTypesRepo(this.db);
+    this.records = new RecordsRepo(this.db);
+    this.crm = new CrmRepo(this.db);
+    this.askRuns = new AskRunsRepo(this.db);
+    this.media = new MediaRepo(this.db);
+    this.search = new SearchIndex(this.db);
+  }
+
+  /** Upsert a record and refresh its passages in the search index. */
+  putRecord<K extends RecordKind>(
+    key: RecordKey & { kind: K },
+    write: RecordWrite<K>,
+    now = Date.now(),
+  ): { record: StoredRecord<K>; status: 'created' | 'updated' } {
+    return this.db.transaction(() => {
+      const result = this.records.upsert(key, write, now);
+      this.search.reindex(result.record);
+      return result;
+    })();
+  }
+
+  /** Soft-delete a record and drop it from the search index. */
+  deleteRecord(id: string, now = Date.now()): void {
+    this.db.transaction(() => {
+      this.records.softDelete(id, now);
+      this.search.remove(id);
+    })();
+  }
+
+  /** Remove all organization data (keeps meta: dev key and media secret). */
+  reset(): void {
+    this.db.exec(`
+      DELETE FROM sources; DELETE FROM object_types; DELETE FROM records; DELETE FROM crm_deals;
+      DELETE FROM crm_accounts; DELETE FROM ask_runs; DELETE FROM media; DELETE FROM search_passages;
+    `);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+export type { RecordKey, RecordWrite } from './records.js';
+export { isVisible } from './records.js';
+export * from './types.js';
+export { InvalidCursorError } from './cursor.js';

@@ -1,0 +1,50 @@
+/**
+ * The full-text index (SQLite FTS5) behind the ask assistant. It holds
+ * passages of public, live records only, so private and deleted records can
+ * never leak into an answer.
+ */
+import type { Db } from './database.js';
+import { isVisible } from './records.js';
+import { passagesOf } from '../search/passages.js';
+import type { RecordKind, StoredRecord } from './types.js';
+
+export interface SearchHit {
+  recordId: string;
+  kind: RecordKind;
+  title: string;
+  body: string;
+  /** bm25 rank: lower is better. */
+  rank: number;
+}
+
+export class SearchIndex {
+  constructor(private readonly db: Db) {}
+
+  /** Replace the record's passages with its current ones (none when private or deleted). */
+  reindex(record: StoredRecord): void {
+    this.db.prepare('DELETE FROM search_passages WHERE record_id = ?').run(record.id);
+    if (!isVisible(record)) return;
+    const insert = this.db.prepare('INSERT INTO search_passages (org_id, record_id, kind, title, body) VALUES (?, ?, ?, ?, ?)');
+    for (const passage of passagesOf(record)) insert.run(record.orgId, record.id, record.kind, passage.title, passage.body);
+  }
+
+  remove(recordId: string): void {
+    this.db.prepare('DELETE FROM search_passages WHERE record_id = ?').run(recordId);
+  }
+
+  /** Number of indexed passages of the organization. */
+  count(orgId: string): number {
+    return (this.db.prepare('SELECT count(*) AS n FROM search_passages WHERE org_id = ?').get(orgId) as { n: number }).n;
+  }
+
+  /** Best passages for an FTS5 MATCH expression; titles weigh twice the body. */
+  search(orgId: string, match: string, limit: number): SearchHit[] {
+    const rows = this.db
+      .prepare(
+        `SELECT record_id, kind, title, body, bm25(search_passages, 0, 0, 0, 2.0, 1.0) AS rank
+         FROM search_passages WHERE search_passages MATCH ? AND org_id = ? ORDER BY rank LIMIT ?`,
+      )
+      .all(match, orgId, limit) as { record_id: string; kind: RecordKind; title: string; body: string; rank: number }[];
+    return rows.map((r) => ({ recordId: r.record_id, kind: r.kind, title: r.title, body: r.body, rank: r.rank }));
+  }
+}
