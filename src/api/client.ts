@@ -179,15 +179,16 @@ export class ServiceClient {
    * success body parsed with the endpoint's response schema.
    */
   async call<N extends EndpointName>(name: N, options: CallOptions<N> = {}): Promise<ResponseOf<N>> {
-    return (await this.send(name, options)).data;
+    return (await this.#send(name, options)).data;
   }
 
   /** Like {@link call}, with the answer's status and headers. */
-  async send<N extends EndpointName>(
-    name: N,
-    options: CallOptions<N> = {},
-    pathOverride?: string,
-  ): Promise<Answer<ResponseOf<N>>> {
+  send<N extends EndpointName>(name: N, options: CallOptions<N> = {}): Promise<Answer<ResponseOf<N>>> {
+    return this.#send(name, options);
+  }
+
+  /** `pathOverride` replaces the built path (a poll `Location` the service gave). */
+  async #send<N extends EndpointName>(name: N, options: CallOptions<N>, pathOverride?: string): Promise<Answer<ResponseOf<N>>> {
     const endpoint: Endpoint = ENDPOINTS[name];
     const path = pathOverride ?? `${this.#prefix}${fillPath(endpoint.path, options.params, name)}${buildQuery(options.query, name)}`;
     const body = options.body === undefined ? undefined : serialiseBody(options.body, name);
@@ -234,7 +235,13 @@ export class ServiceClient {
         await sleep(delayMs, signal, name);
         continue;
       }
-      throw serviceErrorFromResponse({ endpoint: name, status: raw.status, body: this.#errorBody(raw.text), attempts: attempt });
+      throw serviceErrorFromResponse({
+        endpoint: name,
+        status: raw.status,
+        body: this.#errorBody(raw.text),
+        attempts: attempt,
+        retryAfterMs: parseRetryAfter(raw.headers['retry-after']),
+      });
     }
   }
 
@@ -377,7 +384,7 @@ export class ServiceClient {
     const request = { signal: controller.signal, timeoutMs };
     let last: ResponseOf<'ask'> | undefined;
     try {
-      let answer: Answer<ResponseOf<'ask'>> = await this.send('ask', { ...request, body: { message } });
+      let answer: Answer<ResponseOf<'ask'>> = await this.#send('ask', { ...request, body: { message } });
       last = answer.data;
       while (answer.status === 202 || answer.data.status === 'running') {
         options.onPoll?.(answer.data);
@@ -386,7 +393,7 @@ export class ServiceClient {
         const { threadId, runId } = answer.data;
         const location = firstHeader(answer.headers.location);
         const path = location === undefined ? undefined : resolveLocation(location, this.#base, this.#prefix);
-        answer = await this.send('pollAsk', { ...request, params: { threadId, runId } }, path);
+        answer = await this.#send('pollAsk', { ...request, params: { threadId, runId } }, path);
         last = answer.data;
       }
       return answer.data;

@@ -18,6 +18,8 @@ export interface ServiceErrorInit {
   /** The parsed error body (or the raw text when it is not JSON). */
   body?: unknown;
   attempts?: number;
+  /** The answer's Retry-After hint in ms, for callers that retry themselves (`retry: false`). */
+  retryAfterMs?: number | undefined;
   cause?: unknown;
 }
 
@@ -29,6 +31,7 @@ export class ServiceError extends FerryError {
   readonly requestId: string | undefined;
   readonly body: unknown;
   readonly endpoint: string;
+  readonly retryAfterMs: number | undefined;
 
   constructor(code: ErrorCode, message: string, init: ServiceErrorInit, hint?: string) {
     super(code, message, {
@@ -50,6 +53,7 @@ export class ServiceError extends FerryError {
     this.requestId = init.requestId;
     this.body = init.body;
     this.endpoint = init.endpoint;
+    this.retryAfterMs = init.retryAfterMs;
   }
 
   /**
@@ -128,6 +132,7 @@ export function serviceErrorFromResponse(init: {
   status: number;
   body: unknown;
   attempts: number;
+  retryAfterMs?: number | undefined;
 }): ServiceError {
   const facts = errorBodyFacts(init.body);
   const text = facts.message ?? (typeof init.body === 'string' && init.body.trim() !== '' ? init.body.trim().slice(0, 300) : undefined);
@@ -144,6 +149,7 @@ export function serviceErrorFromResponse(init: {
       requestId: facts.requestId,
       body: init.body,
       attempts: init.attempts,
+      retryAfterMs: init.retryAfterMs,
     },
     hintForStatus(init.status),
   );
