@@ -1,0 +1,15 @@
+/** Time as the sink sees it, injectable so tests run on a virtual clock. */
+import { sleep } from '../api/retry.js';
+
+export { abortedError } from '../api/retry.js';
+
+export interface Clock {
+  now(): number;
+  /** Wait `ms`; reject with FERRY_ABORTED as soon as `signal` fires. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) => sleep(ms, signal),
+};

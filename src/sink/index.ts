@@ -1,0 +1,16 @@
+/** The sink: target setup, schema evolution and the push queue. */
+export { ensureTarget, findObjectType, findSource, PLANNED_ID } from './ensure-target.js';
+export type { EnsureTargetConfig, EnsureTargetOptions, EnsuredTarget, SchemaChange } from './ensure-target.js';
+export { MAX_FIELDS } from './field-schema.js';
+export type { FieldChange, TargetObjectType } from './field-schema.js';
+export { inferFieldType } from './infer-field-type.js';
+export { ObjectTypeEvolver } from './object-type-evolver.js';
+export type { EvolverOptions, NewFieldsPolicy, ResolvedFields } from './object-type-evolver.js';
+export { Pusher } from './pusher.js';
+export type { DeleteJob, DeleteOutcome, PushJob, PushOutcome, PushRejection, PusherOptions, PusherStats, SinkLogger } from './pusher.js';
+export { AdaptiveRateLimiter } from './rate-limiter.js';
+export type { AdaptiveRateOptions } from './rate-limiter.js';
+export { systemClock } from './clock.js';
+export type { Clock } from './clock.js';
+export { classifyFailure, rejectionReason, statusOf } from './service-port.js';
+export type { FailureClass, RecordKind, SinkCallOptions, SinkService } from './service-port.js';
