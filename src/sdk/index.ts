@@ -7,3 +7,4 @@ export * from './define.js';
 export * from './errors.js';
 export * from './origin.js';
 export * from './cursor.js';
+export * from './conformance.js';
