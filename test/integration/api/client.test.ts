@@ -342,6 +342,41 @@ describe('requests', () => {
     expect(server.seen[0]?.url).toBe('/service/v1/sources?name=crm');
   });
 
+  it('keeps at most `concurrency` connections open and reuses them', async () => {
+    const sockets = new Set<unknown>();
+    const { server, client } = await setup(
+      (req, res) => {
+        sockets.add(res.socket);
+        setTimeout(() => json(res, 200, { status: 'ok', org_id: SOURCE_ID, scopes: [] }), 2);
+      },
+      { concurrency: 3 },
+    );
+    await Promise.all(Array.from({ length: 30 }, () => client.health()));
+    expect(server.seen).toHaveLength(30);
+    expect(sockets.size).toBeLessThanOrEqual(3);
+    expect(sockets.size).toBeGreaterThan(0);
+  });
+
+  it('aborts a request in flight without retrying', async () => {
+    const controller = new AbortController();
+    const { server, client } = await setup(() => {
+      controller.abort();
+    });
+    const err = await failure(client.getRow('5a4b3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d', { signal: controller.signal }));
+    expect(err.code).toBe('FERRY_ABORTED');
+    expect(server.seen).toHaveLength(1);
+  });
+
+  it('send() exposes status and headers; a body of the wrong shape is refused', async () => {
+    const { client } = await setup((_req, res) => json(res, 201, recordResponse, { 'x-request-id': 'req_1' }));
+    const answer = await client.send('createSource', { body: { name: 'crm', displayName: 'CRM' } }).catch((e: unknown) => e);
+    // recordResponse is not a SourceResponse: the schema check must refuse it.
+    expect(answer).toMatchObject({ code: 'FERRY_SERVICE_ERROR' });
+    const ok = await client.send('createRow', { body: dealRow() });
+    expect(ok.status).toBe(201);
+    expect(ok.headers['x-request-id']).toBe('req_1');
+  });
+
   it('works over an undici MockAgent passed as dispatcher', async () => {
     const agent = new MockAgent();
     agent.disableNetConnect();
