@@ -142,12 +142,13 @@ export class JsonSplitter {
 
   /** Signal the end of input; returns a last scalar value, or throws when a value or the array is unfinished. */
   end(): JsonPiece[] {
+    const pieces: JsonPiece[] = [];
     if (this.value) {
-      if (this.value.kind === 'scalar') return [this.finish('')];
-      throw new JsonSplitError('the file ends inside a value', this.value.line);
+      if (this.value.kind !== 'scalar') throw new JsonSplitError('the file ends inside a value', this.value.line);
+      pieces.push(this.finish(''));
     }
     if (this.mode === 'array') throw new JsonSplitError('the file ends before the top-level array is closed', this.line);
-    return [];
+    return pieces;
   }
 
   private finish(tail: string): JsonPiece {
