@@ -115,8 +115,9 @@ export const syncConfig = z
       if (type === 'row' && objectType === undefined) {
         ctx.addIssue({ code: 'custom', path: ['target', 'objectType'], message: 'a row target needs objectType: { name }' });
       }
-      if (typeof type === 'string' && type !== 'row' && objectType !== undefined) {
-        ctx.addIssue({ code: 'custom', path: ['target', 'objectType'], message: `objectType only applies to row targets, not ${type}` });
+      const known = (TARGET_TYPES as readonly unknown[]).includes(type);
+      if (known && type !== 'row' && objectType !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['target', 'objectType'], message: `objectType only applies to row targets, not ${String(type)}` });
       }
     },
     // Report this alongside the sync's other problems, not only once they are fixed.

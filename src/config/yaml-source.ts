@@ -3,7 +3,7 @@
  * traced back to a line and column — including paths that stop existing
  * part-way (a missing key points at its nearest parent).
  */
-import { LineCounter, isAlias, isMap, isScalar, isSeq, parseAllDocuments } from 'yaml';
+import { LineCounter, isAlias, isMap, isScalar, isSeq, parseAllDocuments, parseDocument } from 'yaml';
 import type { Document, Node } from 'yaml';
 import type { ConfigIssue, SourcePosition } from './issues.js';
 
@@ -20,22 +20,28 @@ export type KeyPath = readonly (string | number)[];
 /** Parse a file's text; YAML errors (and extra documents) come back as issues. */
 export function parseYaml(file: string, text: string): { source: YamlSource; issues: ConfigIssue[] } {
   const lineCounter = new LineCounter();
-  const parsed = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  const documents = Array.isArray(parsed) ? parsed : [];
+  const options = { lineCounter, prettyErrors: false, uniqueKeys: true } as const;
+  const parsed = parseAllDocuments(text, options);
+  // An empty file (or only comments) is an empty document, not an error.
+  const documents = Array.isArray(parsed) && parsed.length > 0 ? parsed : [parseDocument(text, options)];
   const first = documents[0];
   const source: YamlSource = { file, text, document: first, lineCounter };
   const issues: ConfigIssue[] = [];
-  for (const document of documents) {
-    for (const error of document.errors) {
-      issues.push({
-        ...positionAt(source, error.pos[0]),
-        path: '',
-        message: `YAML syntax: ${firstLine(error.message)}`,
-      });
-    }
+  // After the first syntax error the parser's later complaints are mostly
+  // echoes of it: report the first, and how many followed.
+  const errors = documents.flatMap((document) => document.errors);
+  const firstError = errors[0];
+  if (firstError) {
+    const more = errors.length - 1;
+    const tail = more > 0 ? ` (and ${more} more YAML ${more === 1 ? 'error' : 'errors'} after it, probably caused by it)` : '';
+    issues.push({
+      ...positionAt(source, firstError.pos[0]),
+      path: '',
+      message: `YAML syntax: ${firstLine(firstError.message)}${tail}`,
+    });
   }
   const second = documents[1];
-  if (second) {
+  if (second && !firstError) {
     issues.push({
       ...positionAt(source, second.range[0]),
       path: '',

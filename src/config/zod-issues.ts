@@ -96,9 +96,9 @@ function convert(issue: ZodIssue, prefix: KeyPath, context: IssueContext): Confi
       return [make(message, { expected, found: found() })];
     }
     case 'too_small':
-      return [make(sizeMessage(issue.origin, issue.minimum, issue.inclusive !== false, 'min'), { found: found() })];
+      return [make(sizeMessage(issue.origin, issue.minimum, issue.inclusive !== false, 'min', issue.exact === true), { found: found() })];
     case 'too_big':
-      return [make(sizeMessage(issue.origin, issue.maximum, issue.inclusive !== false, 'max'), { found: found() })];
+      return [make(sizeMessage(issue.origin, issue.maximum, issue.inclusive !== false, 'max', issue.exact === true), { found: found() })];
     case 'not_multiple_of':
       return [make(`must be a multiple of ${issue.divisor}`, { found: found() })];
     case 'invalid_format':
@@ -127,19 +127,18 @@ function wrongTypeMessage(expected: string, value: unknown): string {
   return 'wrong type';
 }
 
-function sizeMessage(origin: string, limit: number | bigint, inclusive: boolean, side: 'min' | 'max'): string {
+function sizeMessage(origin: string, limit: number | bigint, inclusive: boolean, side: 'min' | 'max', exact: boolean): string {
   const n = Number(limit);
-  if (origin === 'string') {
+  const unit = origin === 'string' ? 'character' : origin === 'array' || origin === 'set' ? 'item' : undefined;
+  if (unit) {
+    const count = `${n} ${unit}${n === 1 ? '' : 's'}`;
+    if (exact) return `must have exactly ${count}`;
     if (side === 'min' && n === 1) return 'must not be empty';
-    return side === 'min' ? `must have at least ${n} characters` : `must have at most ${n} characters`;
+    return side === 'min' ? `must have at least ${count}` : `must have at most ${count}`;
   }
-  if (origin === 'array' || origin === 'set') {
-    if (side === 'min' && n === 1) return 'must not be empty';
-    return side === 'min' ? `must have at least ${n} items` : `must have at most ${n} items`;
-  }
-  const op = side === 'min' ? (inclusive ? '>=' : '>') : inclusive ? '<=' : '<';
   // Integers past Number.MAX_SAFE_INTEGER are a zod detail, not a user limit.
   if (side === 'max' && n >= Number.MAX_SAFE_INTEGER) return `must be at most ${Number.MAX_SAFE_INTEGER}`;
+  const op = side === 'min' ? (inclusive ? '>=' : '>') : inclusive ? '<=' : '<';
   return `must be ${op} ${n}`;
 }
 
