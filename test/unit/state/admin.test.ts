@@ -84,6 +84,11 @@ describe('admin', () => {
     expect(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe('1');
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
     expect(tables).toEqual(expect.arrayContaining(['cursors', 'failures', 'ledger', 'locks', 'meta', 'runs']));
+    // Fingerprint lookups and the live count use an index, never a table scan.
+    const plan = (sql: string): string =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join('; ');
+    expect(plan("SELECT fingerprint FROM ledger WHERE sync = 'x' AND remote_id IN ('a', 'b')")).toMatch(/USING PRIMARY KEY|USING .*INDEX/);
+    expect(plan("SELECT count(*) FROM ledger WHERE sync = 'x' AND status = 'pushed'")).toMatch(/USING .*INDEX ledger_live/);
     db.close();
     // Reopening an up-to-date file does not migrate again.
     openStateStore(`sqlite:${path}`).close();
