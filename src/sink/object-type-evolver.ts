@@ -54,6 +54,8 @@ export class ObjectTypeEvolver {
   private readonly unfit = new Set<string>();
   private readonly discardLogged = new Set<string>();
   private inFlight: Promise<void> | undefined;
+  /** Names the PATCH in flight carries: cleared from `pending`, not yet on the object type. */
+  private flying = new Set<string>();
   private patches = 0;
   private readonly addedFields: FieldChange[] = [];
 
@@ -150,12 +152,13 @@ export class ObjectTypeEvolver {
     }
   }
 
-  /** Wait until none of `names` is pending, sending PATCHes one at a time. */
+  /** Wait until none of `names` is pending or being added, sending PATCHes one at a time. */
   private async flush(names: readonly string[]): Promise<void> {
-    while (names.some((n) => this.pending.has(n))) {
+    while (names.some((n) => this.pending.has(n) || this.flying.has(n))) {
       if (this.inFlight) {
         // Someone else's PATCH: wait for it, then look again (our names may ride the next one).
-        await this.inFlight.catch(() => undefined);
+        // Its failure is ours too: the schema could not be changed.
+        await this.inFlight;
         continue;
       }
       const flight = this.patchPending();
@@ -164,6 +167,7 @@ export class ObjectTypeEvolver {
         await flight;
       } finally {
         this.inFlight = undefined;
+        this.flying = new Set();
       }
     }
   }
@@ -184,6 +188,7 @@ export class ObjectTypeEvolver {
     const taking = batch.slice(0, room);
     for (const [name] of batch.slice(room)) this.unfit.add(name);
     this.pending.clear();
+    this.flying = new Set(taking.map(([name]) => name));
 
     if (taking.length === 0) {
       applyDefinitions(this.objectType, latest.fieldDefinitions);

@@ -74,6 +74,7 @@ export class FakeService implements SinkService {
   beforeCreateObjectType?: (body: CreateObjectTypeRequest) => void;
   /** Holds object-type PATCHes until released (for serialization tests). */
   patchGate: Promise<void> | undefined;
+  afterPatch?: (type: ObjectTypeResponse) => void;
   patchesInFlight = 0;
   maxPatchesInFlight = 0;
   deleteHandler: (kind: PushKind, query: RecordKeyQuery) => DeletedRecordResponse = (_k, q) => ({
@@ -157,7 +158,9 @@ export class FakeService implements SinkService {
       if (body.fieldDefinitions) {
         t.fieldDefinitions = body.fieldDefinitions.map((d) => ({ name: d.name, fieldType: d.fieldType, label: d.label ?? null, required: d.required ?? false }));
       }
-      return structuredClone(t);
+      const answer = structuredClone(t);
+      this.afterPatch?.(t);
+      return answer;
     } finally {
       this.patchesInFlight -= 1;
     }

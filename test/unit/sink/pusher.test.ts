@@ -1,0 +1,295 @@
+import { describe, it, expect } from 'vitest';
+import { Pusher } from '../../../src/sink/pusher.js';
+import type { PusherOptions, PushJob } from '../../../src/sink/pusher.js';
+import { FerryError } from '../../../src/sdk/errors.js';
+import { FakeClock, FakeService, FakeServiceError, NetworkError, recordingLogger, silentLogger, structuredError } from './fake-service.js';
+
+const SOURCE = '6f1d3c0e-8a4b-4c3d-9e2f-0a1b2c3d4e5f';
+const job = (i: number): PushJob => ({ kind: 'row', remoteId: `r${i}`, body: { id: `r${i}`, sourceId: SOURCE, name: `row ${i}` } });
+
+function setup(overrides: Partial<PusherOptions> = {}) {
+  const clock = new FakeClock();
+  const service = new FakeService(clock);
+  const pusher = new Pusher({
+    service,
+    concurrency: 4,
+    maxRequestsPerSecond: 1000,
+    maxAttempts: 5,
+    logger: silentLogger,
+    clock,
+    random: () => 0.5,
+    ...overrides,
+  });
+  return { clock, service, pusher };
+}
+
+const tooMany = (retryAfter?: string, retryAfterMs?: number) => new FakeServiceError(429, { detail: 'rate limit exceeded' }, retryAfter, retryAfterMs);
+
+describe('Pusher', () => {
+  it('pushes every record with retry: false and reports created/updated', async () => {
+    const { service, pusher } = setup();
+    service.handler = (_k, body, n) => ({ status: n % 2 ? 'created' : 'updated', recordId: `rec-${String(body.id)}`, id: String(body.id), sourceId: SOURCE });
+    const outcomes = await Promise.all([1, 2].map((i) => pusher.push(job(i))));
+    expect(outcomes).toEqual([
+      { ok: true, recordId: 'rec-r1', status: 'created' },
+      { ok: true, recordId: 'rec-r2', status: 'updated' },
+    ]);
+    expect(service.callsOf('create:row').every((c) => c.options?.retry === false)).toBe(true);
+  });
+
+  it('routes each kind to its endpoint', async () => {
+    const { service, pusher } = setup();
+    for (const kind of ['conversation', 'message', 'row', 'document'] as const) {
+      await pusher.push({ kind, remoteId: 'x', body: { id: 'x', sourceId: SOURCE } });
+    }
+    expect(service.calls.map((c) => c.method)).toEqual(['create:conversation', 'create:message', 'create:row', 'create:document']);
+  });
+
+  it('never has more requests in flight than the concurrency', async () => {
+    const { service, pusher } = setup({ concurrency: 3 });
+    await Promise.all(Array.from({ length: 40 }, (_, i) => pusher.push(job(i))));
+    expect(service.pushes).toBe(40);
+    expect(service.maxInFlight).toBe(3);
+  });
+
+  it('keeps requests under the rate ceiling (virtual clock)', async () => {
+    const { service, pusher, clock } = setup({ concurrency: 8, maxRequestsPerSecond: 5 });
+    const start = clock.now();
+    await Promise.all(Array.from({ length: 20 }, (_, i) => pusher.push(job(i))));
+    const times = service.callsOf('create:row').map((c) => c.at);
+    expect(times).toHaveLength(20);
+    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(200);
+    // In any one-second window at most 5 requests (plus the one at its edge).
+    for (const t of times) expect(times.filter((u) => u >= t && u < t + 1000).length).toBeLessThanOrEqual(5);
+    expect(times[19]! - start).toBeGreaterThanOrEqual(19 * 200);
+  });
+
+  it('halves the rate on a 429 and climbs back to the ceiling after successes (AIMD)', async () => {
+    const { service, pusher } = setup({ concurrency: 1, maxRequestsPerSecond: 10 });
+    service.script.push(tooMany());
+    const rates: number[] = [];
+    service.handler = (_k, body) => {
+      rates.push(pusher.stats().currentRate);
+      return { status: 'created', recordId: 'x', id: String(body.id), sourceId: SOURCE };
+    };
+    await pusher.push(job(0));
+    expect(pusher.stats().currentRate).toBeLessThan(10);
+    expect(rates[0]).toBe(5);
+    for (let i = 1; i <= 60; i++) await pusher.push(job(i));
+    expect(pusher.stats().currentRate).toBe(10);
+    expect(Math.max(...rates)).toBeLessThanOrEqual(10);
+    // Additive: it rose in steps, not in one jump.
+    expect(new Set(rates).size).toBeGreaterThan(3);
+    expect(pusher.stats()).toMatchObject({ throttled: 1, retries: 1, requests: 62, succeeded: 61 });
+  });
+
+  it('never cuts below the floor, however many 429s', async () => {
+    const { service, pusher } = setup({ concurrency: 1, maxRequestsPerSecond: 4, maxAttempts: 20 });
+    for (let i = 0; i < 15; i++) service.script.push(tooMany());
+    await pusher.push(job(0));
+    expect(pusher.stats().currentRate).toBe(0.5);
+  });
+
+  it('honours Retry-After in seconds: every request waits until then', async () => {
+    const { service, pusher, clock } = setup({ concurrency: 1 });
+    service.script.push(tooMany('7'));
+    await pusher.push(job(0));
+    expect(clock.sleeps).toContain(7000);
+    const [first, second] = service.callsOf('create:row').map((c) => c.at);
+    expect(second! - first!).toBeGreaterThanOrEqual(7000);
+  });
+
+  it('honours Retry-After as an HTTP date', async () => {
+    const { service, pusher, clock } = setup({ concurrency: 1 });
+    service.script.push(tooMany(new Date(clock.now() + 12_000).toUTCString()));
+    await pusher.push(job(0));
+    expect(clock.sleeps).toContain(12_000);
+  });
+
+  it('honours a Retry-After the client already parsed (retryAfterMs)', async () => {
+    const { service, pusher, clock } = setup({ concurrency: 2 });
+    service.script.push(tooMany(undefined, 3500));
+    await Promise.all([0, 1, 2, 3].map((i) => pusher.push(job(i))));
+    expect(clock.sleeps).toContain(3500);
+    const times = service.callsOf('create:row').map((c) => c.at);
+    expect(times).toHaveLength(5);
+    // The first two were already on their way; after the 429 nothing went out before the hint expired.
+    for (const t of times.slice(2)) expect(t).toBeGreaterThanOrEqual(times[0]! + 3500);
+  });
+
+  it('a Retry-After of 0 or none means backoff with jitter, never a tight loop', async () => {
+    for (const hint of ['0', undefined]) {
+      const { service, pusher, clock } = setup({ concurrency: 1, random: () => 0, minDelayMs: 50, baseDelayMs: 100 });
+      service.script.push(tooMany(hint), tooMany(hint), tooMany(hint));
+      await pusher.push(job(0));
+      const times = service.callsOf('create:row').map((c) => c.at);
+      expect(times).toHaveLength(4);
+      for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(50);
+      expect(clock.sleeps.length).toBeGreaterThanOrEqual(3);
+    }
+  });
+
+  it('backs off exponentially with full jitter on 5xx', async () => {
+    const { service, pusher, clock } = setup({ concurrency: 1, random: () => 0.999, baseDelayMs: 100, maxDelayMs: 1000 });
+    service.script.push(new FakeServiceError(503), new FakeServiceError(500), new FakeServiceError(502), new FakeServiceError(504), new FakeServiceError(503));
+    await expect(pusher.push(job(0))).rejects.toMatchObject({ code: 'FERRY_SERVICE_ERROR' });
+    // Windows 100, 200, 400, 800 (capped at 1000), jitter just under each.
+    expect(clock.sleeps).toEqual([99, 199, 399, 799]);
+  });
+
+  it('retries 408 and 409 and network errors', async () => {
+    const { service, pusher } = setup({ concurrency: 1 });
+    service.script.push(new FakeServiceError(408), structuredError(409, 'conflict', 'concurrent write'), new NetworkError('socket hang up'));
+    await expect(pusher.push(job(0))).resolves.toMatchObject({ ok: true });
+    expect(pusher.stats()).toMatchObject({ requests: 4, retries: 3, throttled: 0 });
+  });
+
+  it('a permanent refusal becomes a dead-letter outcome with the service body, without retry', async () => {
+    const { service, pusher } = setup();
+    const error = structuredError(400, 'validation_error', 'fields.amount: value "x" does not match fieldType double', 'fields.amount', 'req-42');
+    service.script.push(error);
+    const outcome = await pusher.push(job(0));
+    expect(outcome).toEqual({
+      ok: false,
+      permanent: true,
+      status: 400,
+      reason: '400 validation_error: fields.amount: value "x" does not match fieldType double (field fields.amount, request req-42)',
+      errorBody: error.body,
+    });
+    expect(service.pushes).toBe(1);
+    expect(pusher.stats()).toMatchObject({ rejected: 1, retries: 0 });
+  });
+
+  it.each([404, 411, 413, 422])('%i is permanent too', async (status) => {
+    const { service, pusher } = setup();
+    service.script.push(new FakeServiceError(status, { detail: `nope ${status}` }));
+    await expect(pusher.push(job(0))).resolves.toMatchObject({ ok: false, status, reason: `${status}: nope ${status}` });
+    expect(service.pushes).toBe(1);
+  });
+
+  it('a body the client refused to send (over 10 MB) is dead-lettered with status null', async () => {
+    const { service, pusher } = setup();
+    service.script.push(new FerryError('FERRY_BODY_TOO_LARGE', 'createRow: request body is 11000000 bytes'));
+    await expect(pusher.push(job(0))).resolves.toMatchObject({ ok: false, status: null, reason: 'createRow: request body is 11000000 bytes' });
+  });
+
+  it('401 is fatal to the run: this push and every later one reject, with no more requests', async () => {
+    const { service, pusher } = setup({ concurrency: 1 });
+    service.script.push(new FakeServiceError(401, { detail: 'invalid key' }));
+    const error = await pusher.push(job(0)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FerryError);
+    expect((error as FerryError).code).toBe('FERRY_SERVICE_AUTH');
+    expect((error as FerryError).exitCode).toBe(3);
+    await expect(pusher.push(job(1))).rejects.toMatchObject({ code: 'FERRY_SERVICE_AUTH' });
+    expect(service.pushes).toBe(1);
+  });
+
+  it('403 is fatal with a scope hint', async () => {
+    const { service, pusher } = setup();
+    service.script.push(new FakeServiceError(403, { detail: 'API key missing required scope: ingest' }));
+    await expect(pusher.push(job(0))).rejects.toMatchObject({ code: 'FERRY_SERVICE_AUTH', hint: expect.stringMatching(/scope/) });
+  });
+
+  it('transient failures that exhaust the attempts are fatal: SERVICE_ERROR for statuses, UNREACHABLE for the network', async () => {
+    const a = setup({ maxAttempts: 3 });
+    a.service.script.push(tooMany(), tooMany(), tooMany());
+    await expect(a.pusher.push(job(0))).rejects.toMatchObject({ code: 'FERRY_SERVICE_ERROR', message: expect.stringContaining('HTTP 429 after 3 attempts') });
+    expect(a.service.pushes).toBe(3);
+
+    const b = setup({ maxAttempts: 2 });
+    b.service.script.push(new FerryError('FERRY_SERVICE_UNREACHABLE', 'connect ECONNREFUSED'), new NetworkError('reset'));
+    await expect(b.pusher.push(job(0))).rejects.toMatchObject({ code: 'FERRY_SERVICE_UNREACHABLE' });
+    expect(b.service.pushes).toBe(2);
+  });
+
+  it('an unexpected error is rethrown as it is', async () => {
+    const { service, pusher } = setup();
+    const bug = new TypeError('boom');
+    service.script.push(bug);
+    await expect(pusher.push(job(0))).rejects.toBe(bug);
+  });
+
+  it('bounds the queue: a reader awaiting waitForCapacity never gets far ahead', async () => {
+    const { service, pusher } = setup({ concurrency: 2, maxQueued: 8 });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => { release = resolve; });
+    service.handler = async (_k, body) => {
+      await gate;
+      return { status: 'created', recordId: 'x', id: String(body.id), sourceId: SOURCE };
+    };
+    let produced = 0;
+    const pending: Promise<unknown>[] = [];
+    const reader = (async () => {
+      for (let i = 0; i < 100; i++) {
+        await pusher.waitForCapacity();
+        pending.push(pusher.push(job(i)));
+        produced++;
+      }
+    })();
+    for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+    expect(produced).toBeLessThanOrEqual(8 + 2 + 1);
+    expect(pusher.stats().queued).toBeLessThanOrEqual(8);
+    release();
+    await reader;
+    await Promise.all(pending);
+    expect(produced).toBe(100);
+  });
+
+  it('drain lets requests in flight finish, and queued ones reject unsent', async () => {
+    const { service, pusher } = setup({ concurrency: 2 });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => { release = resolve; });
+    service.handler = async (_k, body) => {
+      await gate;
+      return { status: 'created', recordId: 'x', id: String(body.id), sourceId: SOURCE };
+    };
+    const results = Array.from({ length: 6 }, (_, i) => pusher.push(job(i)).then((o) => o, (e: unknown) => e));
+    while (service.inFlight < 2) await new Promise((r) => setImmediate(r));
+    const drained = pusher.drain();
+    release();
+    await drained;
+    const settled = await Promise.all(results);
+    expect(settled.slice(0, 2)).toEqual([{ ok: true, recordId: 'x', status: 'created' }, { ok: true, recordId: 'x', status: 'created' }]);
+    for (const s of settled.slice(2)) expect(s).toMatchObject({ code: 'FERRY_ABORTED' });
+    expect(service.pushes).toBe(2);
+  });
+
+  it('the signal aborts waits (a Retry-After pause) with FERRY_ABORTED', async () => {
+    const controller = new AbortController();
+    const clock = new FakeClock();
+    const service = new FakeService(clock);
+    const pusher = new Pusher({
+      service, concurrency: 1, maxRequestsPerSecond: 10, maxAttempts: 5, logger: silentLogger, clock, signal: controller.signal,
+      sleep: async (ms, signal) => {
+        controller.abort();
+        await clock.sleep(ms, signal);
+      },
+    });
+    service.script.push(tooMany('30'));
+    await expect(pusher.push(job(0))).rejects.toMatchObject({ code: 'FERRY_ABORTED' });
+    await expect(pusher.push(job(1))).rejects.toMatchObject({ code: 'FERRY_ABORTED' });
+    expect(service.pushes).toBe(1);
+  });
+
+  it('deletes: deleted, 404 as already absent, other refusals as outcomes', async () => {
+    const { service, pusher } = setup();
+    await expect(pusher.delete({ kind: 'message', remoteId: 'm1', sourceId: SOURCE })).resolves.toMatchObject({ ok: true, status: 'deleted' });
+    service.script.push(structuredError(404, 'not_found', 'no record'));
+    await expect(pusher.delete({ kind: 'row', remoteId: 'r1', sourceId: SOURCE })).resolves.toEqual({ ok: true, status: 'absent' });
+    service.script.push(structuredError(400, 'validation_error', 'bad source', 'sourceId'));
+    await expect(pusher.delete({ kind: 'document', remoteId: 'd1', sourceId: SOURCE })).resolves.toMatchObject({ ok: false, status: 400 });
+    expect(service.calls.map((c) => [c.method, c.args[0], c.options?.retry])).toEqual([
+      ['delete:message', { remoteId: 'm1', sourceId: SOURCE }, false],
+      ['delete:row', { remoteId: 'r1', sourceId: SOURCE }, false],
+      ['delete:document', { remoteId: 'd1', sourceId: SOURCE }, false],
+    ]);
+  });
+
+  it('logs throttling at debug level with the new rate', async () => {
+    const { lines, logger } = recordingLogger();
+    const { service, pusher } = setup({ logger, concurrency: 1, maxRequestsPerSecond: 8 });
+    service.script.push(tooMany('1'));
+    await pusher.push(job(0));
+    expect(lines.find((l) => l.msg === 'throttled by the service')?.obj).toEqual({ rate: 4, retryAfterMs: 1000 });
+  });
+});
