@@ -98,8 +98,13 @@ export function createEmulatorServer(app: App, hooks: ServerHooks): Server {
       aborted: () => req.destroyed,
     };
     const handler = HANDLERS[route.name] as Handler<typeof route.name>;
-    const result = await handler(ctx as RequestContext<typeof route.name>);
-    if (!delaySpent) await ctx.delay();
+    let result;
+    try {
+      result = await handler(ctx as RequestContext<typeof route.name>);
+    } finally {
+      // Refusals (400, 404, 409…) take the injected latency too.
+      await ctx.delay();
+    }
     const checked = endpoint.response.safeParse(result.body);
     if (!checked.success && result.status < 300) {
       app.logger.error({ endpoint: route.name, issues: checked.error.issues.slice(0, 3) }, 'emulator response does not match its schema');
