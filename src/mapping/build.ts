@@ -209,8 +209,9 @@ function prepare(kind: TargetKind, mapped: Record<string, unknown>, ctx: BuildCo
   return body;
 }
 
-function samePath(a: readonly PropertyKey[], b: readonly PropertyKey[]): boolean {
-  return a.length === b.length && a.every((step, i) => String(step) === String(b[i]));
+/** Whether `outer` is `inner` or one of its parents (`fields` of `fields.amount`). */
+function covers(outer: readonly PropertyKey[], inner: readonly PropertyKey[]): boolean {
+  return outer.length > 0 && outer.length <= inner.length && outer.every((step, i) => String(step) === String(inner[i]));
 }
 
 function summarise(issues: readonly Issue[]): string {
@@ -230,10 +231,13 @@ export function buildRequest(kind: TargetKind, mapped: Record<string, unknown>, 
     return { ok: true, body: parsed.data, remoteId: parsed.data.id as string };
   }
   if (!parsed.success) {
+    const own = issues.slice();
     for (const issue of parsed.error.issues) {
-      // A problem already reported in ferry's own words is not repeated in zod's.
+      // A problem already reported in ferry's own words is not repeated in
+      // zod's, nor its echo on the parent ("fields needs at least 1 entry"
+      // when the only field failed coercion).
       const path = issue.path.map((step) => (typeof step === 'symbol' ? String(step) : step));
-      if (issues.some((known) => samePath(known.path, path))) continue;
+      if (own.some((known) => covers(path, known.path))) continue;
       issues.push({ path, message: issue.message });
     }
   }

@@ -20,12 +20,14 @@ export interface StoredGroup {
   state: GroupStateValue;
 }
 
-const BATCH = 1000;
+// Statements are grouped into transactions of this many writes: committing
+// each on its own costs a round of file locking and page writes apiece.
+const WRITES_PER_TRANSACTION = 5000;
 
 export class GroupStore {
   private readonly db: Database.Database;
   private readonly file: string;
-  private readonly pending: [number, number, string, string][] = [];
+  private writes = 0;
   private readonly statements;
 
   constructor(dir: string = tmpdir()) {
@@ -34,6 +36,8 @@ export class GroupStore {
     // Scratch data: a crash loses nothing that the source cannot give again.
     this.db.pragma('journal_mode = OFF');
     this.db.pragma('synchronous = OFF');
+    this.db.pragma('locking_mode = EXCLUSIVE');
+    this.db.pragma('cache_size = -32768');
     this.db.exec(`
       CREATE TABLE groups (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, first_seq INTEGER NOT NULL, state INTEGER NOT NULL);
       CREATE TABLE records (gid INTEGER NOT NULL, seq INTEGER NOT NULL, data TEXT NOT NULL, origin TEXT NOT NULL,
@@ -51,6 +55,11 @@ export class GroupStore {
         'SELECT id, key, first_seq, state FROM groups WHERE state != 1 AND first_seq > ? ORDER BY first_seq LIMIT ?',
       ),
     };
+    this.db.exec('BEGIN');
+  }
+
+  private wrote(): void {
+    if (++this.writes % WRITES_PER_TRANSACTION === 0) this.db.exec('COMMIT; BEGIN');
   }
 
   /** The group for a key, created (pending) at `seq` when new. */
@@ -58,33 +67,22 @@ export class GroupStore {
     const row = this.statements.find.get(key);
     if (row) return { id: row.id, key: row.key, firstSeq: row.first_seq, state: row.state };
     const info = this.statements.create.run(key, seq);
+    this.wrote();
     return { id: Number(info.lastInsertRowid), key, firstSeq: seq, state: GroupState.pending };
   }
 
   setState(id: number, state: GroupStateValue): void {
     this.statements.setState.run(state, id);
+    this.wrote();
   }
 
   append(gid: number, seq: number, data: SourceData, origin: RecordOrigin): void {
-    this.pending.push([gid, seq, JSON.stringify(data), JSON.stringify(origin)]);
-    if (this.pending.length >= BATCH) this.flush();
-  }
-
-  private readonly insertMany = (rows: [number, number, string, string][]) => {
-    this.db.transaction(() => {
-      for (const row of rows) this.statements.insert.run(...row);
-    })();
-  };
-
-  flush(): void {
-    if (this.pending.length === 0) return;
-    this.insertMany(this.pending);
-    this.pending.length = 0;
+    this.statements.insert.run(gid, seq, JSON.stringify(data), JSON.stringify(origin));
+    this.wrote();
   }
 
   /** A group's records and origins in source order. */
   read(gid: number): { records: SourceData[]; origins: RecordOrigin[] } {
-    this.flush();
     const records: SourceData[] = [];
     const origins: RecordOrigin[] = [];
     for (const row of this.statements.read.all(gid)) {
@@ -96,7 +94,6 @@ export class GroupStore {
 
   /** Groups not emitted yet, or emitted and then grown, in first-seen order, a page at a time. */
   unsent(afterSeq: number, limit: number): StoredGroup[] {
-    this.flush();
     return this.statements.unsent
       .all(afterSeq, limit)
       .map((row) => ({ id: row.id, key: row.key, firstSeq: row.first_seq, state: row.state }));

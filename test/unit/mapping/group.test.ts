@@ -1,0 +1,155 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createGrouper, groupOrigin, groupRecords } from '../../../src/mapping/index.js';
+import type { GroupOptions } from '../../../src/mapping/index.js';
+import type { SourceData, SourceRecord } from '../../../src/sdk/types.js';
+
+let spillDir: string;
+beforeEach(() => {
+  spillDir = mkdtempSync(join(tmpdir(), 'ferry-group-test-'));
+});
+afterEach(() => {
+  rmSync(spillDir, { recursive: true, force: true });
+});
+
+function rec(data: SourceData, line: number, file = 'calls.csv'): SourceRecord {
+  return { data, origin: { file, line } };
+}
+
+async function* from(records: Iterable<SourceRecord>, onPull?: () => void): AsyncIterable<SourceRecord> {
+  for (const record of records) {
+    onPull?.();
+    yield record;
+  }
+}
+
+async function run(records: SourceRecord[], by: string | string[], options: GroupOptions = {}) {
+  const out: { key: unknown; ids: unknown[] }[] = [];
+  for await (const group of groupRecords(from(records), by, { spillDir, ...options })) {
+    out.push({ key: group.key, ids: group.records.map((r) => r.id) });
+  }
+  return out;
+}
+
+describe('groupRecords', () => {
+  it('emits each group as soon as the key changes when input is contiguous', async () => {
+    const records = [rec({ call: 'a', id: 1 }, 2), rec({ call: 'a', id: 2 }, 3), rec({ call: 'b', id: 3 }, 4), rec({ call: 'c', id: 4 }, 5)];
+    let pulled = 0;
+    const seen: [unknown, number][] = [];
+    for await (const group of groupRecords(from(records, () => pulled++), 'call', { spillDir })) seen.push([group.key, pulled]);
+    // 'a' is complete once the first 'b' record has been read, not at the end of the input.
+    expect(seen).toEqual([['a', 3], ['b', 4], ['c', 4]]);
+  });
+
+  it('gives the first origin with the line range of a file', async () => {
+    const groups = [];
+    for await (const g of groupRecords(from([rec({ k: 1 }, 2), rec({ k: 1 }, 3), rec({ k: 1 }, 9), rec({ k: 2 }, 10)]), 'k', { spillDir })) groups.push(g);
+    expect(groups.map((g) => g.origin)).toEqual([{ file: 'calls.csv', line: 2, lineEnd: 9 }, { file: 'calls.csv', line: 10 }]);
+    expect(groupOrigin([{ file: 'a', line: 1 }, { file: 'b', line: 1 }])).toEqual({ file: 'a', line: 1 });
+    expect(groupOrigin([{ table: 't', key: '1' }, { table: 't', key: '2' }])).toEqual({ table: 't', key: '1' });
+  });
+
+  it('merges a key that comes back: later groups hold all records, in first-seen order', async () => {
+    const keys = ['a', 'a', 'b', 'a', 'c', 'b', 'd', 'd'];
+    const out = await run(keys.map((call, i) => rec({ call, id: i }, i + 2)), 'call');
+    expect(out).toEqual([
+      // streamed before the input showed it was not contiguous
+      { key: 'a', ids: [0, 1] },
+      { key: 'b', ids: [2] },
+      // at the end, in first-seen order: the returning keys whole, then those never emitted
+      { key: 'a', ids: [0, 1, 3] },
+      { key: 'b', ids: [2, 5] },
+      { key: 'c', ids: [4] },
+      { key: 'd', ids: [6, 7] },
+    ]);
+  });
+
+  it('reads a group back from the scratch file when it outgrows the memory limit', async () => {
+    const records = Array.from({ length: 50 }, (_, i) => rec({ call: i < 20 ? 'x' : i < 45 ? 'y' : 'z', id: i }, i + 2));
+    const small = await run(records, 'call', { memoryLimitRecords: 3 });
+    const large = await run(records, 'call');
+    expect(small).toEqual(large);
+    expect(small.map((g) => g.ids.length)).toEqual([20, 25, 5]);
+  });
+
+  it('groups by compound keys, with a missing field as null', async () => {
+    const records = [
+      rec({ a: 1, b: 'x', id: 1 }, 1),
+      rec({ a: 1, b: 'y', id: 2 }, 2),
+      rec({ a: 1, b: 'x', id: 3 }, 3),
+      rec({ a: 2, id: 4 }, 4),
+    ];
+    expect(await run(records, ['a', 'b'])).toEqual([
+      { key: [1, 'x'], ids: [1] },
+      { key: [1, 'y'], ids: [2] },
+      { key: [1, 'x'], ids: [1, 3] },
+      { key: [2, null], ids: [4] },
+    ]);
+  });
+
+  it('keeps 1 and "1" apart and converts bigint and Date values like the mapper', async () => {
+    const records = [rec({ k: 1, id: 1 }, 1), rec({ k: '1', id: 2 }, 2), rec({ k: 5n, id: 3, at: new Date(0) }, 3)];
+    const groups = [];
+    for await (const g of groupRecords(from(records), 'k', { spillDir })) groups.push(g);
+    expect(groups.map((g) => g.key)).toEqual([1, '1', 5]);
+    expect(groups[2]?.records).toEqual([{ k: 5, id: 3, at: '1970-01-01T00:00:00.000Z' }]);
+  });
+
+  it('deletes its scratch file, also when the consumer stops early', async () => {
+    const records = Array.from({ length: 10 }, (_, i) => rec({ k: i % 3, id: i }, i));
+    for await (const _ of groupRecords(from(records), 'k', { spillDir })) break;
+    expect(readdirSync(spillDir)).toEqual([]);
+    await run(records, 'k');
+    expect(readdirSync(spillDir)).toEqual([]);
+  });
+
+  it('exposes the same behaviour through a hand-fed grouper', async () => {
+    const grouper = createGrouper('k', { spillDir });
+    const out: unknown[] = [];
+    for (const [i, k] of ['a', 'b', 'a'].entries()) {
+      await grouper.add(rec({ k, i }, i));
+      for await (const g of grouper.drain()) out.push([g.key, g.records.length, g.origins.length]);
+    }
+    await grouper.end();
+    for await (const g of grouper.drain()) out.push([g.key, g.records.length, g.origins.length]);
+    grouper.close();
+    // 'a' and 'b' streamed; 'a' came back, so it comes again whole at the end.
+    expect(out).toEqual([['a', 1, 1], ['b', 1, 1], ['a', 2, 2]]);
+    await expect(grouper.add(rec({ k: 'c' }, 9))).rejects.toThrow('after end()');
+  });
+
+  it('keeps every record of a 200k-row input, contiguous and interleaved', async () => {
+    const N = 200_000;
+    function* rows(interleaved: boolean): Iterable<SourceRecord> {
+      for (let i = 0; i < N; i++) {
+        const call = interleaved ? i % 1000 : Math.floor(i / 200);
+        yield { data: { call: `call-${call}`, seq: i, text: 'hello this is harper valley national bank' }, origin: { file: 'big.csv', line: i + 2 } };
+      }
+    }
+    for (const interleaved of [false, true]) {
+      let groups = 0;
+      let total = 0;
+      let ordered = true;
+      for await (const group of groupRecords(from(rows(interleaved)), 'call', { spillDir, memoryLimitRecords: 5_000 })) {
+        groups++;
+        total += group.records.length;
+        for (let j = 1; j < group.records.length; j++) {
+          if ((group.records[j]!.seq as number) <= (group.records[j - 1]!.seq as number)) ordered = false;
+        }
+      }
+      // Interleaved: the first 1000 records stream out as 1000 one-record groups
+      // before key 0 comes back at row 1000; then all 1000 whole groups at the end.
+      expect(ordered).toBe(true);
+      if (interleaved) {
+        expect(groups).toBe(2000);
+        expect(total).toBe(N + 1000);
+      } else {
+        expect(groups).toBe(1000);
+        expect(total).toBe(N);
+      }
+    }
+    expect(readdirSync(spillDir)).toEqual([]);
+  }, 120_000);
+});
