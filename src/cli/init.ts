@@ -1,0 +1,49 @@
+/** `ferry init [dir]`: scaffold a project that runs against the embedded emulator as is. */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { FerryError } from '../sdk/errors.js';
+import { SCAFFOLD } from './init-templates.js';
+import type { RegisterCommand } from './main.js';
+
+export interface InitResult {
+  dir: string;
+  written: string[];
+}
+
+/** Write the scaffold into `dir`; refuses (listing them) to overwrite existing files unless `force`. */
+export function scaffoldProject(dir: string, options: { force?: boolean } = {}): InitResult {
+  const root = resolve(dir);
+  const existing = SCAFFOLD.map((f) => f.path).filter((path) => existsSync(join(root, path)));
+  if (existing.length > 0 && !options.force) {
+    throw new FerryError('FERRY_USAGE', `not overwriting existing files in ${root}:\n${existing.map((p) => `  ${p}`).join('\n')}`, {
+      hint: 'pass --force to overwrite them, or init into another directory',
+      details: { existing },
+    });
+  }
+  for (const file of SCAFFOLD) {
+    const target = join(root, file.path);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, file.content);
+  }
+  return { dir: root, written: SCAFFOLD.map((f) => f.path) };
+}
+
+export const register: RegisterCommand = (program) => {
+  program
+    .command('init')
+    .description('scaffold ferry.yaml, an example pipeline over sample data, and .env.example')
+    .argument('[dir]', 'project directory (created if missing)', '.')
+    .option('--force', 'overwrite files that already exist')
+    .action((dir: string, opts: { force?: boolean }) => {
+      const result = scaffoldProject(dir, { force: opts.force === true });
+      const shown = relative(process.cwd(), result.dir) || '.';
+      console.log(`Created a ferry project in ${shown}:`);
+      for (const path of result.written) console.log(`  ${path}`);
+      console.log('\nNext steps:');
+      if (shown !== '.') console.log(`  cd ${shown}`);
+      console.log('  ferry check              # validate the config, reach the source and the service');
+      console.log('  ferry preview example    # see the request bodies the example sync would send');
+      console.log('  ferry run                # push the sample deals to the embedded emulator');
+      console.log('  ferry status             # what the last run did');
+    });
+};
