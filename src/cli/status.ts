@@ -1,0 +1,116 @@
+/** `ferry status [sync…]`: what each sync's last run did, where its cursor is, what is left to fix. */
+import type { Command } from 'commander';
+import { FerryError } from '../sdk/errors.js';
+import type { CursorPosition } from '../sdk/types.js';
+import type { RunEntry, StateStore } from '../state/index.js';
+import { stateSyncNames, withProjectState } from './context.js';
+import { formatAge, formatCount, formatCursor, formatDuration, formatTable, formatTimestamp, truncate } from './format.js';
+import type { RegisterCommand } from './main.js';
+import { printJson } from './output.js';
+
+export interface SyncStatus {
+  sync: string;
+  /** False for a sync that only the state remembers (removed from the config). */
+  configured: boolean;
+  lastRun: RunEntry | null;
+  cursor: CursorPosition | null;
+  openFailures: number;
+  liveRecords: number;
+  /** The last N runs, newest first, with `--runs N`. */
+  runs?: RunEntry[];
+}
+
+export function collectStatus(store: StateStore, names: readonly string[], configured: ReadonlySet<string>, runs: number): SyncStatus[] {
+  return names.map((sync) => ({
+    sync,
+    configured: configured.has(sync),
+    lastRun: store.lastRun(sync) ?? null,
+    cursor: store.cursor(sync) ?? null,
+    openFailures: store.failureCount(sync),
+    liveRecords: store.countLive(sync),
+    ...(runs > 0 ? { runs: store.runs({ sync, limit: runs }) } : {}),
+  }));
+}
+
+const COUNT_COLUMNS = ['read', 'created', 'updated', 'unchanged', 'failed', 'deleted'] as const;
+
+export function formatStatus(statuses: readonly SyncStatus[], now: number): string {
+  if (statuses.length === 0) return 'No syncs: declare some in ferry.yaml (or an included file).';
+  const table = formatTable(
+    [
+      { header: 'SYNC' },
+      { header: 'LAST RUN' },
+      { header: 'WHEN' },
+      { header: 'DURATION', align: 'right' },
+      ...COUNT_COLUMNS.map((c) => ({ header: c.toUpperCase(), align: 'right' as const })),
+      { header: 'OPEN FAILURES', align: 'right' },
+      { header: 'LIVE', align: 'right' },
+      { header: 'CURSOR' },
+    ],
+    statuses.map((s) => [
+      s.configured ? s.sync : `${s.sync} (not in config)`,
+      s.lastRun?.status ?? 'never run',
+      s.lastRun ? formatAge(s.lastRun.startedAt, now) : '-',
+      formatDuration(s.lastRun?.durationMs),
+      ...COUNT_COLUMNS.map((c) => (s.lastRun ? formatCount(s.lastRun.counts[c]) : '-')),
+      formatCount(s.openFailures),
+      formatCount(s.liveRecords),
+      formatCursor(s.cursor),
+    ]),
+  );
+  const sections = [table];
+  for (const s of statuses) {
+    if (s.lastRun?.error) sections.push(`${s.sync}: last run ended with: ${s.lastRun.error}`);
+  }
+  for (const s of statuses) {
+    if (!s.runs) continue;
+    sections.push(`Runs of ${s.sync}:\n${s.runs.length === 0 ? '  (none)' : formatRuns(s.runs).replace(/^/gm, '  ')}`);
+  }
+  const failing = statuses.filter((s) => s.openFailures > 0).map((s) => s.sync);
+  if (failing.length > 0) sections.push(`Open failures: see \`ferry failures list${failing.length === 1 ? ` ${failing[0]}` : ''}\`.`);
+  return sections.join('\n\n');
+}
+
+export function formatRuns(runs: readonly RunEntry[]): string {
+  return formatTable(
+    [
+      { header: 'RUN' },
+      { header: 'STARTED' },
+      { header: 'STATUS' },
+      { header: 'DURATION', align: 'right' },
+      ...COUNT_COLUMNS.map((c) => ({ header: c.toUpperCase(), align: 'right' as const })),
+      { header: 'ERROR' },
+    ],
+    runs.map((r) => [
+      r.runId,
+      formatTimestamp(r.startedAt),
+      r.status,
+      formatDuration(r.durationMs),
+      ...COUNT_COLUMNS.map((c) => formatCount(r.counts[c])),
+      r.error ? truncate(r.error, 80) : '',
+    ]),
+  );
+}
+
+function parseRunsOption(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new FerryError('FERRY_USAGE', `--runs takes a whole number ≥ 0, not "${value}"`);
+  return n;
+}
+
+export const register: RegisterCommand = (program) => {
+  program
+    .command('status')
+    .description('last run per sync (status, when, duration, counts), cursor, open failures and live records')
+    .argument('[sync...]', 'syncs to show (default: all)')
+    .option('--runs <n>', 'also list the last N runs of each sync', parseRunsOption, 0)
+    .option('--json', 'print the status as JSON on stdout')
+    .action(async (names: string[], opts: { runs: number; json?: boolean }, command: Command) => {
+      await withProjectState(command, (config, store) => {
+        const selected = stateSyncNames(config, store, names);
+        const statuses = collectStatus(store, selected, new Set(config.syncs.map((s) => s.name)), opts.runs);
+        if (opts.json) printJson({ syncs: statuses });
+        else console.log(formatStatus(statuses, Date.now()));
+      });
+    });
+};
