@@ -1,6 +1,13 @@
 /** The list of command modules, in the order `ferry --help` shows them. */
 import type { RegisterCommand } from './main.js';
+import { register as ask } from './ask.js';
+import { register as check } from './check.js';
+import { register as discover } from './discover.js';
 import { register as emulator } from './emulator.js';
+import { register as failures } from './failures.js';
+import { register as init } from './init.js';
 import { register as schema } from './schema.js';
+import { register as state } from './state.js';
+import { register as status } from './status.js';
 
-export const COMMANDS: readonly RegisterCommand[] = [emulator, schema];
+export const COMMANDS: readonly RegisterCommand[] = [init, check, discover, status, failures, state, ask, emulator, schema];
