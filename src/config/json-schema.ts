@@ -5,17 +5,16 @@
 import { z } from 'zod';
 import { projectFile } from './schema.js';
 
-export const CONFIG_SCHEMA_ID = 'https://ferry.dev/schema/ferry.schema.json';
-
 /**
  * As written by users (`io: 'input'`): keys with defaults are optional.
+ * Draft 7, which every YAML/JSON editor plugin understands.
  * Included files (only `syncs:` and `exports:`) validate against it too.
  */
 export function configJsonSchema(): Record<string, unknown> {
-  const generated = z.toJSONSchema(projectFile, { io: 'input', target: 'draft-2020-12', unrepresentable: 'any' });
+  const generated = z.toJSONSchema(projectFile, { io: 'input', target: 'draft-7', unrepresentable: 'any' });
   const { $schema, ...rest } = generated;
   return {
-    $schema: $schema ?? 'https://json-schema.org/draft/2020-12/schema',
+    $schema: $schema ?? 'http://json-schema.org/draft-07/schema#',
     title: 'ferry project file (ferry.yaml)',
     description:
       'Syncs into and exports out of the Conversation Intelligence and Data Import Service. ' +

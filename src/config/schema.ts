@@ -20,10 +20,11 @@ export type TargetType = (typeof TARGET_TYPES)[number];
  */
 export type MapSpec = { [field: string]: MapValue };
 export type MapValue = string | number | boolean | null | readonly unknown[] | MapSpec;
-export const mapValue: z.ZodType<MapValue> = z.lazy(() =>
-  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.unknown()), mapSpec]),
-);
-export const mapSpec: z.ZodType<MapSpec> = z.lazy(() => z.record(z.string(), mapValue));
+export const mapValue: z.ZodType<MapValue> = z
+  .lazy(() => z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.unknown()), mapSpec]))
+  .meta({ id: 'MapValue' });
+// The id names the recursive definition in the JSON Schema (`ferry schema`).
+export const mapSpec: z.ZodType<MapSpec> = z.record(z.string(), mapValue).meta({ id: 'MapSpec' });
 
 export const fieldDeclaration = z.union([
   z.enum(FIELD_TYPES).transform((type) => ({ type, required: false as boolean, label: undefined as string | undefined })),

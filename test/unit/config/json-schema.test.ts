@@ -17,7 +17,7 @@ function child(schema: unknown, ...keys: string[]): Json {
 describe('configJsonSchema', () => {
   it('is JSON with $schema, title and the keys of ferry.yaml', () => {
     const schema = JSON.parse(JSON.stringify(configJsonSchema())) as Json;
-    expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+    expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
     expect(schema.title).toContain('ferry.yaml');
     expect(Object.keys(child(schema, 'properties'))).toEqual(
       expect.arrayContaining(['version', 'service', 'state', 'emulator', 'include', 'plugins', 'syncs', 'exports']),
@@ -38,6 +38,16 @@ describe('configJsonSchema', () => {
     const target = child(sync, 'properties', 'target');
     expect(child(target, 'properties', 'type').enum).toEqual(['conversation', 'message', 'row', 'document']);
     expect(child(schema, 'properties', 'service').required ?? []).toEqual([]);
+  });
+
+  it('describes map values recursively: expressions, literals and nested mappings', () => {
+    const schema = configJsonSchema();
+    const definitions = child(schema, 'definitions');
+    expect(child(definitions, 'MapSpec')).toMatchObject({ type: 'object', additionalProperties: { $ref: '#/definitions/MapValue' } });
+    const forms = child(definitions, 'MapValue').anyOf as Json[];
+    expect(forms).toEqual(expect.arrayContaining([{ type: 'string' }, { type: 'boolean' }, { $ref: '#/definitions/MapSpec' }]));
+    const map = child(schema, 'properties', 'syncs', 'items', 'properties', 'target', 'properties', 'map');
+    expect(JSON.stringify(map)).toContain('#/definitions/MapSpec');
   });
 
   it('keeps connector options open under source', () => {
