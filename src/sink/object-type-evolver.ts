@@ -166,8 +166,11 @@ export class ObjectTypeEvolver {
       try {
         await flight;
       } finally {
-        this.inFlight = undefined;
-        this.flying = new Set();
+        // A waiter may already have started the next PATCH; leave its state alone.
+        if (this.inFlight === flight) {
+          this.inFlight = undefined;
+          this.flying = new Set();
+        }
       }
     }
   }

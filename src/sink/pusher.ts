@@ -74,6 +74,8 @@ export interface PusherOptions {
   service: SinkService;
   concurrency: number;
   maxRequestsPerSecond: number;
+  /** Lowest rate 429s can push the adaptive limit to. @default 0.5 */
+  minRequestsPerSecond?: number;
   /** Attempts per record, the first included. */
   maxAttempts: number;
   logger: SinkLogger;
@@ -140,6 +142,7 @@ export class Pusher {
     // The limiter waits through the same (possibly recorded) sleep as backoff does.
     this.limiter = new AdaptiveRateLimiter({
       maxPerSecond: options.maxRequestsPerSecond,
+      ...(options.minRequestsPerSecond === undefined ? {} : { minPerSecond: options.minRequestsPerSecond }),
       clock: { now: () => this.clock.now(), sleep },
     });
   }
