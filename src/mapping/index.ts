@@ -12,3 +12,4 @@ export { createGrouper, groupRecords, groupKeyOf, groupOrigin, DEFAULT_MEMORY_LI
 export type { Group, GroupOptions, GroupOrigin, Grouper } from './group.js';
 export { toJsonSafe } from './json-safe.js';
 export { normaliseTimestamp } from './timestamps.js';
+export { checkTargetFields, targetFieldNames } from './target-fields.js';
