@@ -4,8 +4,11 @@
  * reaches every source, and asks the service which scopes the key has.
  */
 import type { Command } from 'commander';
-import type { ConfigIssue, LoadedConfig } from '../config/index.js';
-import { formatConfigIssues } from '../config/index.js';
+import type { z } from 'zod';
+import { loadConnector } from '../config/connectors.js';
+import type { ConfigIssue, LoadedConfig, LoadedExport } from '../config/index.js';
+import { formatConfigIssues, validateWith } from '../config/index.js';
+import { redactUrlCredentials } from '../config/redact.js';
 import { inspectSync } from '../pipeline/prepare.js';
 import type { PreparedSync } from '../pipeline/prepare.js';
 import { loadProject } from '../pipeline/project.js';
@@ -17,7 +20,7 @@ import type { RegisterCommand } from './main.js';
 import { printJson } from './output.js';
 
 export interface CheckItem {
-  kind: 'config' | 'sync' | 'source' | 'service' | 'scopes';
+  kind: 'config' | 'warning' | 'sync' | 'source' | 'export' | 'service' | 'scopes';
   name: string;
   ok: boolean;
   message: string;
@@ -93,15 +96,57 @@ async function reachSource(prepared: PreparedSync): Promise<CheckItem> {
   }
 }
 
+/**
+ * An export's destination: the connector loads, its options validate, and
+ * its own `check()` (when it has one) can reach the target.
+ */
+async function checkExport(config: LoadedConfig, exp: LoadedExport): Promise<CheckItem> {
+  const { type, ...raw } = exp.destination;
+  let connector;
+  try {
+    connector = await loadConnector(type, { baseDir: exp.baseDir, plugins: config.plugins, kind: 'destination' });
+  } catch (error) {
+    if (!isFerryError(error) || error.exitCode !== 1) return failure('export', exp.name, error);
+    const at = exp.locate(['destination', 'type']);
+    const message = error.hint ? `${error.message} (hint: ${error.hint})` : error.message;
+    const issues = [{ ...at, path: `${exp.name}.destination.type`, message }];
+    return { kind: 'export', name: exp.name, ok: false, message: '1 problem', exitCode: 1, issues, code: error.code };
+  }
+  if (connector.kind !== 'destination') {
+    return failure('export', exp.name, new FerryError('FERRY_CONNECTOR_NOT_FOUND', `"${type}" is a source connector, not a destination`));
+  }
+  const issues = validateWith(connector.options, raw, exp, ['destination']);
+  if (issues.length > 0) {
+    return { kind: 'export', name: exp.name, ok: false, message: plural(issues.length, 'problem'), exitCode: 1, issues, code: 'FERRY_CONFIG_INVALID' };
+  }
+  const destination = connector;
+  try {
+    if (destination.check) {
+      const logger = quietLogger().child({ export: exp.name, connector: destination.name });
+      const options: unknown = (destination.options as z.ZodType).parse(raw);
+      await withTimeout(
+        async (signal) => {
+          await destination.check?.({ options, baseDir: exp.baseDir, syncName: exp.name, logger, signal });
+        },
+        SOURCE_TIMEOUT_MS,
+        `destination of export "${exp.name}"`,
+      );
+    }
+    return { kind: 'export', name: exp.name, ok: true, message: `${exp.resource} → ${destination.name}${destination.check ? ', destination reachable' : ''}`, exitCode: 0 };
+  } catch (error) {
+    return failure('export', exp.name, error);
+  }
+}
+
 async function checkService(config: LoadedConfig): Promise<CheckItem[]> {
   const needed = requiredScopes(config);
   let service;
   try {
     service = await openService(config, { logger: quietLogger() });
   } catch (error) {
-    return [failure('service', config.service.baseUrl, error)];
+    return [failure('service', redactUrlCredentials(config.service.baseUrl), error)];
   }
-  const where = service.embedded ? 'embedded emulator' : service.baseUrl;
+  const where = service.embedded ? 'embedded emulator' : redactUrlCredentials(service.baseUrl);
   try {
     // One retry: enough for a blip, short enough that an unreachable service fails fast.
     const health = await service.client.health({ retry: { maxAttempts: 2 }, timeoutMs: 10_000 });
@@ -156,6 +201,7 @@ export async function runChecks(configFile: string): Promise<{ items: CheckItem[
       message: `${plural(config.syncs.length, 'sync')}, ${plural(config.exports.length, 'export')}`,
       exitCode: 0,
     },
+    ...config.warnings.map((warning): CheckItem => ({ kind: 'warning', name: '', ok: true, message: warning, exitCode: 0 })),
   ];
   const ready: PreparedSync[] = [];
   for (const sync of config.syncs) {
@@ -169,6 +215,7 @@ export async function runChecks(configFile: string): Promise<{ items: CheckItem[
   }
   // Sources are independent: reach them all at once.
   items.push(...(await Promise.all(ready.map(reachSource))));
+  items.push(...(await Promise.all(config.exports.map((exp) => checkExport(config, exp)))));
   items.push(...(await checkService(config)));
   const codes = items.filter((i) => !i.ok).map((i) => i.exitCode);
   // A config problem means nothing could run; it outranks reachability.
@@ -179,7 +226,8 @@ export async function runChecks(configFile: string): Promise<{ items: CheckItem[
 function printItems(items: readonly CheckItem[]): void {
   const width = Math.max(...items.map((i) => i.kind.length));
   for (const item of items) {
-    const line = `${mark(item.ok)} ${item.kind.padEnd(width)}  ${item.name}: ${item.message}`;
+    const symbol = item.kind === 'warning' ? '!' : mark(item.ok);
+    const line = `${symbol} ${item.kind.padEnd(width)}  ${item.name === '' ? '' : `${item.name}: `}${item.message}`;
     if (item.ok) console.log(line);
     else console.error(line);
     if (item.issues && item.issues.length > 0) {
