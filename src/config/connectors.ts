@@ -84,13 +84,30 @@ function pick(type: string, candidates: ConnectorDefinition[], kind: 'source' | 
 }
 
 function notFound(type: string, reason?: string): FerryError {
-  return new FerryError('FERRY_CONNECTOR_NOT_FOUND', `no connector "${type}"${reason ? `: ${reason}` : ''}`, {
+  const names = builtinConnectorNames();
+  const near = names.find((name) => editDistance(name, type) <= 2);
+  const message =
+    `no connector "${type}"${reason ? `: ${reason}` : ''}` +
+    (near ? ` (did you mean "${near}"?)` : reason ? '' : ` (built-ins: ${names.join(', ')})`);
+  return new FerryError('FERRY_CONNECTOR_NOT_FOUND', message, {
     hint:
       `built-in connectors are ${builtinConnectorNames().join(', ')}; ` +
       'a local connector is a path starting with ./ or ../ (a file, or a folder with package.json or index.ts/index.js); ' +
       'a plugin is an npm package installed next to ferry.yaml or listed under plugins:',
     details: { type, builtins: builtinConnectorNames() },
   });
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
 }
 
 /** The importable entry file of a path: the file itself, or a folder's package entry or index. */

@@ -124,6 +124,10 @@ describe('loadConnector', () => {
     const error = (await rejection(loadConnector('postgress', { baseDir: tempDir('loader') }))) as FerryError;
     expect(isFerryError(error, 'FERRY_CONNECTOR_NOT_FOUND')).toBe(true);
     expect(error.message).toContain('postgress');
+    const far = (await rejection(loadConnector('zzzz', { baseDir: tempDir('loader') }))) as FerryError;
+    expect(far.message).toMatch(/built-ins: .*csv.*jsonl/);
+    const near = (await rejection(loadConnector('jsnl', { baseDir: tempDir('loader') }))) as FerryError;
+    expect(near.message).toContain('did you mean "jsonl"?');
     expect(error.hint).toContain('csv, ');
     expect(error.hint).toContain('jsonl');
     expect(error.hint).toContain('./');
