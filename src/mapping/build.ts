@@ -84,6 +84,8 @@ const SHAPES: Record<TargetKind, Shape> = {
   },
 };
 
+const OPTIONAL_NOT_NULLABLE = ['public', 'ownerEmails', 'attachments'];
+
 type IssuePath = (string | number)[];
 interface Issue {
   path: IssuePath;
@@ -173,6 +175,8 @@ function prepare(kind: TargetKind, mapped: Record<string, unknown>, ctx: BuildCo
     issues.push({ path: ['id'], message: `map.id must produce text or a number, found ${show(id)}` });
   }
 
+  // These are optional but not nullable: a NULL column means "not given", not a value to refuse.
+  for (const key of OPTIONAL_NOT_NULLABLE) if (body[key] === null) delete body[key];
   if (body.public === 'true' || body.public === 'false') body.public = body.public === 'true';
   for (const key of shape.strings) if (key in body) body[key] = text(body[key]);
   for (const key of shape.arrays) {

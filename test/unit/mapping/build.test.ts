@@ -110,6 +110,16 @@ describe('buildRequest: common rules', () => {
     expect(built.body.public).toBe(false);
   });
 
+  it('leaves out null where the field is optional but not nullable, and refuses it where required', () => {
+    const built = buildRequest('conversation', conversation({ ownerEmails: null, endedAt: null }), ctx);
+    expect(built.ok).toBe(true);
+    if (!built.ok) return;
+    expect('ownerEmails' in built.body).toBe(false);
+    expect(built.body.endedAt).toBeNull();
+    const required = buildRequest('conversation', conversation({ startedAt: null }), ctx);
+    expect(required).toMatchObject({ ok: false, field: 'startedAt' });
+  });
+
   it('needs a transcript or a recording', () => {
     const built = buildRequest('conversation', conversation({ transcript: undefined }), ctx);
     expect(built).toMatchObject({ ok: false, field: 'transcript' });
