@@ -14,10 +14,16 @@ export interface AdaptiveRateOptions {
   burst?: number;
   /** Multiplicative decrease on a 429. @default 0.5 */
   decreaseFactor?: number;
-  /** Additive increase, requests per second. @default max(0.5, ceiling / 10) */
+  /** Additive increase, requests per second. @default max(0.5, ceiling / 20) */
   increaseStep?: number;
   /** Successes in a row before each increase. @default 10 */
   successesPerIncrease?: number;
+  /**
+   * Least time between two changes of the rate. Climbing faster than this
+   * overshoots the service's limit again at once, and each overshoot costs a
+   * Retry-After pause for every request. @default 1000
+   */
+  increaseIntervalMs?: number;
   clock: Clock;
 }
 
@@ -28,7 +34,9 @@ export class AdaptiveRateLimiter {
   private readonly decreaseFactor: number;
   private readonly increaseStep: number;
   private readonly successesPerIncrease: number;
+  private readonly increaseIntervalMs: number;
   private readonly clock: Clock;
+  private changedAt = Number.NEGATIVE_INFINITY;
 
   private rate: number;
   private tokens: number;
@@ -45,8 +53,9 @@ export class AdaptiveRateLimiter {
     this.floor = Math.min(options.minPerSecond ?? 0.5, this.ceiling);
     this.burst = Math.max(1, options.burst ?? 1);
     this.decreaseFactor = options.decreaseFactor ?? 0.5;
-    this.increaseStep = options.increaseStep ?? Math.max(0.5, this.ceiling / 10);
+    this.increaseStep = options.increaseStep ?? Math.max(0.5, this.ceiling / 20);
     this.successesPerIncrease = options.successesPerIncrease ?? 10;
+    this.increaseIntervalMs = options.increaseIntervalMs ?? 1000;
     this.clock = options.clock;
     this.rate = this.ceiling;
     this.tokens = 1;
@@ -90,11 +99,11 @@ export class AdaptiveRateLimiter {
     this.refilledAt = now;
   }
 
-  /** A request succeeded: after enough in a row, raise the rate by one step. */
+  /** A request succeeded: after enough in a row, and not too soon after the last change, raise the rate by one step. */
   onSuccess(): void {
     if (this.rate >= this.ceiling) return;
     this.successStreak += 1;
-    if (this.successStreak >= this.successesPerIncrease) {
+    if (this.successStreak >= this.successesPerIncrease && this.clock.now() - this.changedAt >= this.increaseIntervalMs) {
       this.successStreak = 0;
       this.setRate(Math.min(this.ceiling, this.rate + this.increaseStep));
     }
@@ -119,7 +128,9 @@ export class AdaptiveRateLimiter {
 
   private setRate(rate: number): void {
     // Settle tokens earned at the old rate before switching.
-    this.refill(this.clock.now());
+    const now = this.clock.now();
+    this.refill(now);
     this.rate = rate;
+    this.changedAt = now;
   }
 }
