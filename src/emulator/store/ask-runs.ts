@@ -3,7 +3,7 @@
  * stays `running` until `readyMs` and then reads as its final status, so the
  * state machine needs no timers and survives restarts.
  */
-import type { Db } from './database.js';
+import { prepared, type Db } from './database.js';
 import type { AskRunEntity, AskStatus } from './types.js';
 
 interface AskRunRow {
@@ -26,8 +26,7 @@ export class AskRunsRepo {
   constructor(private readonly db: Db) {}
 
   create(run: Omit<AskRunEntity, 'status'>): AskRunEntity {
-    this.db
-      .prepare(
+    prepared(this.db, 
         `INSERT INTO ask_runs (run_id, thread_id, org_id, message, status, final_status, output, error, created_ms, ready_ms)
          VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?)`,
       )
@@ -37,12 +36,12 @@ export class AskRunsRepo {
 
   /** The run as of `now`, or undefined when absent, expired or of another organization. */
   find(orgId: string, threadId: string, runId: string, now = Date.now()): AskRunEntity | undefined {
-    const row = this.db.prepare('SELECT * FROM ask_runs WHERE run_id = ? AND thread_id = ?').get(runId, threadId) as AskRunRow | undefined;
+    const row = prepared(this.db, 'SELECT * FROM ask_runs WHERE run_id = ? AND thread_id = ?').get(runId, threadId) as AskRunRow | undefined;
     if (!row || row.org_id !== orgId || now - row.created_ms > ASK_RETENTION_MS) return undefined;
     let status = row.status as AskStatus;
     if (status === 'running' && now >= row.ready_ms) {
       status = row.final_status as AskStatus;
-      this.db.prepare('UPDATE ask_runs SET status = ? WHERE run_id = ?').run(status, runId);
+      prepared(this.db, 'UPDATE ask_runs SET status = ? WHERE run_id = ?').run(status, runId);
     }
     return {
       runId: row.run_id,
@@ -59,6 +58,6 @@ export class AskRunsRepo {
   }
 
   purgeExpired(now = Date.now()): void {
-    this.db.prepare('DELETE FROM ask_runs WHERE created_ms < ?').run(now - ASK_RETENTION_MS);
+    prepared(this.db, 'DELETE FROM ask_runs WHERE created_ms < ?').run(now - ASK_RETENTION_MS);
   }
 }

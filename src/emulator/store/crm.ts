@@ -2,7 +2,7 @@
  * Native CRM data (deals and accounts). The service only reads these from
  * CRM integrations, so they enter the emulator through seeds, never through /v1.
  */
-import type { Db } from './database.js';
+import { prepared, type Db } from './database.js';
 import { paginate } from './paginate.js';
 import type { AccountData, DealData, Page } from './types.js';
 
@@ -25,29 +25,26 @@ export class CrmRepo {
   constructor(private readonly db: Db) {}
 
   upsertDeal(orgId: string, deal: DealData): void {
-    this.db
-      .prepare(
+    prepared(this.db, 
         'INSERT INTO crm_deals (org_id, deal_id, sort_ms, data) VALUES (?, ?, ?, ?) ON CONFLICT(org_id, deal_id) DO UPDATE SET sort_ms = excluded.sort_ms, data = excluded.data',
       )
       .run(orgId, deal.dealId, timeOf(deal.createdDate), JSON.stringify(deal));
   }
 
   upsertAccount(orgId: string, account: AccountData): void {
-    this.db
-      .prepare(
+    prepared(this.db, 
         'INSERT INTO crm_accounts (org_id, account_id, sort_ms, data) VALUES (?, ?, ?, ?) ON CONFLICT(org_id, account_id) DO UPDATE SET sort_ms = excluded.sort_ms, data = excluded.data',
       )
       .run(orgId, account.accountId, timeOf(account.createdDate), JSON.stringify(account));
   }
 
   findDeal(orgId: string, dealId: string): DealData | undefined {
-    const row = this.db.prepare('SELECT * FROM crm_deals WHERE org_id = ? AND deal_id = ?').get(orgId, dealId) as DealRow | undefined;
+    const row = prepared(this.db, 'SELECT * FROM crm_deals WHERE org_id = ? AND deal_id = ?').get(orgId, dealId) as DealRow | undefined;
     return row && (JSON.parse(row.data) as DealData);
   }
 
   findAccount(orgId: string, accountId: string): AccountData | undefined {
-    const row = this.db
-      .prepare('SELECT * FROM crm_accounts WHERE org_id = ? AND account_id = ?')
+    const row = prepared(this.db, 'SELECT * FROM crm_accounts WHERE org_id = ? AND account_id = ?')
       .get(orgId, accountId) as AccountRow | undefined;
     return row && (JSON.parse(row.data) as AccountData);
   }
@@ -84,7 +81,7 @@ export class CrmRepo {
 
   /** Deals linked to the account by accountId, or by account name when the deal has no accountId. */
   dealsOfAccount(orgId: string, account: AccountData): DealData[] {
-    const rows = this.db.prepare('SELECT data FROM crm_deals WHERE org_id = ?').all(orgId) as { data: string }[];
+    const rows = prepared(this.db, 'SELECT data FROM crm_deals WHERE org_id = ?').all(orgId) as { data: string }[];
     const name = account.name?.toLowerCase();
     return rows
       .map((r) => JSON.parse(r.data) as DealData)

@@ -103,6 +103,20 @@ const MIGRATIONS: readonly string[] = [
     tokenize = 'porter unicode61'
   );
   `,
+  // FTS5 cannot index record_id, so deleting a record's passages scanned the
+  // whole index on every write; this side table maps records to passage rowids.
+  `
+  CREATE TABLE search_rows (
+    passage_rowid INTEGER PRIMARY KEY,
+    org_id TEXT NOT NULL,
+    record_id TEXT NOT NULL
+  );
+  CREATE INDEX search_rows_record ON search_rows(record_id);
+  CREATE INDEX search_rows_org ON search_rows(org_id);
+  DELETE FROM search_passages;
+  INSERT INTO meta(key, value) VALUES ('search_rebuild', '1')
+    ON CONFLICT(key) DO UPDATE SET value = excluded.value;
+  `,
 ];
 
 /** Open (creating if needed) the database at `path` (`:memory:` for a throw-away one) and migrate it. */
@@ -121,4 +135,21 @@ export function openDatabase(path: string): Db {
     })();
   }
   return db;
+}
+
+const statements = new WeakMap<Db, Map<string, Database.Statement>>();
+
+/** A prepared statement, compiled once per database and reused (preparing costs more than most queries). */
+export function prepared(db: Db, sql: string): Database.Statement {
+  let cache = statements.get(db);
+  if (!cache) {
+    cache = new Map();
+    statements.set(db, cache);
+  }
+  let statement = cache.get(sql);
+  if (!statement) {
+    statement = db.prepare(sql);
+    cache.set(sql, statement);
+  }
+  return statement;
 }

@@ -39,6 +39,16 @@ export class EmulatorStore {
     this.askRuns = new AskRunsRepo(this.db);
     this.media = new MediaRepo(this.db);
     this.search = new SearchIndex(this.db);
+    if (this.meta.get('search_rebuild') === '1') this.rebuildSearchIndex();
+  }
+
+  /** Re-create every passage from the records (after a change of the index layout). */
+  rebuildSearchIndex(): void {
+    this.db.transaction(() => {
+      this.db.exec('DELETE FROM search_passages; DELETE FROM search_rows;');
+      for (const record of this.records.allVisible()) this.search.reindex(record);
+      this.meta.set('search_rebuild', '0');
+    })();
   }
 
   /** Upsert a record and refresh its passages in the search index. */
@@ -67,6 +77,7 @@ export class EmulatorStore {
     this.db.exec(`
       DELETE FROM sources; DELETE FROM object_types; DELETE FROM records; DELETE FROM crm_deals;
       DELETE FROM crm_accounts; DELETE FROM ask_runs; DELETE FROM media; DELETE FROM search_passages;
+      DELETE FROM search_rows;
     `);
   }
 

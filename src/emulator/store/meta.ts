@@ -1,16 +1,16 @@
 /** Small key/value settings that must survive restarts (the dev key, the media signing secret). */
-import type { Db } from './database.js';
+import { prepared, type Db } from './database.js';
 
 export class MetaRepo {
   constructor(private readonly db: Db) {}
 
   get(key: string): string | undefined {
-    const row = this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
+    const row = prepared(this.db, 'SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
     return row?.value;
   }
 
   set(key: string, value: string): void {
-    this.db.prepare('INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
+    prepared(this.db, 'INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
   }
 
   /** The stored value, or `create()`'s result stored now. */

@@ -1,6 +1,6 @@
 /** Object types: the typed schemas rows are validated against, unique by name within a source. */
 import { randomUUID } from 'node:crypto';
-import type { Db } from './database.js';
+import { prepared, type Db } from './database.js';
 import type { FieldDefinitionData, ObjectTypeEntity } from './types.js';
 
 interface ObjectTypeRow {
@@ -31,7 +31,7 @@ export class ObjectTypesRepo {
   constructor(private readonly db: Db) {}
 
   find(id: string): ObjectTypeEntity | undefined {
-    const row = this.db.prepare('SELECT * FROM object_types WHERE id = ?').get(id) as ObjectTypeRow | undefined;
+    const row = prepared(this.db, 'SELECT * FROM object_types WHERE id = ?').get(id) as ObjectTypeRow | undefined;
     return row && decode(row);
   }
 
@@ -41,8 +41,7 @@ export class ObjectTypesRepo {
   }
 
   findByName(sourceId: string, name: string): ObjectTypeEntity | undefined {
-    const row = this.db
-      .prepare('SELECT * FROM object_types WHERE source_id = ? AND name = ? AND deleted_ms IS NULL')
+    const row = prepared(this.db, 'SELECT * FROM object_types WHERE source_id = ? AND name = ? AND deleted_ms IS NULL')
       .get(sourceId, name) as ObjectTypeRow | undefined;
     return row && decode(row);
   }
@@ -51,9 +50,8 @@ export class ObjectTypesRepo {
   list(orgId: string, sourceId?: string): ObjectTypeEntity[] {
     const rows = (
       sourceId === undefined
-        ? this.db.prepare('SELECT * FROM object_types WHERE org_id = ? AND deleted_ms IS NULL ORDER BY created_ms, id').all(orgId)
-        : this.db
-            .prepare('SELECT * FROM object_types WHERE org_id = ? AND source_id = ? AND deleted_ms IS NULL ORDER BY created_ms, id')
+        ? prepared(this.db, 'SELECT * FROM object_types WHERE org_id = ? AND deleted_ms IS NULL ORDER BY created_ms, id').all(orgId)
+        : prepared(this.db, 'SELECT * FROM object_types WHERE org_id = ? AND source_id = ? AND deleted_ms IS NULL ORDER BY created_ms, id')
             .all(orgId, sourceId)
     ) as ObjectTypeRow[];
     return rows.map(decode);
@@ -64,8 +62,7 @@ export class ObjectTypesRepo {
     now = Date.now(),
   ): ObjectTypeEntity {
     const entity: ObjectTypeEntity = { ...input, id: randomUUID(), createdMs: now, updatedMs: now, deletedMs: null };
-    this.db
-      .prepare(
+    prepared(this.db, 
         'INSERT INTO object_types (id, org_id, source_id, name, display_name, field_definitions, created_ms, updated_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       )
       .run(entity.id, entity.orgId, entity.sourceId, entity.name, entity.displayName, JSON.stringify(entity.fieldDefinitions), now, now);
@@ -75,8 +72,7 @@ export class ObjectTypesRepo {
   update(id: string, patch: { displayName?: string; fieldDefinitions?: FieldDefinitionData[] }, now = Date.now()): void {
     const current = this.find(id);
     if (!current) return;
-    this.db
-      .prepare('UPDATE object_types SET display_name = ?, field_definitions = ?, updated_ms = ? WHERE id = ?')
+    prepared(this.db, 'UPDATE object_types SET display_name = ?, field_definitions = ?, updated_ms = ? WHERE id = ?')
       .run(
         patch.displayName ?? current.displayName,
         JSON.stringify(patch.fieldDefinitions ?? current.fieldDefinitions),
@@ -86,6 +82,6 @@ export class ObjectTypesRepo {
   }
 
   softDelete(id: string, now = Date.now()): void {
-    this.db.prepare('UPDATE object_types SET deleted_ms = ?, updated_ms = ? WHERE id = ?').run(now, now, id);
+    prepared(this.db, 'UPDATE object_types SET deleted_ms = ?, updated_ms = ? WHERE id = ?').run(now, now, id);
   }
 }

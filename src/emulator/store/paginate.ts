@@ -4,7 +4,7 @@
  * fields such as participants), and iteration stops after limit + 1 matches.
  * Filters never shift page boundaries because the cursor is the last key seen.
  */
-import type { Db } from './database.js';
+import { prepared, type Db } from './database.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { Page } from './types.js';
 
@@ -23,22 +23,6 @@ export interface PageQuery<Row, Item> {
   keyOf: (row: Row) => { sortMs: number; id: string };
 }
 
-const statements = new WeakMap<Db, Map<string, ReturnType<Db['prepare']>>>();
-
-function prepare(db: Db, sql: string): ReturnType<Db['prepare']> {
-  let cache = statements.get(db);
-  if (!cache) {
-    cache = new Map();
-    statements.set(db, cache);
-  }
-  let statement = cache.get(sql);
-  if (!statement) {
-    statement = db.prepare(sql);
-    cache.set(sql, statement);
-  }
-  return statement;
-}
-
 export function paginate<Row, Item>(db: Db, query: PageQuery<Row, Item>): Page<Item> {
   const where = [...query.where];
   const params = [...query.params];
@@ -54,7 +38,7 @@ export function paginate<Row, Item>(db: Db, query: PageQuery<Row, Item>): Page<I
   const items: Item[] = [];
   let lastKey: { sortMs: number; id: string } | undefined;
   let hasMore = false;
-  for (const row of prepare(db, sql).iterate(params) as IterableIterator<Row>) {
+  for (const row of prepared(db, sql).iterate(params) as IterableIterator<Row>) {
     const item = query.decode(row);
     if (query.keep && !query.keep(item)) continue;
     if (items.length === query.limit) {

@@ -4,7 +4,7 @@
  * are public and not soft-deleted (`visible`).
  */
 import { randomUUID } from 'node:crypto';
-import type { Db } from './database.js';
+import { prepared, type Db } from './database.js';
 import { paginate } from './paginate.js';
 import type { DataByKind, Page, RecordKind, StoredRecord } from './types.js';
 
@@ -84,14 +84,13 @@ export class RecordsRepo {
   constructor(private readonly db: Db) {}
 
   findByKey<K extends RecordKind>(key: RecordKey & { kind: K }): StoredRecord<K> | undefined {
-    const row = this.db
-      .prepare('SELECT * FROM records WHERE org_id = ? AND kind = ? AND source_id = ? AND remote_id = ?')
+    const row = prepared(this.db, 'SELECT * FROM records WHERE org_id = ? AND kind = ? AND source_id = ? AND remote_id = ?')
       .get(key.orgId, key.kind, key.sourceId, key.remoteId) as RecordRow | undefined;
     return row && decode<K>(row);
   }
 
   findById<K extends RecordKind>(kind: K, id: string): StoredRecord<K> | undefined {
-    const row = this.db.prepare('SELECT * FROM records WHERE id = ? AND kind = ?').get(id, kind) as RecordRow | undefined;
+    const row = prepared(this.db, 'SELECT * FROM records WHERE id = ? AND kind = ?').get(id, kind) as RecordRow | undefined;
     return row && decode<K>(row);
   }
 
@@ -115,8 +114,7 @@ export class RecordsRepo {
     const owners = JSON.stringify(write.ownerEmails);
     if (existing) {
       const revived = existing.deletedMs !== null;
-      this.db
-        .prepare(
+      prepared(this.db, 
           `UPDATE records SET public = ?, owner_emails = ?, native = ?, object_type_id = ?, sort_ms = ?, data = ?,
              updated_ms = ?, deleted_ms = NULL, created_ms = CASE WHEN deleted_ms IS NULL THEN created_ms ELSE ? END
            WHERE id = ?`,
@@ -125,8 +123,7 @@ export class RecordsRepo {
       return { record: this.findById(key.kind, existing.id) as StoredRecord<K>, status: revived ? 'created' : 'updated' };
     }
     const id = write.id ?? randomUUID();
-    this.db
-      .prepare(
+    prepared(this.db, 
         `INSERT INTO records (id, org_id, kind, source_id, remote_id, public, owner_emails, native, object_type_id, sort_ms, data, created_ms, updated_ms)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
@@ -135,7 +132,7 @@ export class RecordsRepo {
   }
 
   softDelete(id: string, now = Date.now()): void {
-    this.db.prepare('UPDATE records SET deleted_ms = ?, updated_ms = ? WHERE id = ?').run(now, now, id);
+    prepared(this.db, 'UPDATE records SET deleted_ms = ?, updated_ms = ? WHERE id = ?').run(now, now, id);
   }
 
   /** One page of visible records of a kind, newest first by sort key. */
@@ -165,11 +162,9 @@ export class RecordsRepo {
     });
   }
 
-  /** Every visible record of an organization (for reindexing). */
-  *visible(orgId: string): IterableIterator<StoredRecord> {
-    const rows = this.db
-      .prepare('SELECT * FROM records WHERE org_id = ? AND public = 1 AND deleted_ms IS NULL')
-      .all(orgId) as RecordRow[];
+  /** Every visible record of every organization (for rebuilding the search index). */
+  *allVisible(): IterableIterator<StoredRecord> {
+    const rows = prepared(this.db, 'SELECT * FROM records WHERE public = 1 AND deleted_ms IS NULL').all() as RecordRow[];
     for (const row of rows) yield decode(row);
   }
 }

@@ -3,7 +3,7 @@
  * passages of public, live records only, so private and deleted records can
  * never leak into an answer.
  */
-import type { Db } from './database.js';
+import { prepared, type Db } from './database.js';
 import { isVisible } from './records.js';
 import { passagesOf } from '../search/passages.js';
 import type { RecordKind, StoredRecord } from './types.js';
@@ -22,25 +22,32 @@ export class SearchIndex {
 
   /** Replace the record's passages with its current ones (none when private or deleted). */
   reindex(record: StoredRecord): void {
-    this.db.prepare('DELETE FROM search_passages WHERE record_id = ?').run(record.id);
+    this.remove(record.id);
     if (!isVisible(record)) return;
-    const insert = this.db.prepare('INSERT INTO search_passages (org_id, record_id, kind, title, body) VALUES (?, ?, ?, ?, ?)');
-    for (const passage of passagesOf(record)) insert.run(record.orgId, record.id, record.kind, passage.title, passage.body);
+    const insert = prepared(this.db, 'INSERT INTO search_passages (org_id, record_id, kind, title, body) VALUES (?, ?, ?, ?, ?)');
+    const link = prepared(this.db, 'INSERT INTO search_rows (passage_rowid, org_id, record_id) VALUES (?, ?, ?)');
+    for (const passage of passagesOf(record)) {
+      const { lastInsertRowid } = insert.run(record.orgId, record.id, record.kind, passage.title, passage.body);
+      link.run(lastInsertRowid, record.orgId, record.id);
+    }
   }
 
   remove(recordId: string): void {
-    this.db.prepare('DELETE FROM search_passages WHERE record_id = ?').run(recordId);
+    const rows = prepared(this.db, 'SELECT passage_rowid FROM search_rows WHERE record_id = ?').all(recordId) as { passage_rowid: number }[];
+    if (rows.length === 0) return;
+    const drop = prepared(this.db, 'DELETE FROM search_passages WHERE rowid = ?');
+    for (const row of rows) drop.run(row.passage_rowid);
+    prepared(this.db, 'DELETE FROM search_rows WHERE record_id = ?').run(recordId);
   }
 
   /** Number of indexed passages of the organization. */
   count(orgId: string): number {
-    return (this.db.prepare('SELECT count(*) AS n FROM search_passages WHERE org_id = ?').get(orgId) as { n: number }).n;
+    return (prepared(this.db, 'SELECT count(*) AS n FROM search_rows WHERE org_id = ?').get(orgId) as { n: number }).n;
   }
 
   /** Best passages for an FTS5 MATCH expression; titles weigh twice the body. */
   search(orgId: string, match: string, limit: number): SearchHit[] {
-    const rows = this.db
-      .prepare(
+    const rows = prepared(this.db, 
         `SELECT record_id, kind, title, body, bm25(search_passages, 0, 0, 0, 2.0, 1.0) AS rank
          FROM search_passages WHERE search_passages MATCH ? AND org_id = ? ORDER BY rank LIMIT ?`,
       )

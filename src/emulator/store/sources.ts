@@ -1,6 +1,6 @@
 /** Sources: caller-created containers for pushed records, unique by name within an organization. */
 import { randomUUID } from 'node:crypto';
-import type { Db } from './database.js';
+import { prepared, type Db } from './database.js';
 import type { SourceEntity } from './types.js';
 
 interface SourceRow {
@@ -28,7 +28,7 @@ export class SourcesRepo {
 
   /** Any source with this id, deleted or not, of any organization. */
   find(id: string): SourceEntity | undefined {
-    const row = this.db.prepare('SELECT * FROM sources WHERE id = ?').get(id) as SourceRow | undefined;
+    const row = prepared(this.db, 'SELECT * FROM sources WHERE id = ?').get(id) as SourceRow | undefined;
     return row && decode(row);
   }
 
@@ -39,16 +39,14 @@ export class SourcesRepo {
   }
 
   findByName(orgId: string, name: string): SourceEntity | undefined {
-    const row = this.db
-      .prepare('SELECT * FROM sources WHERE org_id = ? AND name = ? AND deleted_ms IS NULL')
+    const row = prepared(this.db, 'SELECT * FROM sources WHERE org_id = ? AND name = ? AND deleted_ms IS NULL')
       .get(orgId, name) as SourceRow | undefined;
     return row && decode(row);
   }
 
   /** Live sources, oldest first, optionally filtered by a case-insensitive name fragment. */
   list(orgId: string, nameFragment?: string): SourceEntity[] {
-    const rows = this.db
-      .prepare('SELECT * FROM sources WHERE org_id = ? AND deleted_ms IS NULL ORDER BY created_ms, id')
+    const rows = prepared(this.db, 'SELECT * FROM sources WHERE org_id = ? AND deleted_ms IS NULL ORDER BY created_ms, id')
       .all(orgId) as SourceRow[];
     const needle = nameFragment?.toLowerCase();
     return rows.map(decode).filter((s) => needle === undefined || s.name.toLowerCase().includes(needle));
@@ -56,17 +54,16 @@ export class SourcesRepo {
 
   create(orgId: string, name: string, displayName: string, now = Date.now()): SourceEntity {
     const source: SourceEntity = { id: randomUUID(), orgId, name, displayName, createdMs: now, updatedMs: now, deletedMs: null };
-    this.db
-      .prepare('INSERT INTO sources (id, org_id, name, display_name, created_ms, updated_ms) VALUES (?, ?, ?, ?, ?, ?)')
+    prepared(this.db, 'INSERT INTO sources (id, org_id, name, display_name, created_ms, updated_ms) VALUES (?, ?, ?, ?, ?, ?)')
       .run(source.id, orgId, name, displayName, now, now);
     return source;
   }
 
   rename(id: string, displayName: string, now = Date.now()): void {
-    this.db.prepare('UPDATE sources SET display_name = ?, updated_ms = ? WHERE id = ?').run(displayName, now, id);
+    prepared(this.db, 'UPDATE sources SET display_name = ?, updated_ms = ? WHERE id = ?').run(displayName, now, id);
   }
 
   softDelete(id: string, now = Date.now()): void {
-    this.db.prepare('UPDATE sources SET deleted_ms = ?, updated_ms = ? WHERE id = ?').run(now, now, id);
+    prepared(this.db, 'UPDATE sources SET deleted_ms = ?, updated_ms = ? WHERE id = ?').run(now, now, id);
   }
 }
