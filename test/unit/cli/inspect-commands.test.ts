@@ -191,3 +191,17 @@ describe('state reset', () => {
     expect(human.stdout).toMatch(/lock +free/);
   });
 });
+
+describe('ask', () => {
+  it('exits 3 with FERRY_ASK_FAILED when the answer outlives --timeout', async () => {
+    // The embedded emulator keeps a run going for 1.5 s; half a second is not enough.
+    const result = await cli('ask', 'Which deals were won?', '--timeout', '0.5');
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('FERRY_ASK_FAILED');
+  });
+
+  it('refuses an empty question and a bad timeout as usage errors', async () => {
+    expect((await cli('ask', '  ')).code).toBe(1);
+    expect((await cli('ask', 'q', '--timeout', 'soon')).code).toBe(1);
+  });
+});
