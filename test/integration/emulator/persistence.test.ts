@@ -19,7 +19,7 @@ describe('emulator: persistence', () => {
     expect(pushed.status).toBe(201);
     await first.close();
 
-    const second = await startEmulator({ db });
+    const second = await startEmulator({ db, askDelayMs: 10 });
     try {
       expect(second.devKey).toBe(first.devKey);
       expect(second.orgId).toBe(first.orgId);
@@ -30,6 +30,9 @@ describe('emulator: persistence', () => {
       expect(got.body.title).toBe('Call p-1');
       // The upsert key survives too.
       expect((await again.post('/v1/conversations', conversation(sourceId, 'p-1'))).body.status).toBe('updated');
+      // So does the search index behind the ask assistant.
+      const asked = await again.post('/v1/ask-assistant', { message: 'renewal price' });
+      expect(asked.body.output).toContain(`[conversation ${pushed.body.recordId}]`);
     } finally {
       await second.close();
     }
