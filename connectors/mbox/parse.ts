@@ -1,9 +1,10 @@
 /** RFC 5322 address lists and quoted-printable bodies, as far as mailboxes in the field need. */
 
-export interface Address {
+// A type alias, not an interface, so it fits SourceData's index signature.
+export type Address = {
   name: string | null;
   email: string | null;
-}
+};
 
 /** Split on commas that are outside quotes and angle brackets. */
 function splitAddresses(text: string): string[] {

@@ -6,8 +6,10 @@ import { register as discover } from './discover.js';
 import { register as emulator } from './emulator.js';
 import { register as failures } from './failures.js';
 import { register as init } from './init.js';
+import { register as preview } from './preview.js';
+import { register as run } from './run.js';
 import { register as schema } from './schema.js';
 import { register as state } from './state.js';
 import { register as status } from './status.js';
 
-export const COMMANDS: readonly RegisterCommand[] = [init, check, discover, status, failures, state, ask, emulator, schema];
+export const COMMANDS: readonly RegisterCommand[] = [init, check, discover, preview, run, status, failures, state, ask, emulator, schema];

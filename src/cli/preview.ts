@@ -1,0 +1,44 @@
+import type { RegisterCommand } from './main.js';
+import { previewSync } from '../pipeline/preview.js';
+import { printJson } from './output.js';
+
+export const register: RegisterCommand = (program) => {
+  program
+    .command('preview')
+    .description('print mapped, validated request bodies beside their source records, and the plan; pushes nothing')
+    .argument('<sync>', 'the sync to preview')
+    .option('-n, --limit <n>', 'how many records to show', '5')
+    .option('--json', 'print samples and plan as JSON')
+    .action(async (syncName: string, flags: { limit: string; json?: boolean }) => {
+      const { config } = program.opts<{ config: string }>();
+      const limit = Math.max(0, Number.parseInt(flags.limit, 10) || 0);
+      const { samples, plan } = await previewSync(config, syncName, limit);
+      if (flags.json) {
+        printJson({ samples, plan });
+        return;
+      }
+      for (const sample of samples) {
+        console.log(`── ${sample.origin}  [${sample.action}]`);
+        console.log('source record:');
+        console.log(indent(JSON.stringify(sample.input, null, 2)));
+        if (sample.body) {
+          console.log('request body:');
+          console.log(indent(JSON.stringify(sample.body, null, 2)));
+        }
+        if (sample.error) console.log(`invalid: ${sample.error}`);
+      }
+      const c = plan.counts;
+      console.log(`\nplan for ${plan.sync}: ${c.read} read, ${c.created} create, ${c.updated} update, ${c.unchanged} unchanged, ${c.failed} invalid, ${plan.wouldDelete ?? 0} delete`);
+      if (plan.changes.length === 0) console.log('schema: no changes');
+      for (const change of plan.changes) {
+        const fields = 'fields' in change && Array.isArray(change.fields)
+          ? ` (${(change.fields as unknown[]).map((f) => (typeof f === 'string' ? f : JSON.stringify(f))).join(', ')})`
+          : '';
+        console.log(`schema: ${change.kind} ${change.name}${fields}`);
+      }
+    });
+};
+
+function indent(text: string): string {
+  return text.replace(/^/gm, '    ');
+}

@@ -1,0 +1,44 @@
+/**
+ * The progress line on a TTY: read, pushed, unchanged, failed, rate and, when
+ * the source's size is known, an ETA. Off a TTY there is no bar; the JSON
+ * logs carry progress instead.
+ */
+import cliProgress from 'cli-progress';
+import type { RunCounts } from '../state/index.js';
+
+export interface ProgressDisplay {
+  update(counts: RunCounts): void;
+  stop(): void;
+}
+
+export function createProgress(sync: string, total?: number): ProgressDisplay {
+  if (!process.stderr.isTTY) return { update() {}, stop() {} };
+  const bar = new cliProgress.SingleBar(
+    {
+      stream: process.stderr,
+      format: total
+        ? `${sync} [{bar}] {value}/{total} read | {pushed} pushed {unchanged} unchanged {failed} failed | {rate}/s | ETA {eta_formatted}`
+        : `${sync} {value} read | {pushed} pushed {unchanged} unchanged {failed} failed | {rate}/s`,
+      hideCursor: true,
+      clearOnComplete: false,
+      fps: 8,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  const started = Date.now();
+  bar.start(total ?? 0, 0, { pushed: 0, unchanged: 0, failed: 0, rate: 0 });
+  return {
+    update(counts) {
+      const seconds = Math.max((Date.now() - started) / 1000, 0.001);
+      bar.update(counts.read, {
+        pushed: counts.pushed,
+        unchanged: counts.unchanged,
+        failed: counts.failed,
+        rate: Math.round(counts.read / seconds),
+      });
+    },
+    stop() {
+      bar.stop();
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import type { RegisterCommand } from './main.js';
+import { FerryError } from '../sdk/errors.js';
+import { runProject } from '../pipeline/run-project.js';
+import type { RunSummary } from '../pipeline/run-sync.js';
+import { createProgress } from './progress.js';
+import { printJson, printRunSummaries } from './output.js';
+
+export const register: RegisterCommand = (program, setExitCode) => {
+  program
+    .command('run')
+    .description('run syncs (all, or the ones named): read, map, push what changed, checkpoint')
+    .argument('[syncs...]', 'names of the syncs to run')
+    .option('--full-refresh', 'ignore stored cursors and re-read everything (unchanged records still cost no request)')
+    .option('--dry-run', 'map and validate, push nothing, write no state')
+    .option('--force-deletes', 'let deletes: mirror delete above maxDeletePercent')
+    .option('--verify', 'after each sync, count what the service shows through its read side')
+    .option('--json', 'print the summary as JSON on stdout')
+    .action(async (names: string[], flags: { fullRefresh?: boolean; dryRun?: boolean; forceDeletes?: boolean; verify?: boolean; json?: boolean }) => {
+      const { config } = program.opts<{ config: string }>();
+      const summaries: RunSummary[] = await runProject({
+        configFile: config,
+        syncNames: names,
+        fullRefresh: flags.fullRefresh === true,
+        dryRun: flags.dryRun === true,
+        forceDeletes: flags.forceDeletes === true,
+        verify: flags.verify === true,
+        quiet: process.stderr.isTTY === true,
+        progress: createProgress,
+      });
+      if (flags.json) printJson({ syncs: summaries });
+      else printRunSummaries(summaries);
+      const exit = Math.max(0, ...summaries.map((s) => s.exitCode));
+      if (summaries.length === 0) throw new FerryError('FERRY_USAGE', 'no syncs to run', { hint: 'add syncs to ferry.yaml or an included file' });
+      setExitCode(exit);
+    });
+};

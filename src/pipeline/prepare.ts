@@ -1,0 +1,89 @@
+/**
+ * Everything a sync needs before reading: its connector loaded and its
+ * options validated, its mapping compiled. Errors from both are reported
+ * together, with file:line:col, so `ferry check` shows them all at once.
+ */
+import type { z } from 'zod';
+import { loadConnector } from '../config/connectors.js';
+import { formatConfigIssues, validateWith } from '../config/index.js';
+import type { ConfigIssue, LoadedConfig, LoadedSync } from '../config/index.js';
+import { compileMapping } from '../mapping/index.js';
+import type { CompiledMapping } from '../mapping/index.js';
+import { FerryError } from '../sdk/errors.js';
+import type { SourceDefinition } from '../sdk/types.js';
+
+export interface PreparedSync {
+  sync: LoadedSync;
+  source: SourceDefinition;
+  /** The connector's options, parsed by its own schema. */
+  options: unknown;
+  mapping: CompiledMapping;
+}
+
+/** Connector options are everything under `source:` but `type`. */
+export function connectorOptions(sync: LoadedSync): Record<string, unknown> {
+  const { type: _type, ...rest } = sync.source;
+  return rest;
+}
+
+/** Collect every problem with one sync; an empty list means it is ready. */
+export async function inspectSync(
+  config: LoadedConfig,
+  sync: LoadedSync,
+): Promise<{ prepared?: PreparedSync; issues: ConfigIssue[] }> {
+  const issues: ConfigIssue[] = [];
+  let source: SourceDefinition | undefined;
+  let options: unknown;
+  try {
+    const connector = await loadConnector(sync.source.type, { baseDir: sync.baseDir, plugins: config.plugins, kind: 'source' });
+    if (connector.kind !== 'source') {
+      throw new FerryError('FERRY_CONNECTOR_NOT_FOUND', `"${sync.source.type}" is a destination connector, not a source`);
+    }
+    source = connector;
+    const optionIssues = validateWith(connector.options, connectorOptions(sync), sync, ['source']);
+    issues.push(...optionIssues);
+    if (optionIssues.length === 0) options = (connector.options as z.ZodType).parse(connectorOptions(sync));
+  } catch (error) {
+    if (!(error instanceof FerryError)) throw error;
+    const at = sync.locate(['source', 'type']);
+    issues.push({ ...at, path: `${sync.name}.source.type`, message: error.message });
+  }
+  const compiled = compileMapping(sync.target.map);
+  let mapping: CompiledMapping | undefined;
+  if ('errors' in compiled) {
+    for (const e of compiled.errors) {
+      const at = sync.locate(['target', 'map', ...e.path]);
+      issues.push({ ...at, path: `${sync.name}.target.map.${e.path.join('.')}`, message: e.message });
+    }
+  } else {
+    mapping = compiled.mapping;
+  }
+  if (issues.length > 0 || !source || !mapping) return { issues };
+  return { prepared: { sync, source, options, mapping }, issues };
+}
+
+/** Prepare a sync or throw FERRY_CONFIG_INVALID listing every problem. */
+export async function prepareSync(config: LoadedConfig, sync: LoadedSync): Promise<PreparedSync> {
+  const { prepared, issues } = await inspectSync(config, sync);
+  if (!prepared) {
+    throw new FerryError('FERRY_CONFIG_INVALID', `sync "${sync.name}" is not runnable:\n${formatConfigIssues(issues)}`, {
+      where: sync.file,
+      details: { issues },
+      hint: 'fix the lines above; `ferry check` lists every problem in the project',
+    });
+  }
+  return prepared;
+}
+
+/** Find syncs by name, or all when none are named; unknown names are a usage error. */
+export function selectSyncs(config: LoadedConfig, names: readonly string[]): LoadedSync[] {
+  if (names.length === 0) return config.syncs;
+  return names.map((name) => {
+    const sync = config.syncs.find((s) => s.name === name);
+    if (!sync) {
+      const known = config.syncs.map((s) => s.name).join(', ') || '(none)';
+      throw new FerryError('FERRY_USAGE', `no sync named "${name}" in ${config.file}`, { hint: `known syncs: ${known}` });
+    }
+    return sync;
+  });
+}

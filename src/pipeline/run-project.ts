@@ -1,0 +1,138 @@
+/**
+ * `ferry run` for a whole project: every sync is prepared first (so a config
+ * error stops the run before anything is pushed), then syncs run one after
+ * another against one service connection and one state store. SIGINT and
+ * SIGTERM stop reading, let in-flight pushes finish, and checkpoint.
+ */
+import type { Logger } from 'pino';
+import { formatConfigIssues } from '../config/index.js';
+import type { ConfigIssue } from '../config/index.js';
+import { FerryError, isFerryError } from '../sdk/errors.js';
+import type { RunCounts } from '../state/index.js';
+import { emptyCounts } from '../state/index.js';
+import { createLogger } from './logger.js';
+import { inspectSync, selectSyncs } from './prepare.js';
+import type { PreparedSync } from './prepare.js';
+import { loadProject, openProjectState } from './project.js';
+import { retryFailures } from './retry-failures.js';
+import { runSync } from './run-sync.js';
+import type { RunSummary } from './run-sync.js';
+import { openService } from './service.js';
+import { countVisible } from './verify.js';
+
+export interface ProjectRunOptions {
+  configFile: string;
+  syncNames: readonly string[];
+  fullRefresh?: boolean;
+  dryRun?: boolean;
+  forceDeletes?: boolean;
+  /** Count what the read side shows after each sync. */
+  verify?: boolean;
+  /** Replay the dead-letter instead of reading sources (`failures retry`). */
+  retryFailures?: boolean;
+  /** Log only warnings (a progress bar is showing). */
+  quiet?: boolean;
+  logger?: Logger;
+  progress?: (sync: string, total?: number) => { update(counts: RunCounts): void; stop(): void };
+}
+
+export interface ProjectRunSummary extends RunSummary {
+  /** With `verify`: records of this sync's target the service returns. */
+  visible?: number;
+}
+
+export async function runProject(options: ProjectRunOptions): Promise<ProjectRunSummary[]> {
+  const config = await loadProject(options.configFile);
+  const logger = options.logger ?? createLogger(options.quiet ? { level: 'warn' } : {});
+  const syncs = selectSyncs(config, options.syncNames);
+
+  const issues: ConfigIssue[] = [];
+  const prepared: PreparedSync[] = [];
+  for (const sync of syncs) {
+    const result = await inspectSync(config, sync);
+    issues.push(...result.issues);
+    if (result.prepared) prepared.push(result.prepared);
+  }
+  if (issues.length > 0) {
+    throw new FerryError('FERRY_CONFIG_INVALID', `${issues.length} problem(s) in the configuration:\n${formatConfigIssues(issues)}`, {
+      details: { issues },
+      hint: 'nothing was pushed; fix the lines above and run again',
+    });
+  }
+
+  const controller = new AbortController();
+  const stop = (signal: NodeJS.Signals) => {
+    logger.warn({ signal }, 'stopping: finishing in-flight requests and checkpointing');
+    controller.abort();
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+
+  const store = openProjectState(config);
+  const summaries: ProjectRunSummary[] = [];
+  try {
+    const connection = await openService(config, { logger });
+    try {
+      for (const sync of prepared) {
+        if (controller.signal.aborted) break;
+        const progress = options.progress?.(sync.sync.name, await estimateTotal(sync, logger));
+        const runOptions = {
+          ...(options.fullRefresh ? { fullRefresh: true } : {}),
+          ...(options.dryRun ? { dryRun: true } : {}),
+          ...(options.forceDeletes ? { forceDeletes: true } : {}),
+          signal: controller.signal,
+          logger,
+          concurrency: sync.sync.concurrency ?? config.service.concurrency,
+          maxRequestsPerSecond: sync.sync.maxRequestsPerSecond ?? config.service.maxRequestsPerSecond,
+          maxAttempts: config.service.maxAttempts,
+          ...(progress ? { onProgress: (counts: RunCounts) => progress.update(counts) } : {}),
+        };
+        const deps = { store, service: connection.client };
+        try {
+          const summary: ProjectRunSummary = options.retryFailures
+            ? await retryFailures(sync, deps, runOptions)
+            : await runSync(sync, deps, runOptions);
+          if (options.verify && !options.dryRun) summary.visible = await countVisible(connection.client, sync.sync);
+          summaries.push(summary);
+        } catch (error) {
+          summaries.push(failedSummary(sync.sync.name, error));
+          // The service itself is gone or refuses us: later syncs would fail the same way.
+          if (isFerryError(error, 'FERRY_SERVICE_AUTH') || isFerryError(error, 'FERRY_SERVICE_UNREACHABLE')) break;
+        } finally {
+          progress?.stop();
+        }
+      }
+    } finally {
+      await connection.close();
+    }
+  } finally {
+    store.close();
+    process.removeListener('SIGINT', stop);
+    process.removeListener('SIGTERM', stop);
+  }
+  return summaries;
+}
+
+async function estimateTotal(prepared: PreparedSync, logger: Logger): Promise<number | undefined> {
+  if (!process.stderr.isTTY || prepared.sync.group) return undefined;
+  try {
+    const streams = await prepared.source.discover({
+      options: prepared.options,
+      baseDir: prepared.sync.baseDir,
+      syncName: prepared.sync.name,
+      logger,
+      signal: new AbortController().signal,
+    });
+    const known = streams.map((s) => s.estimatedCount);
+    return known.every((n) => typeof n === 'number') ? known.reduce((a, b) => a! + b!, 0) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function failedSummary(sync: string, error: unknown): ProjectRunSummary {
+  const attached = (error as { summary?: RunSummary } | null)?.summary;
+  const message = isFerryError(error) ? error.describe() : error instanceof Error ? error.message : String(error);
+  if (attached) return { ...attached, error: message, exitCode: 3, status: 'failed' };
+  return { sync, runId: null, status: 'failed', counts: emptyCounts(), durationMs: 0, cursor: null, changes: [], error: message, exitCode: 3 };
+}

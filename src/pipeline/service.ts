@@ -1,0 +1,63 @@
+/**
+ * The connection to the service: a client for a real base URL, or the
+ * embedded emulator started in-process when `baseUrl: embedded`.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Logger } from 'pino';
+import { ServiceClient } from '../api/client.js';
+import type { ClientObserver } from '../api/client.js';
+import type { LoadedConfig } from '../config/index.js';
+import { startEmulator } from '../emulator/index.js';
+import type { RunningEmulator } from '../emulator/index.js';
+import { FerryError } from '../sdk/errors.js';
+
+export interface ServiceConnection {
+  client: ServiceClient;
+  /** The URL requests go to (the emulator's loopback URL when embedded). */
+  baseUrl: string;
+  embedded: boolean;
+  close(): Promise<void>;
+}
+
+export async function openService(
+  config: LoadedConfig,
+  options: { logger?: Logger; observer?: ClientObserver; concurrency?: number } = {},
+): Promise<ServiceConnection> {
+  const service = config.service;
+  let emulator: RunningEmulator | undefined;
+  let baseUrl = service.baseUrl;
+  let apiKey = service.apiKey ?? '';
+  if (baseUrl === 'embedded') {
+    if (config.emulator.db !== ':memory:') mkdirSync(dirname(config.emulator.db), { recursive: true });
+    emulator = await startEmulator({
+      db: config.emulator.db,
+      ...(config.emulator.seed ? { seed: config.emulator.seed } : {}),
+      ...(options.logger ? { logger: options.logger.child({ component: 'emulator' }) } : {}),
+    });
+    baseUrl = emulator.url;
+    apiKey = emulator.devKey ?? apiKey;
+  } else if (!apiKey) {
+    throw new FerryError('FERRY_CONFIG_INVALID', `service.apiKey is empty but baseUrl is ${baseUrl}`, {
+      where: config.file,
+      hint: 'set FERRY_API_KEY (or service.apiKey) to a key with the ingest and read scopes, or use baseUrl: embedded',
+    });
+  }
+  const client = new ServiceClient({
+    baseUrl,
+    apiKey,
+    concurrency: options.concurrency ?? service.concurrency,
+    timeoutMs: service.timeoutMs,
+    retry: { maxAttempts: service.maxAttempts },
+    ...(options.observer ? { observer: options.observer } : {}),
+  });
+  return {
+    client,
+    baseUrl,
+    embedded: emulator !== undefined,
+    async close() {
+      await client.close();
+      await emulator?.close();
+    },
+  };
+}
