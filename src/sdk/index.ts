@@ -7,4 +7,5 @@ export * from './define.js';
 export * from './errors.js';
 export * from './origin.js';
 export * from './cursor.js';
+export * from './http-retry.js';
 export * from './conformance.js';
