@@ -4,13 +4,18 @@
  * the configured share of them (a truncated export or a wrong path looks just
  * like a mass deletion).
  */
+import type { Logger } from 'pino';
+import { compileMapping } from '../mapping/index.js';
 import { FerryError } from '../sdk/errors.js';
 import type { StateStore } from '../state/index.js';
+import type { PreparedSync } from './prepare.js';
+import type { SeenSet } from './seen-set.js';
+import { toUnits } from './units.js';
 
 export function planDeletes(
   store: StateStore,
   sync: string,
-  seen: ReadonlySet<string>,
+  seen: Pick<SeenSet, 'has'>,
   maxDeletePercent: number,
   force: boolean,
 ): { remoteIds: string[] } {
@@ -28,4 +33,22 @@ export function planDeletes(
     );
   }
   return { remoteIds };
+}
+
+/**
+ * Collect the remote id of every record the source holds now: a full read
+ * (no cursor) that evaluates only `map.id`. Used when an incremental read
+ * cannot tell which records vanished.
+ */
+export async function scanKeys(prepared: PreparedSync, seen: SeenSet, signal: AbortSignal, logger: Logger): Promise<void> {
+  const { sync, source } = prepared;
+  const compiled = compileMapping({ id: sync.target.map.id ?? null });
+  if ('errors' in compiled) throw new FerryError('FERRY_CONFIG_INVALID', `map.id of sync "${sync.name}" does not compile`);
+  const records = source.read({ options: prepared.options, baseDir: sync.baseDir, syncName: sync.name, logger, signal });
+  for await (const unit of toUnits(records, sync.group ? { groupBy: sync.group.by } : {})) {
+    if (signal.aborted) throw new FerryError('FERRY_ABORTED', 'stopped during the key scan for deletes: mirror');
+    const { id } = await compiled.mapping.evaluate(unit.input);
+    if (typeof id === 'string' && id !== '') seen.add(id);
+    else if (typeof id === 'number' || typeof id === 'bigint') seen.add(String(id));
+  }
 }

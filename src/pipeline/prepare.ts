@@ -5,9 +5,9 @@
  */
 import type { z } from 'zod';
 import { loadConnector } from '../config/connectors.js';
-import { formatConfigIssues, validateWith } from '../config/index.js';
+import { formatConfigIssues, formatPath, validateWith } from '../config/index.js';
 import type { ConfigIssue, LoadedConfig, LoadedSync } from '../config/index.js';
-import { compileMapping } from '../mapping/index.js';
+import { checkTargetFields, compileMapping } from '../mapping/index.js';
 import type { CompiledMapping } from '../mapping/index.js';
 import { FerryError } from '../sdk/errors.js';
 import type { SourceDefinition } from '../sdk/types.js';
@@ -46,14 +46,19 @@ export async function inspectSync(
   } catch (error) {
     if (!(error instanceof FerryError)) throw error;
     const at = sync.locate(['source', 'type']);
-    issues.push({ ...at, path: `${sync.name}.source.type`, message: error.message });
+    issues.push({ ...at, path: formatPath([...sync.keyPath, 'source', 'type']), message: error.message });
   }
   const compiled = compileMapping(sync.target.map);
   let mapping: CompiledMapping | undefined;
+  // A misspelt target field (`dispayName`) would otherwise vanish from every body.
+  for (const e of checkTargetFields(sync.target.type, sync.target.map)) {
+    const at = sync.locate(['target', 'map', ...e.path]);
+    issues.push({ ...at, path: formatPath([...sync.keyPath, 'target', 'map', ...e.path]), message: e.message });
+  }
   if ('errors' in compiled) {
     for (const e of compiled.errors) {
       const at = sync.locate(['target', 'map', ...e.path]);
-      issues.push({ ...at, path: `${sync.name}.target.map.${e.path.join('.')}`, message: e.message });
+      issues.push({ ...at, path: formatPath([...sync.keyPath, 'target', 'map', ...e.path]), message: e.message });
     }
   } else {
     mapping = compiled.mapping;

@@ -14,7 +14,8 @@ import type { SchemaChange, SinkService } from '../sink/index.js';
 import type { RunCounts, StateStore } from '../state/index.js';
 import { emptyCounts } from '../state/index.js';
 import { CheckpointTracker } from './checkpoint-tracker.js';
-import { planDeletes } from './deletes.js';
+import { planDeletes, scanKeys } from './deletes.js';
+import { SeenSet } from './seen-set.js';
 import { fieldHints } from './field-hints.js';
 import type { PreparedSync } from './prepare.js';
 import { toUnits } from './units.js';
@@ -83,20 +84,34 @@ export async function runSync(
       hint: 'wait for it to finish; a crashed run releases its lock after 60 seconds',
     });
   }
-  const renew = dryRun ? undefined : setInterval(() => store.renewLock(sync.name, owner, LOCK_TTL_MS), LOCK_TTL_MS / 3);
+  const renew = dryRun
+    ? undefined
+    : setInterval(() => {
+        // A renewal that fails (state busy past its timeout) must not crash the
+        // process; the lease still has two thirds of its time left.
+        try {
+          store.renewLock(sync.name, owner, LOCK_TTL_MS);
+        } catch (error) {
+          log.warn({ err: error }, 'could not renew the sync lock');
+        }
+      }, LOCK_TTL_MS / 3);
   renew?.unref();
   const runId = dryRun ? null : store.startRun(sync.name);
   const runLog = log.child({ runId });
 
+  // SIGTERM (options.signal) stops reading but lets in-flight pushes finish;
+  // `stop` aborts them too, and is only pulled when the run cannot go on.
   const stop = new AbortController();
-  const onAbort = () => stop.abort();
-  options.signal.addEventListener('abort', onAbort, { once: true });
+  const readSignal = AbortSignal.any([options.signal, stop.signal]);
   let fatal: unknown;
   const tracker = new CheckpointTracker();
   let readComplete = false;
   let changes: SchemaChange[] = [];
   let wouldDelete: number | undefined;
-  const seen = sync.deletes === 'mirror' && !options.replay ? new Set<string>() : undefined;
+  const seen = sync.deletes === 'mirror' && !options.replay ? new SeenSet() : undefined;
+  // An incremental read only sees new and changed records; which ones vanished
+  // takes a separate scan of every key.
+  const keyScan = seen !== undefined && sync.incremental !== undefined;
 
   const storedCursor = options.fullRefresh || options.replay ? undefined : store.cursor(sync.name);
   const report = () => options.onProgress?.({ ...counts });
@@ -110,6 +125,8 @@ export async function runSync(
     if (position) store.checkpoint(sync.name, position);
     else store.flush();
     if (runId) store.updateRun(runId, counts);
+    // Off a TTY this is the progress a scheduler's log shows.
+    runLog.info({ counts, pending: tracker.pending }, 'progress');
     finishedSinceCheckpoint = 0;
     lastCheckpoint = Date.now();
   };
@@ -145,7 +162,7 @@ export async function runSync(
       baseDir: sync.baseDir,
       syncName: sync.name,
       logger: log,
-      signal: stop.signal,
+      signal: readSignal,
       ...(sync.incremental
         ? {
             incremental: {
@@ -197,7 +214,7 @@ export async function runSync(
             remoteId: typeof body === 'object' && body && 'id' in body ? String((body as { id: unknown }).id) : null,
             origin: entry.unit.origin,
             kind: 'invalid',
-            reason: field ? `${field}: ${reason}` : reason,
+            reason: field && !reason.includes(field) ? `${field}: ${reason}` : reason,
             status: null,
             errorBody: null,
             body: body ?? null,
@@ -213,7 +230,7 @@ export async function runSync(
       if (evolver && isRecord(mapped.fields)) {
         const resolved = await evolver.resolve(mapped.fields);
         if (resolved.rejected.length > 0) {
-          return fail(`fields not declared on object type "${sync.target.objectType?.name}" (newFields: freeze): ${resolved.rejected.join(', ')}`, 'fields');
+          return fail(resolved.reason ?? `fields not accepted by object type "${sync.target.objectType?.name}": ${resolved.rejected.join(', ')}`, 'fields');
         }
         mapped = { ...mapped, fields: resolved.fields };
       }
@@ -222,7 +239,7 @@ export async function runSync(
         ...(evolver ? { objectTypeId: evolver.objectTypeId, fieldTypes: evolver.fieldTypes, fieldLabels: evolver.fieldLabels } : {}),
       });
       if (!built.ok) return fail(built.reason, built.field, built.partialBody);
-      seen?.add(built.remoteId);
+      if (!keyScan) seen?.add(built.remoteId);
       const print = fingerprint(built.body);
       const known = store.fingerprints(sync.name, [built.remoteId]).get(built.remoteId);
       if (known && known.status === 'pushed' && known.fingerprint === print) {
@@ -267,6 +284,9 @@ export async function runSync(
           finish(seq);
         })
         .catch((error: unknown) => {
+          // After a fatal error the pusher rejects what is still queued with
+          // FERRY_ABORTED: those records stay unfinished for the next run.
+          if (stop.signal.aborted && isFerryError(error, 'FERRY_ABORTED')) return;
           fatal ??= error;
           stop.abort();
         });
@@ -274,11 +294,11 @@ export async function runSync(
 
 
     for (const entry of buffered) {
-      if (fatal || stop.signal.aborted) break;
+      if (fatal || readSignal.aborted) break;
       await handle(entry);
     }
     buffered.length = 0;
-    while (!fatal && !stop.signal.aborted) {
+    while (!fatal && !readSignal.aborted) {
       const next = await units.next();
       if (next.done) {
         readComplete = true;
@@ -290,6 +310,7 @@ export async function runSync(
     await pusher?.onIdle();
 
     if (readComplete && !fatal && seen) {
+      if (keyScan) await scanKeys(prepared, seen, readSignal, log);
       const plan = planDeletes(store, sync.name, seen, sync.maxDeletePercent, options.forceDeletes === true);
       if (dryRun) {
         wouldDelete = plan.remoteIds.length;
@@ -311,8 +332,8 @@ export async function runSync(
     fatal ??= error;
     await pusher?.onIdle().catch(() => undefined);
   } finally {
-    options.signal.removeEventListener('abort', onAbort);
     if (renew) clearInterval(renew);
+    seen?.close();
   }
 
   const cursor = options.replay ? undefined : readComplete && !fatal ? tracker.finalPosition() : tracker.safePosition();

@@ -57,8 +57,8 @@ export async function* toUnits(
   }
   for await (const group of groupRecords(tracked(), options.groupBy)) {
     const mapKey = JSON.stringify(group.key);
+    // Kept after use: a key that reappears later in the input is emitted again.
     const cursor = highest.get(mapKey);
-    highest.delete(mapKey);
     yield {
       input: { key: group.key, records: group.records },
       origin: formatOrigin(group.origin),

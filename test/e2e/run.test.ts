@@ -1,0 +1,119 @@
+/**
+ * `ferry run` as a user or a scheduler runs it: a spawned process, JSON logs
+ * on stderr, a JSON summary, exit codes, and SIGTERM in the middle of a run.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ServiceClient } from '../../src/api/client.js';
+import { startEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { ferry, tempProjectDir } from './spawn-ferry.js';
+
+const PIPELINE = readFileSync(resolve(import.meta.dirname, '../../../shared/datasets/crm-sales-opportunities/sales_pipeline.csv'), 'utf8');
+const LINES = PIPELINE.split('\r\n').filter((l) => l.length > 0);
+
+function project(baseUrl: string, rows: number): string {
+  const dir = tempProjectDir();
+  mkdirSync(join(dir, 'data'));
+  writeFileSync(join(dir, 'data/deals.csv'), LINES.slice(0, rows + 1).join('\n') + '\n');
+  writeFileSync(
+    join(dir, 'ferry.yaml'),
+    `version: 1
+service: { baseUrl: ${baseUrl}, apiKey: "\${FERRY_API_KEY}", concurrency: 2, maxRequestsPerSecond: 1000 }
+syncs:
+  - name: deals
+    source: { type: csv, path: data/deals.csv, primaryKey: opportunity_id }
+    target:
+      type: row
+      source: { name: crm }
+      objectType: { name: deal }
+      map:
+        id: opportunity_id
+        name: opportunity_id
+        public: true
+        fields: { stage: deal_stage, agent: sales_agent }
+`,
+  );
+  return dir;
+}
+
+describe('ferry run (spawned)', () => {
+  let emulator: RunningEmulator;
+  let client: ServiceClient;
+  beforeAll(async () => {
+    emulator = await startEmulator({ db: ':memory:' });
+    client = new ServiceClient({ baseUrl: emulator.url, apiKey: emulator.devKey! });
+  });
+  afterAll(async () => {
+    await client.close();
+    await emulator.close();
+  });
+
+  it('logs JSON lines with run and sync ids off a TTY, prints a JSON summary, and exits 0', async () => {
+    const dir = project(emulator.url, 30);
+    const result = await ferry(['run', '--json'], { cwd: dir, env: { FERRY_API_KEY: emulator.devKey! } });
+    expect(result.code).toBe(0);
+    const summary = JSON.parse(result.stdout) as { syncs: { sync: string; counts: { created: number } }[] };
+    expect(summary.syncs[0]).toMatchObject({ sync: 'deals', counts: { created: 30 } });
+    const logs = result.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const finished = logs.find((l) => l.msg === 'run finished');
+    expect(finished).toMatchObject({ sync: 'deals', status: 'succeeded' });
+    expect(typeof finished!.runId).toBe('string');
+    expect(result.stderr + result.stdout).not.toContain(emulator.devKey!);
+  });
+
+  it('exits 1 on a config error before anything is pushed', async () => {
+    const dir = project(emulator.url, 5);
+    const yaml = readFileSync(join(dir, 'ferry.yaml'), 'utf8').replace('primaryKey: opportunity_id', 'primaryKey: opportunity_id, delimeter: ";"');
+    writeFileSync(join(dir, 'ferry.yaml'), yaml);
+    const result = await ferry(['run'], { cwd: dir, env: { FERRY_API_KEY: emulator.devKey! } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/ferry\.yaml:\d+:\d+/);
+    expect(result.stderr).toMatch(/delimeter/);
+  });
+
+  it('on SIGTERM finishes in-flight pushes, checkpoints, exits 3, and the next run completes without loss', async () => {
+    const emulator = await startEmulator({ db: ':memory:' });
+    const client = new ServiceClient({ baseUrl: emulator.url, apiKey: emulator.devKey! });
+    const dir = project(emulator.url, 200);
+    emulator.setFaults({ latencyMs: 40 });
+    try {
+      const child = spawn(process.execPath, [resolve(import.meta.dirname, '../../bin/ferry.js'), 'run', '--json'], {
+        cwd: dir,
+        env: { ...process.env, FERRY_API_KEY: emulator.devKey! },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+      child.stderr.resume();
+      // Wait until the first rows have landed, then stop the run mid-way.
+      for (let i = 0; i < 200; i++) {
+        const page = await client.listRows({ limit: 1 });
+        if (page.rows.length > 0) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      child.kill('SIGTERM');
+      const code = await new Promise<number | null>((r) => child.once('close', r));
+      expect(code).toBe(3);
+      const stopped = JSON.parse(stdout) as { syncs: { status: string; counts: { created: number } }[] };
+      expect(stopped.syncs[0]!.status).toBe('aborted');
+      const landedBefore = stopped.syncs[0]!.counts.created;
+      expect(landedBefore).toBeGreaterThan(0);
+      expect(landedBefore).toBeLessThan(200);
+    } finally {
+      emulator.setFaults({});
+    }
+    const resumed = await ferry(['run', '--json'], { cwd: dir, env: { FERRY_API_KEY: emulator.devKey! } });
+    expect(resumed.code).toBe(0);
+    const counts = (JSON.parse(resumed.stdout) as { syncs: { counts: { created: number; unchanged: number } }[] }).syncs[0]!.counts;
+    // Everything acknowledged before the stop is unchanged now; the rest is created; nothing twice.
+    expect(counts.created + counts.unchanged).toBe(200);
+    let visible = 0;
+    for await (const _ of client.iterateRows({ limit: 50 })) visible++;
+    expect(visible).toBe(200);
+    await client.close();
+    await emulator.close();
+  });
+});

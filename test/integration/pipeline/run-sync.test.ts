@@ -1,0 +1,211 @@
+/**
+ * Whole syncs, CSV → rows, into the emulator over HTTP: first run, re-run,
+ * edits, mapping changes, dead-letter and retry, faults, deletes and
+ * incremental cursors. The data is the first rows of the real CRM pipeline.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStateStore } from '../../../src/state/index.js';
+import { Harness, readRows } from './harness.js';
+
+const PIPELINE = readFileSync(resolve(import.meta.dirname, '../../../../shared/datasets/crm-sales-opportunities/sales_pipeline.csv'), 'utf8');
+const [HEADER, ...LINES] = PIPELINE.split('\r\n').filter((l) => l.length > 0);
+
+function csv(lines: readonly string[]): string {
+  return [HEADER, ...lines].join('\r\n') + '\r\n';
+}
+
+const DEALS_SYNC = (extraMap = '', options = '') => `  - name: deals
+    source:
+      type: csv
+      path: data/deals.csv
+      primaryKey: opportunity_id
+${options}    target:
+      type: row
+      source: { name: crm, displayName: CRM }
+      objectType: { name: deal, displayName: Deal }
+      map:
+        id: opportunity_id
+        name: "account ? account & ' – ' & product : product"
+        public: true
+        fields:
+          stage: deal_stage
+          agent: sales_agent
+          product: product
+${extraMap}`;
+
+describe('a CSV → rows sync into the emulator', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await new Harness().start();
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('lands every record, then re-runs with zero requests', async () => {
+    h.write('data/deals.csv', csv(LINES.slice(0, 120)));
+    h.writeConfig(DEALS_SYNC());
+    const first = await h.run();
+    expect(first.summaries[0]).toMatchObject({ status: 'succeeded', exitCode: 0, counts: { read: 120, created: 120, failed: 0 } });
+    expect(Harness.writes(first.requests)).toHaveLength(120);
+
+    const rows = await readRows(h.client, 'crm', 'deal');
+    expect(rows.size).toBe(120);
+    const [id, , product, account, stage] = LINES[0]!.split(',');
+    expect(rows.get(id!)).toMatchObject({ name: `${account} – ${product}`, fields: { stage: { value: stage, fieldType: 'string' } } });
+
+    const second = await h.run();
+    expect(second.summaries[0]).toMatchObject({ status: 'succeeded', counts: { read: 120, unchanged: 120, created: 0, updated: 0 } });
+    expect(second.requests.filter((r) => r.method !== 'GET')).toHaveLength(0);
+  });
+
+  it('re-pushes an edited record alone, and exactly the records a mapping change touches', async () => {
+    const lines = LINES.slice(0, 60);
+    h.write('data/deals.csv', csv(lines));
+    h.writeConfig(DEALS_SYNC());
+    await h.run();
+
+    const edited = lines.map((line, i) => (i === 7 ? line.replace(/,(Won|Lost|Engaging|Prospecting),/, ',Lost,') : line));
+    expect(edited[7]).not.toBe(lines[7]);
+    h.write('data/deals.csv', csv(edited));
+    const afterEdit = await h.run();
+    expect(afterEdit.summaries[0]!.counts).toMatchObject({ updated: 1, unchanged: 59 });
+    const writes = Harness.writes(afterEdit.requests);
+    expect(writes).toHaveLength(1);
+    expect((await readRows(h.client, 'crm', 'deal')).get(lines[7]!.split(',')[0]!)).toMatchObject({ fields: { stage: { value: 'Lost' } } });
+
+    // A new field mapped from close_value only changes records that have one (open deals are blank).
+    h.writeConfig(DEALS_SYNC('          value: close_value\n'));
+    const withValues = edited.filter((l) => l.split(',')[7] !== '').length;
+    const afterMapping = await h.run();
+    expect(afterMapping.summaries[0]!.counts).toMatchObject({ updated: withValues, unchanged: 60 - withValues });
+    expect(Harness.writes(afterMapping.requests)).toHaveLength(withValues);
+    // The object type gained the field; the existing ones are still there.
+    const { sources } = await h.client.listSources({ name: 'crm' });
+    const { objectTypes } = await h.client.listObjectTypes({ sourceId: sources[0]!.id });
+    expect(objectTypes[0]!.fieldDefinitions.map((f) => f.name).sort()).toEqual(['agent', 'product', 'stage', 'value']);
+  });
+
+  it('dead-letters invalid records with reason and origin, exits 2, and retries them after a fix', async () => {
+    const lines = LINES.slice(0, 20);
+    // Two records lose their id: they cannot be pushed.
+    const broken = lines.map((l, i) => (i === 3 || i === 11 ? l.replace(/^[^,]+/, '') : l));
+    h.write('data/deals.csv', csv(broken));
+    h.writeConfig(DEALS_SYNC());
+    const run = await h.run();
+    expect(run.summaries[0]).toMatchObject({ status: 'partial', exitCode: 2, counts: { created: 18, failed: 2 } });
+
+    const store = openStateStore(`sqlite:${h.dir}/state/ferry.db`);
+    const failures = store.failures({ sync: 'deals' });
+    store.close();
+    expect(failures).toHaveLength(2);
+    expect(failures.map((f) => f.origin).sort()).toEqual(['data/deals.csv:13', 'data/deals.csv:5']);
+    expect(failures[0]!.reason).toMatch(/map\.id produced nothing/);
+
+    // The fix: ids fall back to a stable synthetic key; retry re-maps the stored source records.
+    h.writeConfig(DEALS_SYNC().replace('id: opportunity_id', `id: "opportunity_id ? opportunity_id : 'missing-' & sales_agent & '-' & engage_date"`));
+    const retry = await h.run({ retryFailures: true });
+    expect(retry.summaries[0]).toMatchObject({ exitCode: 0, counts: { created: 2, failed: 0 } });
+    const after = openStateStore(`sqlite:${h.dir}/state/ferry.db`);
+    expect(after.failureCount('deals')).toBe(0);
+    after.close();
+    expect((await readRows(h.client, 'crm', 'deal')).size).toBe(20);
+  });
+
+  it('lands every record through injected 429s, 500s and dropped connections', async () => {
+    h.write('data/deals.csv', csv(LINES.slice(0, 150)));
+    h.writeConfig(DEALS_SYNC(), { maxAttempts: 12 });
+    h.setFaults({ rate429: 0.15, retryAfterSeconds: 0, rate500: 0.1, dropRate: 0.05, seed: 7 });
+    const run = await h.run();
+    expect(run.summaries[0]).toMatchObject({ status: 'succeeded', exitCode: 0, counts: { created: 150, failed: 0 } });
+    h.setFaults({});
+    expect((await readRows(h.client, 'crm', 'deal')).size).toBe(150);
+    // Faults cost retries, never duplicates or losses: a clean re-run has nothing to send.
+    const again = await h.run();
+    expect(again.summaries[0]!.counts).toMatchObject({ unchanged: 150, created: 0, updated: 0 });
+  });
+
+  it('mirrors deletes, and refuses a mass deletion unless forced', async () => {
+    const lines = LINES.slice(0, 40);
+    h.write('data/deals.csv', csv(lines));
+    h.writeConfig(DEALS_SYNC('', '    deletes: mirror\n    maxDeletePercent: 10\n'));
+    await h.run();
+
+    h.write('data/deals.csv', csv(lines.slice(0, 38)));
+    const small = await h.run();
+    expect(small.summaries[0]!.counts).toMatchObject({ deleted: 2, unchanged: 38 });
+    expect((await readRows(h.client, 'crm', 'deal')).size).toBe(38);
+
+    h.write('data/deals.csv', csv(lines.slice(0, 5)));
+    const refused = await h.run();
+    expect(refused.summaries[0]).toMatchObject({ status: 'failed', exitCode: 3 });
+    expect(refused.summaries[0]!.error).toMatch(/FERRY_MASS_DELETE_REFUSED/);
+    expect((await readRows(h.client, 'crm', 'deal')).size).toBe(38);
+
+    const forced = await h.run({ forceDeletes: true });
+    expect(forced.summaries[0]!.counts.deleted).toBe(33);
+    expect((await readRows(h.client, 'crm', 'deal')).size).toBe(5);
+  });
+
+  it('stops on a refused key with exit 3 and pushes nothing more', async () => {
+    h.write('data/deals.csv', csv(LINES.slice(0, 10)));
+    h.writeConfig(DEALS_SYNC());
+    process.env.TEST_API_KEY = 'sk_live_not_a_key';
+    const summaries = await (async () => {
+      const { runProject } = await import('../../../src/pipeline/run-project.js');
+      const pino = (await import('pino')).default;
+      return runProject({ configFile: `${h.dir}/ferry.yaml`, syncNames: [], logger: pino({ level: 'silent' }) });
+    })();
+    expect(summaries[0]).toMatchObject({ status: 'failed', exitCode: 3 });
+    expect(summaries[0]!.error).toMatch(/FERRY_SERVICE_AUTH/);
+    expect(summaries[0]!.error).not.toContain('sk_live_not_a_key');
+  });
+});
+
+describe('incremental syncs', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await new Harness().start();
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  const EVENTS = `  - name: events
+    source:
+      type: csv
+      path: data/events.csv
+      primaryKey: id
+    incremental: { cursor: updated_at }
+    target:
+      type: row
+      source: { name: app }
+      objectType: { name: event, fields: { kind: string } }
+      map:
+        id: id
+        name: kind
+        public: true
+        fields: { kind: kind }
+`;
+
+  it('reads only records past the stored cursor, keeping ties and full precision', async () => {
+    h.write('data/events.csv', 'id,kind,updated_at\n1,a,2024-03-01T10:00:00.000001Z\n2,b,2024-03-01T10:00:00.000002Z\n3,c,2024-03-01T10:00:00.000002Z\n');
+    h.writeConfig(EVENTS);
+    const first = await h.run();
+    expect(first.summaries[0]!.counts).toMatchObject({ read: 3, created: 3 });
+    expect(first.summaries[0]!.cursor).toMatchObject({ value: '2024-03-01T10:00:00.000002Z' });
+
+    h.write(
+      'data/events.csv',
+      'id,kind,updated_at\n1,a,2024-03-01T10:00:00.000001Z\n2,b,2024-03-01T10:00:00.000002Z\n3,c,2024-03-01T10:00:00.000002Z\n4,d,2024-03-01T10:00:00.000003Z\n',
+    );
+    const second = await h.run();
+    expect(second.summaries[0]!.counts).toMatchObject({ read: 1, created: 1 });
+    expect(Harness.writes(second.requests)).toHaveLength(1);
+
+    const full = await h.run({ fullRefresh: true });
+    expect(full.summaries[0]!.counts).toMatchObject({ read: 4, unchanged: 4 });
+  });
+});
