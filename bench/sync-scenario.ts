@@ -1,0 +1,76 @@
+/**
+ * One sync, in its own process so its peak memory is its own: a CSV of N
+ * synthetic CRM deals (real rows from shared/datasets with unique ids) into
+ * a file-backed emulator on a port, then the same run again. Prints JSON.
+ *
+ * Usage: tsx bench/sync-scenario.ts <rows> [--dry-run]
+ */
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import pino from 'pino';
+import { startEmulator } from '../src/emulator/index.js';
+import { runProject } from '../src/pipeline/run-project.js';
+
+const rows = Number(process.argv[2] ?? 10_000);
+const dryRun = process.argv.includes('--dry-run');
+const dir = mkdtempSync(join(tmpdir(), 'ferry-bench-'));
+
+async function writeCsv(path: string): Promise<void> {
+  const source = readFileSync(resolve(import.meta.dirname, '../../shared/datasets/crm-sales-opportunities/sales_pipeline.csv'), 'utf8');
+  const [header, ...lines] = source.split('\r\n').filter((l) => l.length > 0);
+  const out = createWriteStream(path);
+  out.write(`${header}\n`);
+  for (let i = 0; i < rows; i++) {
+    const line = lines[i % lines.length]!;
+    if (!out.write(`${line.replace(/^[^,]+/, `D${i}`)}\n`)) await new Promise((r) => out.once('drain', r));
+  }
+  await new Promise<void>((r) => out.end(r));
+}
+
+let peakRss = 0;
+const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
+
+await writeCsv(join(dir, 'deals.csv'));
+const emulator = await startEmulator({ db: join(dir, 'emulator.db') });
+writeFileSync(
+  join(dir, 'ferry.yaml'),
+  `version: 1
+service: { baseUrl: ${emulator.url}, apiKey: "${emulator.devKey}", concurrency: 8, maxRequestsPerSecond: 100000 }
+syncs:
+  - name: deals
+    source: { type: csv, path: deals.csv, primaryKey: opportunity_id }
+    target:
+      type: row
+      source: { name: crm }
+      objectType: { name: deal }
+      map:
+        id: opportunity_id
+        name: "account ? account & ' – ' & product : product"
+        public: true
+        fields: { stage: deal_stage, agent: sales_agent, product: product, value: close_value, closed: close_date }
+`,
+);
+const baseRss = process.memoryUsage().rss;
+peakRss = baseRss;
+const logger = pino({ level: 'silent' });
+const time = async () => {
+  const t = process.hrtime.bigint();
+  const [summary] = await runProject({ configFile: join(dir, 'ferry.yaml'), syncNames: [], logger, dryRun });
+  return { seconds: Number(process.hrtime.bigint() - t) / 1e9, summary: summary! };
+};
+const first = await time();
+const second = await time();
+clearInterval(sampler);
+await emulator.close();
+rmSync(dir, { recursive: true, force: true });
+console.log(
+  JSON.stringify({
+    rows,
+    firstSeconds: first.seconds,
+    secondSeconds: second.seconds,
+    firstCounts: first.summary.counts,
+    secondCounts: second.summary.counts,
+    peakRssDeltaMb: (peakRss - baseRss) / 1024 / 1024,
+  }),
+);
