@@ -26,7 +26,9 @@ export function parseSelector(text: string): Selector {
   else if (rest !== '' && !rest.startsWith('[')) rest = `.${rest}`; // `data.items` means `$.data.items`
   while (rest !== '') {
     const at = source.length - rest.length;
-    if (rest.startsWith('.*')) {
+    if (rest.startsWith('..')) {
+      throw new Error(`recursive descent ".." (position ${at}) is not supported in "${source}": spell out the path`);
+    } else if (rest.startsWith('.*')) {
       segments.push({ kind: 'wildcard' });
       rest = rest.slice(2);
     } else if (rest.startsWith('.')) {
