@@ -136,6 +136,11 @@ export const exportConfig = z.strictObject({
   filters: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
   /** Fetch each item's detail (transcripts, bodies) as well as the list item. */
   details: z.boolean().default(false).describe("Also fetch each item's detail (transcripts, bodies)."),
+  /** Export only what is newer than the last run, by a time field the resource's list endpoint can bound (docs/exports.md). */
+  incremental: z
+    .strictObject({ cursor: z.string().min(1) })
+    .optional()
+    .describe('Export only records newer than the last run, by a time field (e.g. startTime, createdAt, lastActivityDate).'),
   destination: sourceConfig,
 });
 export type ExportConfig = z.output<typeof exportConfig>;
@@ -174,7 +179,7 @@ export const emulatorConfig = z.strictObject({
     .min(1)
     .default('state/emulator.db')
     .describe('SQLite file of the embedded emulator (relative to this file), or ":memory:".'),
-  seed: z.string().optional().describe('File of native records to seed the emulator with (relative to this file).'),
+  seed: z.string().optional().describe('File of native records to seed the emulator with (relative to this file), or `demo` for data generated from shared/datasets.'),
 });
 
 export const projectFile = z.strictObject({

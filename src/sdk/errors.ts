@@ -22,6 +22,8 @@ export const ERROR_CATALOGUE = {
   FERRY_SOURCE_AUTH: { exitCode: 3, retryable: false, summary: 'a source refused the credentials' },
   FERRY_SOURCE_OBJECT_MISSING: { exitCode: 3, retryable: false, summary: 'a table, column, stream or file named in the config does not exist' },
   FERRY_SOURCE_READ_FAILED: { exitCode: 3, retryable: true, summary: 'a source failed while being read' },
+  FERRY_DESTINATION_UNREACHABLE: { exitCode: 3, retryable: true, summary: 'an export destination (file, database) cannot be opened or reached' },
+  FERRY_DESTINATION_WRITE_FAILED: { exitCode: 3, retryable: false, summary: 'an export destination refused a write (schema conflict, missing key, disk full)' },
   FERRY_RECORD_INVALID: { exitCode: 2, retryable: false, summary: 'a mapped record does not fit the request shape; it is dead-lettered' },
   FERRY_RECORD_REJECTED: { exitCode: 2, retryable: false, summary: 'the service permanently rejected a record; it is dead-lettered' },
   FERRY_SERVICE_UNREACHABLE: { exitCode: 3, retryable: true, summary: 'the service could not be reached after all retries' },

@@ -139,6 +139,12 @@ export interface SourceDefinition<Schema extends z.ZodType = z.ZodType> {
 export interface DestinationBatch {
   stream: string;
   records: Record<string, unknown>[];
+  /**
+   * The field that identifies a record of this stream (the resource's id, e.g.
+   * `conversationId`). Destinations that upsert key on it unless their options
+   * name another.
+   */
+  key?: string;
 }
 
 /** An open destination writer. */
@@ -146,7 +152,15 @@ export interface DestinationWriter {
   write(batch: DestinationBatch): Promise<void>;
   /** Make everything written durable; called before state is checkpointed. */
   flush?(): Promise<void>;
+  /** The export completed: commit what was written (e.g. rename a temporary file into place). */
   close(): Promise<void>;
+  /**
+   * The export failed or was stopped: release resources and discard what the
+   * destination has not committed, where it can (a file being overwritten
+   * keeps its old content). `close()` is not called after `abort()`; a writer
+   * without `abort` is closed instead.
+   */
+  abort?(reason: unknown): Promise<void>;
 }
 
 /** A destination connector's definition, as returned by {@link defineDestination}. */
