@@ -1,0 +1,17 @@
+import { z } from 'zod';
+
+const identifier = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, 'must be letters, digits or "_", not starting with a digit (at most 63)');
+
+/** Options of the built-in `postgres-table` destination (everything under `destination:` except `type`). */
+export const postgresTableOptions = z.strictObject({
+  /** Connection URL; use ${ENV} for the password. @example postgres://ferry:${WAREHOUSE_PASSWORD}@db:5432/warehouse */
+  url: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL'),
+  /** The table; created from the first batch's columns when missing, and new columns are added as they appear. */
+  table: identifier,
+  /** The schema of the table; created when missing. @default the connection's search_path (usually public) */
+  schema: identifier.optional(),
+  /** The column records are upserted by. @default the resource's id field (conversationId, messageId, rowId, id, dealId, accountId) */
+  key: z.string().min(1).optional(),
+});
+
+export type PostgresTableOptions = z.output<typeof postgresTableOptions>;
