@@ -4,6 +4,7 @@ import { register as ask } from './ask.js';
 import { register as check } from './check.js';
 import { register as discover } from './discover.js';
 import { register as emulator } from './emulator.js';
+import { register as exportCommand } from './export.js';
 import { register as failures } from './failures.js';
 import { register as init } from './init.js';
 import { register as preview } from './preview.js';
@@ -12,4 +13,4 @@ import { register as schema } from './schema.js';
 import { register as state } from './state.js';
 import { register as status } from './status.js';
 
-export const COMMANDS: readonly RegisterCommand[] = [init, check, discover, preview, run, status, failures, state, ask, emulator, schema];
+export const COMMANDS: readonly RegisterCommand[] = [init, check, discover, preview, run, exportCommand, status, failures, state, ask, emulator, schema];

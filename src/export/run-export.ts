@@ -1,0 +1,195 @@
+/**
+ * One run of one export: list (and detail) the resource → write batches to
+ * the destination → flush → on completion close the writer and commit the
+ * incremental watermark. A stop signal ends reading after the current page;
+ * what was read is written and flushed, the writer is aborted (an overwritten
+ * file keeps its old content, table rows stay upserted) and the watermark
+ * stays where it was. State lives under `export:<name>`, apart from syncs.
+ */
+import type { Logger } from 'pino';
+import { FerryError, isFerryError } from '../sdk/errors.js';
+import type { CursorPosition, DestinationWriter } from '../sdk/types.js';
+import type { RunCounts, StateStore } from '../state/index.js';
+import { emptyCounts } from '../state/index.js';
+import { resolveFilters } from './filters.js';
+import type { PreparedExport } from './prepare.js';
+import { readItems } from './read-items.js';
+import type { ExportItem, ExportService } from './resources.js';
+import { Watermark } from './watermark.js';
+
+export interface ExportRunOptions {
+  signal: AbortSignal;
+  logger: Logger;
+  /** Ignore the stored watermark and export everything the filters select. */
+  fullRefresh?: boolean;
+  /** Records per destination write. @default 500 */
+  batchSize?: number;
+  /** Detail requests in flight at once. @default 4 */
+  detailConcurrency?: number;
+  onProgress?: (counts: RunCounts) => void;
+}
+
+export type ExportStatus = 'succeeded' | 'failed' | 'aborted';
+
+export interface ExportSummary {
+  export: string;
+  runId: string | null;
+  status: ExportStatus;
+  resource: string;
+  destination: string;
+  /** Records the destination accepted. */
+  exported: number;
+  /** read: records read from the service; pushed: written to the destination; skipped: exported by the previous run or gone before their detail was read. */
+  counts: RunCounts;
+  durationMs: number;
+  /** The committed watermark of an incremental export. */
+  cursor: CursorPosition | null;
+  error?: string;
+  /** The ferry error code of a failure, when it had one. */
+  errorCode?: string;
+  exitCode: 0 | 1 | 3;
+}
+
+export const DEFAULT_BATCH_SIZE = 500;
+export const DEFAULT_DETAIL_CONCURRENCY = 4;
+const LOCK_TTL_MS = 60_000;
+
+/** The state key of an export: its name, prefixed so it never meets a sync's. */
+export function exportStateKey(name: string): string {
+  return `export:${name}`;
+}
+
+export async function runExport(
+  prepared: PreparedExport,
+  deps: { store: StateStore; service: ExportService },
+  options: ExportRunOptions,
+): Promise<ExportSummary> {
+  const { exp, spec, destination } = prepared;
+  const { store, service } = deps;
+  const key = exportStateKey(exp.name);
+  const started = Date.now();
+  const counts = emptyCounts();
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const log = options.logger.child({ export: exp.name, connector: destination.name });
+
+  const owner = `${process.pid}:${Math.random().toString(36).slice(2)}`;
+  if (!store.acquireLock(key, owner, LOCK_TTL_MS)) {
+    throw new FerryError('FERRY_SYNC_LOCKED', `another run of export "${exp.name}" is in progress`, {
+      hint: 'wait for it to finish; a crashed run releases its lock after 60 seconds',
+    });
+  }
+  const renew = setInterval(() => store.renewLock(key, owner, LOCK_TTL_MS), LOCK_TTL_MS / 3);
+  renew.unref();
+  const runId = store.startRun(key);
+  const runLog = log.child({ runId });
+
+  const watermark = prepared.incremental
+    ? new Watermark(prepared.incremental.field, options.fullRefresh ? undefined : store.cursor(key), started)
+    : undefined;
+  let writer: DestinationWriter | undefined;
+  let fatal: unknown;
+  let completed = false;
+  const report = () => options.onProgress?.({ ...counts });
+
+  const writeBatch = async (records: ExportItem[]) => {
+    if (records.length === 0 || !writer) return;
+    await writer.write({ stream: spec.resource, records, key: spec.key });
+    await writer.flush?.();
+    counts.pushed += records.length;
+    store.updateRun(runId, counts);
+    report();
+  };
+
+  try {
+    writer = await destination.open({ options: prepared.options, baseDir: exp.baseDir, syncName: exp.name, logger: log, signal: options.signal });
+    const query = await resolveFilters(service, prepared.filters, exp.name);
+    if (prepared.incremental && watermark) applyBound(query, prepared.incremental.param, watermark.bound());
+    runLog.info({ resource: spec.resource, query, details: exp.details }, 'export started');
+
+    let buffer: ExportItem[] = [];
+    const pages = readItems(service, spec, query, {
+      details: exp.details,
+      concurrency: options.detailConcurrency ?? DEFAULT_DETAIL_CONCURRENCY,
+      logger: runLog,
+    });
+    for await (const page of pages) {
+      counts.skipped += page.vanished;
+      for (const item of page.items) {
+        const id = String(item[spec.key]);
+        if (watermark?.seen(item, id)) {
+          counts.skipped++;
+          continue;
+        }
+        counts.read++;
+        watermark?.observe(item, id);
+        buffer.push(item);
+        if (buffer.length >= batchSize) {
+          const batch = buffer;
+          buffer = [];
+          await writeBatch(batch);
+        }
+      }
+      report();
+      if (options.signal.aborted) break;
+    }
+    await writeBatch(buffer);
+    buffer = [];
+    completed = !options.signal.aborted;
+  } catch (error) {
+    fatal = error;
+  } finally {
+    clearInterval(renew);
+  }
+
+  let status: ExportStatus = fatal ? 'failed' : completed ? 'succeeded' : 'aborted';
+  try {
+    if (status === 'succeeded') {
+      await writer!.close();
+      const position = watermark?.position();
+      // The watermark moves only once the destination committed everything below it.
+      store.checkpoint(key, position);
+    } else if (writer) {
+      await (writer.abort ? writer.abort(fatal ?? 'stopped') : writer.close());
+    }
+  } catch (error) {
+    fatal ??= error;
+    status = 'failed';
+  }
+  const errorText = fatal ? describeError(fatal) : status === 'aborted' ? 'stopped by signal; the watermark was not moved' : undefined;
+  try {
+    store.finishRun(runId, { status, counts, error: errorText ?? null });
+  } finally {
+    store.releaseLock(key, owner);
+  }
+  report();
+
+  const summary: ExportSummary = {
+    export: exp.name,
+    runId,
+    status,
+    resource: spec.resource,
+    destination: destination.name,
+    exported: counts.pushed,
+    counts,
+    durationMs: Date.now() - started,
+    cursor: store.cursor(key) ?? null,
+    ...(errorText ? { error: errorText } : {}),
+    ...(isFerryError(fatal) ? { errorCode: fatal.code } : {}),
+    exitCode: status === 'succeeded' ? 0 : fatal && isFerryError(fatal) && fatal.exitCode === 1 ? 1 : 3,
+  };
+  runLog.info({ status, counts, durationMs: summary.durationMs }, 'export finished');
+  return summary;
+}
+
+/** Combine the watermark with a bound the user set on the same parameter: the later one wins. */
+function applyBound(query: Record<string, string | number | boolean>, param: string, bound: string | undefined): void {
+  if (bound === undefined) return;
+  const own = query[param];
+  if (typeof own === 'string' && Date.parse(own) > Date.parse(bound)) return;
+  query[param] = bound;
+}
+
+function describeError(error: unknown): string {
+  if (isFerryError(error)) return `${error.code}: ${error.message}`;
+  return error instanceof Error ? error.message : String(error);
+}
