@@ -23,7 +23,7 @@ async function writeCsv(path: string): Promise<void> {
   out.write(`${header}\n`);
   for (let i = 0; i < rows; i++) {
     const line = lines[i % lines.length]!;
-    if (!out.write(`${line.replace(/^[^,]+/, `D${i}`)}\n`)) await new Promise((r) => out.once('drain', r));
+    if (!out.write(`${line.replace(/^[^,]+/, `D${i}`)}\n`)) await new Promise<void>((r) => out.once('drain', () => r()));
   }
   await new Promise<void>((r) => out.end(r));
 }
