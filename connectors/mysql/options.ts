@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import { refineSqlRead, sqlReadShape, sslOption } from '../_sql/options.js';
+
+/** Options of the built-in `mysql` source (MySQL and MariaDB). */
+export const mysqlOptions = z
+  .strictObject({
+    /** Connection URL; interpolate the password from the environment. @example mysql://ferry:${MYSQL_PASSWORD}@db.internal:3306/crm */
+    url: z.string().regex(/^(mysql|mariadb):\/\//i, 'url must start with mysql:// or mariadb://'),
+    /** TLS: true, or { rejectUnauthorized, ca, cert, key }. */
+    ssl: sslOption,
+    ...sqlReadShape,
+  })
+  .superRefine(refineSqlRead);
+
+export type MysqlOptions = z.output<typeof mysqlOptions>;

@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import { refineSqlRead, sqlReadShape, sslOption } from '../_sql/options.js';
+
+/** Options of the built-in `postgres` source (everything under `source:` except `type`). */
+export const postgresOptions = z
+  .strictObject({
+    /** Connection URL; interpolate the password from the environment. @example postgres://ferry:${PGPASSWORD}@db.internal:5432/crm */
+    url: z.string().regex(/^postgres(ql)?:\/\//i, 'url must start with postgres:// or postgresql://'),
+    /** TLS: true, or { rejectUnauthorized, ca, cert, key }. URL parameters such as sslmode=require also work. */
+    ssl: sslOption,
+    ...sqlReadShape,
+  })
+  .superRefine(refineSqlRead);
+
+export type PostgresOptions = z.output<typeof postgresOptions>;
