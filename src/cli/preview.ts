@@ -32,7 +32,7 @@ export const register: RegisterCommand = (program) => {
       if (plan.changes.length === 0) console.log('schema: no changes');
       for (const change of plan.changes) {
         const fields = 'fields' in change && Array.isArray(change.fields)
-          ? ` (${(change.fields as unknown[]).map((f) => (typeof f === 'string' ? f : JSON.stringify(f))).join(', ')})`
+          ? ` (${(change.fields as unknown[]).map(describeField).join(', ')})`
           : '';
         console.log(`schema: ${change.kind} ${change.name}${fields}`);
       }
@@ -41,4 +41,11 @@ export const register: RegisterCommand = (program) => {
 
 function indent(text: string): string {
   return text.replace(/^/gm, '    ');
+}
+
+function describeField(field: unknown): string {
+  if (typeof field === 'string') return field;
+  const f = field as { name?: unknown; type?: unknown; fieldType?: unknown };
+  const type = f.type ?? f.fieldType;
+  return typeof f.name === 'string' && typeof type === 'string' ? `${f.name}: ${type}` : JSON.stringify(field);
 }
