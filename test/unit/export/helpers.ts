@@ -1,0 +1,35 @@
+/** A connector context for driving destinations directly in tests. */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { z } from 'zod';
+import type { ConnectorContext, DestinationDefinition, DestinationWriter } from '../../../src/sdk/index.js';
+
+export function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'ferry-export-'));
+}
+
+export interface CapturedLogger {
+  warnings: unknown[];
+}
+
+export function contextFor<S extends z.ZodType>(
+  definition: DestinationDefinition<S>,
+  raw: unknown,
+  baseDir: string,
+): ConnectorContext<z.output<S>> & CapturedLogger {
+  const warnings: unknown[] = [];
+  const noop = () => undefined;
+  return {
+    options: definition.options.parse(raw) as z.output<S>,
+    baseDir,
+    syncName: 'test-export',
+    logger: { debug: noop, info: noop, error: noop, warn: (obj: unknown) => warnings.push(obj) },
+    signal: new AbortController().signal,
+    warnings,
+  };
+}
+
+export async function openWriter<S extends z.ZodType>(definition: DestinationDefinition<S>, raw: unknown, baseDir: string): Promise<DestinationWriter> {
+  return definition.open(contextFor(definition, raw, baseDir));
+}
