@@ -6,7 +6,7 @@
  */
 import type { z } from 'zod';
 import { loadConnector } from '../config/connectors.js';
-import { validateWith } from '../config/index.js';
+import { formatPath, validateWith } from '../config/index.js';
 import type { ConfigIssue, LoadedConfig, LoadedExport } from '../config/index.js';
 import { FerryError } from '../sdk/errors.js';
 import type { DestinationDefinition } from '../sdk/types.js';
@@ -35,7 +35,7 @@ export function destinationOptions(exp: LoadedExport): Record<string, unknown> {
 export async function inspectExport(config: LoadedConfig, exp: LoadedExport): Promise<{ prepared?: PreparedExport; issues: ConfigIssue[] }> {
   const issues: ConfigIssue[] = [];
   const issue = (path: (string | number)[], message: string, atKey = false) =>
-    issues.push({ ...exp.locate(path, { atKey }), path: [exp.name, ...path].join('.'), message });
+    issues.push({ ...exp.locate(path, { atKey }), path: formatPath([...exp.keyPath, ...path]), message });
 
   let destination: DestinationDefinition | undefined;
   let options: unknown;

@@ -1,0 +1,73 @@
+/** The postgres-table destination against the local server: schema, types, new columns, errors without secrets. */
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import postgresTable from '../../../connectors/postgres-table/index.js';
+import { openWriter, tempDir } from '../../unit/export/helpers.js';
+
+const PG_URL = process.env.FERRY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const SCHEMA = `ferry_export_${process.pid}`;
+const available = await (async () => {
+  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+})();
+
+async function query(sql: string, values: unknown[] = []): Promise<Record<string, unknown>[]> {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    return (await client.query(sql, values)).rows as Record<string, unknown>[];
+  } finally {
+    await client.end();
+  }
+}
+
+afterAll(async () => {
+  if (available) await query(`DROP SCHEMA IF EXISTS "${SCHEMA}" CASCADE`);
+});
+
+describe('postgres-table destination', () => {
+  it.skipIf(!available)('creates schema and table, adds columns as they appear, upserts in multi-row statements', async () => {
+    const writer = await openWriter(postgresTable, { url: PG_URL, schema: SCHEMA, table: 'deals' }, tempDir());
+    const many = Array.from({ length: 1200 }, (_, i) => ({ dealId: `d${i}`, name: `Deal ${i}`, amount: i % 2 ? i + 0.25 : i, closed: i % 3 === 0, owner: { name: 'Ann' } }));
+    await writer.write({ stream: 'deals', key: 'dealId', records: many });
+    await writer.write({ stream: 'deals', key: 'dealId', records: [{ dealId: 'd1', name: 'Renamed', amount: 2, closed: true, owner: null, contacts: [{ email: 'x@y.z' }] }] });
+    await writer.close();
+    const counted = await query(`SELECT count(*)::int AS n FROM "${SCHEMA}".deals`);
+    expect(counted).toEqual([{ n: 1200 }]);
+    const d1 = await query(`SELECT name, amount::float8 AS amount, closed, owner, contacts FROM "${SCHEMA}".deals WHERE "dealId" = 'd1'`);
+    expect(d1).toEqual([{ name: 'Renamed', amount: 2, closed: true, owner: null, contacts: [{ email: 'x@y.z' }] }]);
+    const d3 = await query(`SELECT amount::float8 AS amount, contacts FROM "${SCHEMA}".deals WHERE "dealId" = 'd3'`);
+    expect(d3).toEqual([{ amount: 3.25, contacts: null }]);
+    const types = await query(
+      `SELECT column_name AS c, data_type AS t FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'deals' ORDER BY ordinal_position`,
+      [SCHEMA],
+    );
+    expect(types.map((r) => `${String(r.c)}:${String(r.t)}`)).toEqual(['dealId:text', 'name:text', 'amount:numeric', 'closed:boolean', 'owner:jsonb', 'contacts:jsonb']);
+  });
+
+  it.skipIf(!available)('rolls a failed batch back and reports it as a destination write failure', async () => {
+    const writer = await openWriter(postgresTable, { url: PG_URL, schema: SCHEMA, table: 'typed' }, tempDir());
+    await writer.write({ stream: 's', key: 'id', records: [{ id: 'a', flag: true }] });
+    await expect(writer.write({ stream: 's', key: 'id', records: [{ id: 'b', flag: true }, { id: 'c', flag: 'not a boolean' }] })).rejects.toMatchObject({
+      code: 'FERRY_DESTINATION_WRITE_FAILED',
+    });
+    await writer.abort?.('test');
+    expect(await query(`SELECT id FROM "${SCHEMA}".typed ORDER BY id`)).toEqual([{ id: 'a' }]);
+  });
+
+  it('names the server but never the password when it cannot connect', async () => {
+    const url = 'postgres://ferry:hunter2@127.0.0.1:1/warehouse';
+    const error: unknown = await openWriter(postgresTable, { url, table: 't' }, tempDir()).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'FERRY_DESTINATION_UNREACHABLE' });
+    const text = `${(error as Error).message} ${JSON.stringify(error)}`;
+    expect(text).toContain('127.0.0.1:1');
+    expect(text).not.toContain('hunter2');
+  });
+});
