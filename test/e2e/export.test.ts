@@ -1,0 +1,76 @@
+/**
+ * `ferry export` as a user runs it: a project whose embedded emulator is
+ * seeded with native CRM deals and meetings, exported to a CSV file and a
+ * SQLite table in one process.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { ferry, jsonOf, tempProjectDir } from './spawn-ferry.js';
+
+describe('ferry export', () => {
+  it('exports seeded deals to CSV and meetings with transcripts to SQLite, printing a JSON summary', async () => {
+    const dir = tempProjectDir('ferry-e2e-export-');
+    const seed = {
+      deals: Array.from({ length: 70 }, (_, i) => ({
+        dealId: `D-${i}`,
+        name: `Deal ${i}`,
+        accountName: i % 2 ? 'Acme, Inc.' : 'Globex',
+        stage: i % 5 === 0 ? 'Won' : 'Negotiation',
+        amount: 1000 + i,
+        owner: { name: 'Ann Lee', email: 'ann@example.com' },
+        lastActivityDate: `2024-02-${String(1 + (i % 28)).padStart(2, '0')}T10:00:00Z`,
+      })),
+      conversations: [
+        { title: 'Discovery call', startTime: '2024-03-01T09:00:00Z', participants: [{ name: 'Ann', email: 'ann@example.com' }], transcript: [{ speaker: 'Ann', text: 'Thanks for joining', startTime: 0 }, { speaker: 'Bo', text: 'Happy to be here', startTime: 3 }] },
+        { title: 'Demo', startTime: '2024-03-02T09:00:00Z', participants: [{ name: 'Ann', email: 'ann@example.com' }], transcript: [{ speaker: 'Ann', text: 'Here is the product', startTime: 0 }] },
+      ],
+    };
+    writeFileSync(join(dir, 'seed.json'), JSON.stringify(seed));
+    writeFileSync(
+      join(dir, 'ferry.yaml'),
+      `version: 1
+service: { baseUrl: embedded }
+emulator: { db: ":memory:", seed: seed.json }
+state: { url: sqlite:state/ferry.db }
+exports:
+  - name: won-deals
+    resource: deals
+    filters: { stage: won }
+    destination: { type: file, path: out/won-deals.csv }
+  - name: meetings
+    resource: conversations
+    details: true
+    incremental: { cursor: startTime }
+    destination: { type: sqlite-table, path: out/warehouse.db, table: meetings }
+`,
+    );
+
+    const result = await ferry(['export', '--json'], { cwd: dir });
+    expect(result.code, result.stderr).toBe(0);
+    const report = jsonOf(result) as { exports: { export: string; status: string; exported: number; exitCode: number; cursor: { value: string } | null }[] };
+    expect(report.exports.map((e) => [e.export, e.status, e.exported, e.exitCode])).toEqual([
+      ['won-deals', 'succeeded', 14, 0],
+      ['meetings', 'succeeded', 2, 0],
+    ]);
+    expect(report.exports[1]!.cursor?.value).toMatch(/^2024-03-02T09:00:00/);
+
+    const csv = readFileSync(join(dir, 'out/won-deals.csv'), 'utf8').trim().split('\n');
+    expect(csv).toHaveLength(15);
+    expect(csv[0]).toContain('owner.email');
+    expect(csv.find((line) => line.startsWith('D-5,'))).toContain('"Acme, Inc."');
+
+    const db = new Database(join(dir, 'out/warehouse.db'), { readonly: true });
+    try {
+      const rows = db.prepare('SELECT title, transcript FROM meetings ORDER BY startTime').all() as { title: string; transcript: string }[];
+      expect(rows.map((r) => r.title)).toEqual(['Discovery call', 'Demo']);
+      expect(JSON.parse(rows[0]!.transcript)).toEqual([
+        expect.objectContaining({ speaker: 'Ann', text: 'Thanks for joining' }),
+        expect.objectContaining({ speaker: 'Bo', text: 'Happy to be here' }),
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+});
