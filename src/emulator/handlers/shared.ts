@@ -1,5 +1,5 @@
 /** Checks shared by the handlers of pushed records. */
-import { uuid } from '../../api/schemas/common.js';
+import { NATIVE_DOCUMENT_SOURCES, uuid } from '../../api/schemas/common.js';
 import type { RecordKind, SourceEntity, StoredRecord } from '../store/types.js';
 import { forbidden, notFound, validation } from '../http/errors.js';
 import type { RequestContext } from '../http/context.js';
@@ -65,3 +65,21 @@ export const boundMs = (value: string | undefined): number | undefined => (value
 
 export const includesCi = (haystack: string | null | undefined, needle: string): boolean =>
   haystack != null && haystack.toLowerCase().includes(needle.toLowerCase());
+
+/** Native message sources whose records are CRM-logged activity, listed but not served one by one. */
+const CRM_MESSAGE_SOURCE = /_crm$/;
+
+/**
+ * The spec's "400 if the source is not supported by the endpoint" on
+ * GET /v1/messages/{id} and /v1/documents/{id}. The rule chosen: the detail
+ * endpoints serve records of created sources (UUIDs) and of the native
+ * sources that hold the content themselves: mailboxes (`gmail`, `outlook`,
+ * `zoho_mail`) for messages, `chat_upload` and `mailbox_attachment` for
+ * documents. CRM-logged messages (`salesforce_crm`, `hubspot_crm`, …) and
+ * documents of any other native source are listed but answer 400 here.
+ */
+export function detailUnsupported(kind: 'message' | 'document', sourceId: string): boolean {
+  if (isUuid(sourceId)) return false;
+  if (kind === 'message') return CRM_MESSAGE_SOURCE.test(sourceId);
+  return !(NATIVE_DOCUMENT_SOURCES as readonly string[]).includes(sourceId);
+}

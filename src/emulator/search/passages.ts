@@ -36,6 +36,18 @@ export function chunkText(text: string, max = TEXT_CHUNK_CHARS): string[] {
   return chunks;
 }
 
+/**
+ * An AI summary object as readable lines, so quotes read as prose rather
+ * than JSON: strings as they are, other values as `key: value`.
+ */
+export function summaryText(value: unknown, key?: string): string[] {
+  if (value === null || value === undefined) return [];
+  if (typeof value === 'string') return value.trim() === '' ? [] : [value.trim()];
+  if (typeof value !== 'object') return [key ? `${key}: ${String(value)}` : String(value)];
+  if (Array.isArray(value)) return value.flatMap((v) => summaryText(v, key));
+  return Object.entries(value).flatMap(([k, v]) => summaryText(v, k));
+}
+
 function conversationPassages(c: ConversationData): Passage[] {
   const title = c.title ?? '';
   const transcript = c.transcript ?? [];
@@ -47,7 +59,7 @@ function conversationPassages(c: ConversationData): Passage[] {
       .join('\n');
     passages.push({ title, body });
   }
-  const summary = c.summary ? JSON.stringify(c.summary) : '';
+  const summary = c.summary ? summaryText(c.summary).join('\n') : '';
   if (summary) passages.push({ title, body: summary });
   if (passages.length === 0) passages.push({ title, body: c.participants.map((p) => p.name ?? p.email ?? '').join(', ') });
   return passages;

@@ -115,3 +115,12 @@ export const seedDataset = z.object({
 export const seedFile = z.union([seedDataset, z.array(seedDataset)]);
 export type SeedFile = z.input<typeof seedFile>;
 export type SeedDataset = z.output<typeof seedDataset>;
+
+/** Input shapes of one seed entry each, as a generator writes them. */
+export type SeedDealInput = z.input<typeof seedDeal>;
+export type SeedAccountInput = z.input<typeof seedAccount>;
+export type SeedContactInput = z.input<typeof seedContact>;
+export type SeedConversationInput = z.input<typeof seedConversation>;
+export type SeedMessageInput = z.input<typeof seedMessage>;
+export type SeedDocumentInput = z.input<typeof seedDocument>;
+export type SeedDatasetInput = z.input<typeof seedDataset>;

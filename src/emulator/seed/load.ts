@@ -10,6 +10,7 @@ import { generateWav } from '../media/wav.js';
 import type { EmulatorStore } from '../store/index.js';
 import type { ConversationData, RecordingMedia, TranscriptEntryData } from '../store/types.js';
 import { seedFile, type SeedDataset, type SeedFile } from './format.js';
+import { DEMO_OPTIONS, generateSeed } from './generate.js';
 import type { z } from 'zod';
 import type { seedMedia } from './format.js';
 
@@ -30,9 +31,17 @@ const CONTENT_TYPES: Record<string, string> = {
   '.webm': 'video/webm',
 };
 
-/** Parse a seed given as an object or a JSON file path; returns the datasets and the directory paths resolve against. */
+/** The seed name that stands for data generated from the shared datasets rather than a file. */
+export const DEMO_SEED = 'demo';
+
+/**
+ * Parse a seed given as an object, a JSON file path, or `demo` (generated
+ * from the shared datasets with the generator's defaults); returns the
+ * datasets and the directory paths resolve against.
+ */
 export function readSeed(seed: string | SeedFile): { datasets: SeedDataset[]; baseDir: string } {
-  const raw: unknown = typeof seed === 'string' ? JSON.parse(readFileSync(seed, 'utf8')) : seed;
+  const raw: unknown =
+    seed === DEMO_SEED ? generateSeed(DEMO_OPTIONS) : typeof seed === 'string' ? JSON.parse(readFileSync(seed, 'utf8')) : seed;
   const parsed = seedFile.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -40,7 +49,7 @@ export function readSeed(seed: string | SeedFile): { datasets: SeedDataset[]; ba
   }
   return {
     datasets: Array.isArray(parsed.data) ? parsed.data : [parsed.data],
-    baseDir: typeof seed === 'string' ? dirname(resolve(seed)) : process.cwd(),
+    baseDir: typeof seed === 'string' && seed !== DEMO_SEED ? dirname(resolve(seed)) : process.cwd(),
   };
 }
 
