@@ -4,7 +4,7 @@ import { notFound, validation } from '../http/errors.js';
 import { ok, type Handler } from '../http/context.js';
 import { documentData, patchDocument } from '../ingest/document.js';
 import { documentView } from '../views/records.js';
-import { deleteRecord, includesCi, isUuid, keySource, liveRecord, lockParts, recordResponse, writableSource } from './shared.js';
+import { deleteRecord, detailUnsupported, includesCi, isUuid, keySource, liveRecord, lockParts, recordResponse, writableSource } from './shared.js';
 
 export const listDocuments: Handler<'listDocuments'> = (ctx) => {
   const q = ctx.query;
@@ -23,6 +23,9 @@ export const getDocument: Handler<'getDocument'> = (ctx) => {
   const id = ctx.params.documentId ?? '';
   const record = isUuid(id) ? ctx.app.store.records.findVisible(ctx.principal.orgId, 'document', id) : undefined;
   if (!record) throw notFound(`document ${id} not found`);
+  if (detailUnsupported('document', record.sourceId)) {
+    throw validation(`document ${id} comes from ${record.sourceId}, whose documents this endpoint does not serve; list them with GET /v1/documents?sourceId=${record.sourceId}`);
+  }
   return ok(documentView(record));
 };
 

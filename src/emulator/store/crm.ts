@@ -26,9 +26,11 @@ export class CrmRepo {
 
   upsertDeal(orgId: string, deal: DealData): void {
     prepared(this.db, 
-        'INSERT INTO crm_deals (org_id, deal_id, sort_ms, data) VALUES (?, ?, ?, ?) ON CONFLICT(org_id, deal_id) DO UPDATE SET sort_ms = excluded.sort_ms, data = excluded.data',
+        `INSERT INTO crm_deals (org_id, deal_id, sort_ms, data, account_id, account_name_lc) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT(org_id, deal_id) DO UPDATE SET sort_ms = excluded.sort_ms, data = excluded.data,
+           account_id = excluded.account_id, account_name_lc = excluded.account_name_lc`,
       )
-      .run(orgId, deal.dealId, timeOf(deal.createdDate), JSON.stringify(deal));
+      .run(orgId, deal.dealId, timeOf(deal.createdDate), JSON.stringify(deal), deal.accountId, deal.accountName?.toLowerCase() ?? null);
   }
 
   upsertAccount(orgId: string, account: AccountData): void {
@@ -81,12 +83,12 @@ export class CrmRepo {
 
   /** Deals linked to the account by accountId, or by account name when the deal has no accountId. */
   dealsOfAccount(orgId: string, account: AccountData): DealData[] {
-    const rows = prepared(this.db, 'SELECT data FROM crm_deals WHERE org_id = ?').all(orgId) as { data: string }[];
-    const name = account.name?.toLowerCase();
-    return rows
-      .map((r) => JSON.parse(r.data) as DealData)
-      .filter((d) =>
-        d.accountId != null ? d.accountId === account.accountId : name !== undefined && d.accountName?.toLowerCase() === name,
-      );
+    const rows = prepared(
+      this.db,
+      `SELECT data FROM crm_deals WHERE org_id = ? AND account_id = ?
+       UNION ALL
+       SELECT data FROM crm_deals WHERE org_id = ? AND account_id IS NULL AND account_name_lc = ?`,
+    ).all(orgId, account.accountId, orgId, account.name?.toLowerCase() ?? null) as { data: string }[];
+    return rows.map((r) => JSON.parse(r.data) as DealData);
   }
 }
