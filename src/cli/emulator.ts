@@ -1,8 +1,14 @@
-/** `ferry emulator`: serve the local implementation of /v1 until SIGINT/SIGTERM. */
-import { InvalidArgumentError } from 'commander';
+/**
+ * `ferry emulator`: serve the local implementation of /v1 until SIGINT/SIGTERM.
+ * `ferry emulator seed`: write a seed generated from the shared datasets.
+ */
+import { writeFileSync } from 'node:fs';
+import { InvalidArgumentError, type Command } from 'commander';
 import pino from 'pino';
 import type { RegisterCommand } from './main.js';
-import { startEmulator, type FaultOptions } from '../emulator/index.js';
+import { DEMO_OPTIONS, DEMO_SEED, generateSeed, startEmulator, summarizeSeed, type FaultOptions, type GenerateSeedOptions } from '../emulator/index.js';
+import { uuid } from '../api/schemas/common.js';
+import { FerryError } from '../sdk/errors.js';
 
 interface EmulatorFlags {
   port: number;
@@ -11,6 +17,7 @@ interface EmulatorFlags {
   memory?: boolean;
   keys?: string;
   seed?: string;
+  datasets?: string;
   askWaitMs?: number;
   askDelayMs?: number;
   latency?: number;
@@ -31,9 +38,66 @@ const number = (min: number, max = Number.POSITIVE_INFINITY) => (value: string) 
   return n;
 };
 const share = number(0, 1);
+const count = (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number >= 0');
+  return n;
+};
+
+interface SeedFlags {
+  out?: string;
+  datasets?: string;
+  org?: string;
+  limit?: number;
+  deals?: number;
+  messages?: number;
+  rngSeed?: number;
+  domain?: string;
+}
+
+function registerSeed(emulator: Command): void {
+  emulator
+    .command('seed')
+    .description('generate a seed JSON (deals, accounts, conversations, messages, documents) from the shared datasets')
+    .option('--out <file>', 'write the seed here instead of stdout')
+    .option('--datasets <dir>', 'datasets folder (default: <repo>/../shared/datasets)')
+    .option('--org <uuid>', 'organization the seed belongs to (default: the emulator\'s default organization)')
+    .option('--limit <n>', 'cap deals and messages at n each', count)
+    .option('--deals <n>', 'deals to include, oldest first (default: all 8,800)', count)
+    .option('--messages <n>', 'e-mails to include after de-duplication, newest first (default: all)', count)
+    .option('--rng-seed <n>', 'seed of the generator\'s RNG; the same seed gives the same output', count)
+    .option('--domain <domain>', 'e-mail domain of the organization\'s people')
+    .action((flags: SeedFlags) => {
+      if (flags.org !== undefined && !uuid.safeParse(flags.org).success) {
+        throw new FerryError('FERRY_USAGE', `--org takes an organization UUID, not "${flags.org}"`);
+      }
+      const options: GenerateSeedOptions = {};
+      if (flags.datasets !== undefined) options.datasetsDir = flags.datasets;
+      if (flags.org !== undefined) options.orgId = flags.org;
+      if (flags.limit !== undefined) options.limit = flags.limit;
+      if (flags.deals !== undefined) options.dealLimit = flags.deals;
+      if (flags.messages !== undefined) options.messageLimit = flags.messages;
+      if (flags.rngSeed !== undefined) options.seed = flags.rngSeed;
+      if (flags.domain !== undefined) options.orgDomain = flags.domain;
+      const seed = generateSeed(options);
+      const json = `${JSON.stringify(seed, null, 1)}\n`;
+      const counts = Object.entries(summarizeSeed(seed))
+        .map(([kind, n]) => `${n} ${kind}`)
+        .join(', ');
+      if (flags.out === undefined) {
+        // `ferry emulator seed | head` closes the pipe early; that is not an error.
+        process.stdout.on('error', () => undefined);
+        process.stdout.write(json);
+        console.error(`generated ${counts}`);
+      } else {
+        writeFileSync(flags.out, json);
+        console.log(`wrote ${flags.out}: ${counts}`);
+      }
+    });
+}
 
 export const register: RegisterCommand = (program) => {
-  program
+  const command = program
     .command('emulator')
     .description('serve the local implementation of /v1 (SQLite-backed) until interrupted')
     .option('--port <port>', 'port to listen on', number(0, 65535), 8787)
@@ -41,7 +105,8 @@ export const register: RegisterCommand = (program) => {
     .option('--db <file>', 'SQLite database file', 'state/emulator.db')
     .option('--memory', 'keep everything in memory (nothing persists)')
     .option('--keys <file>', 'JSON keys file {"<key>": {orgId, scopes, revoked?}}; without it a dev key is generated')
-    .option('--seed <file>', 'JSON seed file with native deals, accounts, conversations, messages, documents')
+    .option('--seed <file>', `JSON seed file with native deals, accounts, conversations, messages, documents; "${DEMO_SEED}" generates one from the shared datasets`)
+    .option('--datasets <dir>', `datasets folder for --seed ${DEMO_SEED} (default: <repo>/../shared/datasets)`)
     .option('--ask-wait-ms <ms>', 'how long ask requests wait before answering 202', number(0))
     .option('--ask-delay-ms <ms>', 'how long an ask run stays running', number(0))
     .option('--latency <ms>', 'fault: added latency per /v1 request', number(0))
@@ -66,12 +131,14 @@ export const register: RegisterCommand = (program) => {
       if (flags.rateLimitBurst !== undefined) faults.rateLimitBurst = flags.rateLimitBurst;
       if (flags.faultSeed !== undefined) faults.seed = Math.round(flags.faultSeed);
 
+      const seed =
+        flags.seed === DEMO_SEED && flags.datasets !== undefined ? generateSeed({ ...DEMO_OPTIONS, datasetsDir: flags.datasets }) : flags.seed;
       const emulator = await startEmulator({
         host: flags.host,
         port: flags.port,
         db: flags.memory ? ':memory:' : flags.db,
         ...(flags.keys !== undefined ? { keys: flags.keys } : {}),
-        ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
+        ...(seed !== undefined ? { seed } : {}),
         ...(flags.askWaitMs !== undefined ? { askWaitMs: flags.askWaitMs } : {}),
         ...(flags.askDelayMs !== undefined ? { askDelayMs: flags.askDelayMs } : {}),
         faults,
@@ -84,6 +151,9 @@ export const register: RegisterCommand = (program) => {
         console.log(`  ${emulator.devKey}`);
         console.log('try:');
         console.log(`  curl -s -H "Authorization: Bearer ${emulator.devKey}" ${emulator.url}/v1/health`);
+      }
+      if (emulator.seeded) {
+        console.log(`seeded: ${Object.entries(emulator.seeded).map(([kind, n]) => `${n} ${kind}`).join(', ')}`);
       }
       if (Object.keys(faults).length > 0) console.log(`faults: ${JSON.stringify(faults)}`);
 
@@ -99,4 +169,5 @@ export const register: RegisterCommand = (program) => {
       await emulator.close();
       console.log('ferry emulator stopped');
     });
+  registerSeed(command);
 };

@@ -102,7 +102,10 @@ export async function loadConfig(file: string, options: LoadConfigOptions = {}):
     state: { url: resolveStateUrl(project.state.url, baseDir) },
     emulator: {
       db: resolveDbPath(project.emulator.db, baseDir),
-      ...(project.emulator.seed === undefined ? {} : { seed: path.resolve(baseDir, project.emulator.seed) }),
+      ...(project.emulator.seed === undefined
+        ? {}
+        : // `demo` names the generated seed (src/emulator/seed/generate.ts), not a file.
+          { seed: project.emulator.seed === 'demo' ? 'demo' : path.resolve(baseDir, project.emulator.seed) }),
     },
     plugins: project.plugins.map((plugin) => resolvePluginSpecifier(plugin, baseDir)),
     syncs: syncs.map(({ sync, source, index }): LoadedSync => ({ ...sync, ...located(source, ['syncs', index]) })),

@@ -15,13 +15,15 @@ import { KeyRing } from './auth.js';
 import { FaultInjector } from './faults.js';
 import { createEmulatorServer } from './http/server.js';
 import { faultOptions, loadKeys, type EmulatorOptions, type FaultOptions } from './options.js';
-import { loadSeed } from './seed/load.js';
+import { loadSeed, type SeedCounts } from './seed/load.js';
 import { EmulatorStore } from './store/index.js';
 
 export type { EmulatorOptions, FaultOptions, KeysFile, KeyEntry } from './options.js';
 export type { SeedFile } from './seed/format.js';
+export type { SeedCounts } from './seed/load.js';
 export { EmulatorStore } from './store/index.js';
-export { loadSeed } from './seed/load.js';
+export { loadSeed, DEMO_SEED } from './seed/load.js';
+export { generateSeed, summarizeSeed, DEFAULT_DATASETS_DIR, DEMO_OPTIONS, type GenerateSeedOptions, type SeedSummary } from './seed/generate.js';
 
 export interface RunningEmulator {
   /** Base URL, e.g. `http://127.0.0.1:54321` (paths start with /v1). */
@@ -31,6 +33,8 @@ export interface RunningEmulator {
   devKey?: string;
   /** The development organization of `devKey`. */
   orgId?: string;
+  /** What the seed loaded at start (absent without a seed). */
+  seeded?: SeedCounts;
   /** Direct access to the store, for seed generators and tests. */
   store: EmulatorStore;
   close(): Promise<void>;
@@ -51,10 +55,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       askDelayMs: options.askDelayMs ?? DEFAULT_ASK_DELAY_MS,
     }, logger);
     const seedDefaultOrg = keys.devOrgId ?? keys.orgIds()[0];
+    let seeded: SeedCounts | undefined;
     const seed = () => {
       if (options.seed !== undefined) {
-        const counts = loadSeed(store, options.seed, seedDefaultOrg);
-        logger.info({ counts }, 'emulator seed loaded');
+        seeded = loadSeed(store, options.seed, seedDefaultOrg);
+        logger.info({ counts: seeded }, 'emulator seed loaded');
       }
     };
     seed();
@@ -85,6 +90,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       port: address.port,
       ...(keys.devKey !== undefined ? { devKey: keys.devKey } : {}),
       ...(keys.devOrgId !== undefined ? { orgId: keys.devOrgId } : {}),
+      ...(seeded ? { seeded } : {}),
       store,
       setFaults: (f) => faults.set(faultOptions.parse(f)),
       close: () => {
