@@ -10,6 +10,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { FerryError } from '../sdk/errors.js';
 import { SDK_VERSION, type ConnectorDefinition } from '../sdk/types.js';
+import { satisfiesRange } from './semver-range.js';
 
 export interface LoadConnectorOptions {
   /** Directory of the YAML file that names the connector; local paths and packages resolve from it. */
@@ -21,6 +22,7 @@ export interface LoadConnectorOptions {
 }
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+let ferryVersion: string | undefined;
 const BUILTIN_DIR = join(PROJECT_ROOT, 'connectors');
 const ENTRY_NAMES = ['index.ts', 'index.js', 'index.mjs'];
 
@@ -195,7 +197,47 @@ function loadEntry(entry: string, type: string): Promise<ConnectorDefinition[]> 
   return loaded;
 }
 
+/** The version in ferry's own package.json. */
+export function ferryPackageVersion(): string {
+  if (ferryVersion === undefined) {
+    const manifest = readManifest(join(PROJECT_ROOT, 'package.json'));
+    ferryVersion = isRecord(manifest) && typeof manifest.version === 'string' ? manifest.version : '0.0.0';
+  }
+  return ferryVersion;
+}
+
+/**
+ * A plugin package may say which ferry releases it works with in
+ * `peerDependencies.ferry`; refuse it before importing when this ferry is not
+ * one of them. Ranges this check cannot read are let through: the SDK
+ * version check after the import still applies.
+ */
+function checkPeerRange(entry: string, type: string): void {
+  let manifestFile: string | undefined;
+  for (let dir = dirname(entry); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) {
+      manifestFile = join(dir, 'package.json');
+      break;
+    }
+    if (dirname(dir) === dir) return;
+  }
+  // Built-ins and anything else inside ferry's own package need no check.
+  if (resolve(dirname(manifestFile)) === resolve(PROJECT_ROOT)) return;
+  const manifest = readManifest(manifestFile);
+  if (!isRecord(manifest) || !isRecord(manifest.peerDependencies)) return;
+  const range = manifest.peerDependencies.ferry;
+  if (typeof range !== 'string') return;
+  const version = ferryPackageVersion();
+  if (satisfiesRange(version, range) !== false) return;
+  const name = typeof manifest.name === 'string' ? manifest.name : dirname(manifestFile);
+  throw new FerryError('FERRY_PLUGIN_INCOMPATIBLE', `connector "${type}" (${name}) needs ferry ${range}; this is ferry ${version}`, {
+    hint: `install a release of ${name} made for ferry ${version}, or a ferry version matching ${range}`,
+    details: { entry, manifest: manifestFile, found: range, supported: version },
+  });
+}
+
 async function importDefinitions(entry: string, type: string): Promise<ConnectorDefinition[]> {
+  checkPeerRange(entry, type);
   let module: Record<string, unknown>;
   try {
     module = (await import(pathToFileURL(entry).href)) as Record<string, unknown>;
