@@ -103,7 +103,7 @@ describe('mysql: values', () => {
   });
 
   it('discovers types (tinyint(1) as boolean, MariaDB JSON), the primary key and an estimate', async () => {
-    const [stream] = await source.discover(context(db, { table: TYPES }));
+    const [stream] = await db.source.discover(context(db, { table: TYPES }));
     const types = Object.fromEntries(stream!.fields.map((f) => [f.name, f.type]));
     expect(types).toEqual({
       id: 'int', amount: 'double', happened: 'datetime', local_ts: 'datetime', day: 'date', doc: 'textarea',
@@ -131,7 +131,7 @@ describe('mysql: connection errors never show the password', () => {
   });
 
   it('reports a wrong password as FERRY_SOURCE_AUTH', async () => {
-    const error = (await rejection(source.check!(context(db, { url: `mysql://root:${SECRET}@127.0.0.1:3306/test`, table: 'deals' })))) as FerryError;
+    const error = (await rejection(db.source.check!(context(db, { url: `mysql://root:${SECRET}@127.0.0.1:3306/test`, table: 'deals' })))) as FerryError;
     expect(isFerryError(error, 'FERRY_SOURCE_AUTH')).toBe(true);
     expect(error.message).toContain('mysql://root:****@127.0.0.1:3306/test');
     expectNoSecret(error, SECRET);
@@ -159,7 +159,7 @@ describe('mysql: abort', () => {
       let read = 0;
       const error = await rejection(
         (async () => {
-          for await (const _ of source.read(context(db, { table: BIG, primaryKey: 'id', fetchSize: 100 }, { signal: controller.signal }))) {
+          for await (const _ of db.source.read(context(db, { table: BIG, primaryKey: 'id', fetchSize: 100 }, { signal: controller.signal }))) {
             if (++read === 250) controller.abort();
           }
         })(),

@@ -15,7 +15,7 @@ import { collect, context, lastPosition, rejection, sqlScenarios, type SqlTestDb
 const URL_ = process.env.FERRY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const T = (suffix: string) => `ferry_pg_${suffix}_${process.pid}`;
 const admin = new pg.Client({ connectionString: URL_ });
-let connected: Promise<void> | undefined;
+let connected: Promise<unknown> | undefined;
 const exec = async (sql: string): Promise<void> => {
   await (connected ??= admin.connect());
   await admin.query(sql);
@@ -108,7 +108,7 @@ describe('postgres: values', () => {
 
   it('discovers types, nullability, the primary key and cursor candidates from the catalog', async () => {
     await exec(`ANALYZE "${TYPES}"`);
-    const [stream] = await source.discover(context(db, { table: TYPES }));
+    const [stream] = await db.source.discover(context(db, { table: TYPES }));
     const types = Object.fromEntries(stream!.fields.map((f) => [f.name, f.type]));
     expect(types).toEqual({
       id: 'int', amount: 'double', happened: 'datetime', local_ts: 'datetime', day: 'date', doc: 'textarea', raw: 'textarea',
@@ -120,7 +120,7 @@ describe('postgres: values', () => {
     expect(stream!.cursorCandidates).toEqual(['id', 'amount', 'happened', 'local_ts', 'day', 'ratio']);
     expect(stream!.estimatedCount).toBe(2);
     // Without a table: every table of the search path.
-    const all = await source.discover(context(db, {}));
+    const all = await db.source.discover(context(db, {}));
     expect(all.map((s) => s.name)).toContain(`public.${TYPES}`);
   });
 });
@@ -144,7 +144,7 @@ describe('postgres: connection errors never show the password', () => {
   it('reports refused credentials as FERRY_SOURCE_AUTH', async () => {
     // The test server trusts local users, so an unknown role is what it refuses.
     const url = `postgres://ferry_no_such_role:${SECRET}@127.0.0.1:5432/test`;
-    const error = (await rejection(source.check!(context(db, { url, table: 'deals' })))) as FerryError;
+    const error = (await rejection(db.source.check!(context(db, { url, table: 'deals' })))) as FerryError;
     expect(isFerryError(error, 'FERRY_SOURCE_AUTH')).toBe(true);
     expectNoSecret(error, SECRET);
   });
@@ -171,7 +171,7 @@ describe('postgres: abort', () => {
       let read = 0;
       const error = await rejection(
         (async () => {
-          for await (const _ of source.read(context(db, { url: `${URL_}?application_name=${appName}`, table: BIG, primaryKey: 'id', fetchSize: 100 }, { signal: controller.signal }))) {
+          for await (const _ of db.source.read(context(db, { url: `${URL_}?application_name=${appName}`, table: BIG, primaryKey: 'id', fetchSize: 100 }, { signal: controller.signal }))) {
             if (++read === 250) controller.abort();
           }
         })(),

@@ -70,7 +70,7 @@ describe('sqlite: values and files', () => {
     expect(bigs.map((r) => r.data.id)).toEqual([2, 1]);
     expect(bigs[1]!.cursor).toBe('9007199254740993');
 
-    const [stream] = await source.discover(context(db, { table: 'types' }));
+    const [stream] = await db.source.discover(context(db, { table: 'types' }));
     expect(Object.fromEntries(stream!.fields.map((f) => [f.name, f.type]))).toEqual({
       id: 'int', big: 'int', ratio: 'double', flag: 'boolean', doc: 'textarea', blob: 'textarea', label: 'textarea', day: 'date',
     });
@@ -93,7 +93,7 @@ describe('sqlite: values and files', () => {
   });
 
   it('lists every table when discover() has no table, and refuses to read without one', async () => {
-    const streams = await source.discover(context(db, {}));
+    const streams = await db.source.discover(context(db, {}));
     expect(streams.map((s) => s.name)).toContain('t');
     const error = await rejection(collect(db, {}));
     expect(isFerryError(error, 'FERRY_CONFIG_INVALID')).toBe(true);
