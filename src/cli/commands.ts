@@ -2,6 +2,7 @@
 import type { RegisterCommand } from './main.js';
 import { register as ask } from './ask.js';
 import { register as check } from './check.js';
+import { register as connector } from './connector.js';
 import { register as discover } from './discover.js';
 import { register as emulator } from './emulator.js';
 import { register as exportCommand } from './export.js';
@@ -13,4 +14,4 @@ import { register as schema } from './schema.js';
 import { register as state } from './state.js';
 import { register as status } from './status.js';
 
-export const COMMANDS: readonly RegisterCommand[] = [init, check, discover, preview, run, exportCommand, status, failures, state, ask, emulator, schema];
+export const COMMANDS: readonly RegisterCommand[] = [init, check, discover, preview, run, exportCommand, status, failures, state, ask, emulator, schema, connector];
