@@ -61,7 +61,7 @@ export const authOption = z.discriminatedUnion('type', [
     /** Renew the token this many seconds before `expires_in` runs out. @default 60 */
     expiryMarginSeconds: z.number().nonnegative().default(60),
   }),
-]);
+], { error: (issue) => (issue.code === 'invalid_union' ? 'auth.type must be one of bearer, basic, apiKey, oauth2' : undefined) });
 export type AuthOption = z.output<typeof authOption>;
 
 export const paginationOption = z.discriminatedUnion('type', [
@@ -104,7 +104,7 @@ export const paginationOption = z.discriminatedUnion('type', [
     limit: z.number().int().positive().default(100),
     in: placement,
   }),
-]);
+], { error: (issue) => (issue.code === 'invalid_union' ? 'pagination.type must be one of none, cursor, nextLink, linkHeader, page, offset' : undefined) });
 export type PaginationOption = z.output<typeof paginationOption>;
 
 export const incrementalOption = z.strictObject({
