@@ -2,7 +2,7 @@
  * `ferry emulator`: serve the local implementation of /v1 until SIGINT/SIGTERM.
  * `ferry emulator seed`: write a seed generated from the shared datasets.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import pino from 'pino';
 import type { RegisterCommand } from './main.js';
@@ -55,6 +55,13 @@ interface SeedFlags {
   domain?: string;
 }
 
+function checkDatasets(dir: string): void {
+  if (existsSync(dir)) return;
+  throw new FerryError('FERRY_USAGE', `--datasets ${dir} does not exist`, {
+    hint: 'point it at the folder holding crm-sales-opportunities/, harper-valley-calls/, qmsum/, enron-mbox/ and documents/',
+  });
+}
+
 function registerSeed(emulator: Command): void {
   emulator
     .command('seed')
@@ -67,10 +74,13 @@ function registerSeed(emulator: Command): void {
     .option('--messages <n>', 'e-mails to include after de-duplication, newest first (default: all)', count)
     .option('--rng-seed <n>', 'seed of the generator\'s RNG; the same seed gives the same output', count)
     .option('--domain <domain>', 'e-mail domain of the organization\'s people')
-    .action((flags: SeedFlags) => {
+    .action((_flags: SeedFlags, cmd: Command) => {
+      // `ferry emulator` has a --datasets too, and commander gives a parent's options to the parent wherever they appear.
+      const flags = cmd.optsWithGlobals<SeedFlags>();
       if (flags.org !== undefined && !uuid.safeParse(flags.org).success) {
         throw new FerryError('FERRY_USAGE', `--org takes an organization UUID, not "${flags.org}"`);
       }
+      if (flags.datasets !== undefined) checkDatasets(flags.datasets);
       const options: GenerateSeedOptions = {};
       if (flags.datasets !== undefined) options.datasetsDir = flags.datasets;
       if (flags.org !== undefined) options.orgId = flags.org;
@@ -131,6 +141,7 @@ export const register: RegisterCommand = (program) => {
       if (flags.rateLimitBurst !== undefined) faults.rateLimitBurst = flags.rateLimitBurst;
       if (flags.faultSeed !== undefined) faults.seed = Math.round(flags.faultSeed);
 
+      if (flags.datasets !== undefined) checkDatasets(flags.datasets);
       const seed =
         flags.seed === DEMO_SEED && flags.datasets !== undefined ? generateSeed({ ...DEMO_OPTIONS, datasetsDir: flags.datasets }) : flags.seed;
       const emulator = await startEmulator({
