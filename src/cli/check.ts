@@ -4,10 +4,9 @@
  * reaches every source, and asks the service which scopes the key has.
  */
 import type { Command } from 'commander';
-import type { z } from 'zod';
-import { loadConnector } from '../config/connectors.js';
 import type { ConfigIssue, LoadedConfig, LoadedExport } from '../config/index.js';
-import { formatConfigIssues, validateWith } from '../config/index.js';
+import { formatConfigIssues } from '../config/index.js';
+import { inspectExport } from '../export/prepare.js';
 import { redactUrlCredentials } from '../config/redact.js';
 import { inspectSync } from '../pipeline/prepare.js';
 import type { PreparedSync } from '../pipeline/prepare.js';
@@ -101,29 +100,20 @@ async function reachSource(prepared: PreparedSync): Promise<CheckItem> {
  * its own `check()` (when it has one) can reach the target.
  */
 async function checkExport(config: LoadedConfig, exp: LoadedExport): Promise<CheckItem> {
-  const { type, ...raw } = exp.destination;
-  let connector;
+  let inspected: Awaited<ReturnType<typeof inspectExport>>;
   try {
-    connector = await loadConnector(type, { baseDir: exp.baseDir, plugins: config.plugins, kind: 'destination' });
+    inspected = await inspectExport(config, exp);
   } catch (error) {
-    if (!isFerryError(error) || error.exitCode !== 1) return failure('export', exp.name, error);
-    const at = exp.locate(['destination', 'type']);
-    const message = error.hint ? `${error.message} (hint: ${error.hint})` : error.message;
-    const issues = [{ ...at, path: `${exp.name}.destination.type`, message }];
-    return { kind: 'export', name: exp.name, ok: false, message: '1 problem', exitCode: 1, issues, code: error.code };
+    return failure('export', exp.name, error);
   }
-  if (connector.kind !== 'destination') {
-    return failure('export', exp.name, new FerryError('FERRY_CONNECTOR_NOT_FOUND', `"${type}" is a source connector, not a destination`));
-  }
-  const issues = validateWith(connector.options, raw, exp, ['destination']);
-  if (issues.length > 0) {
+  const { prepared, issues } = inspected;
+  if (!prepared) {
     return { kind: 'export', name: exp.name, ok: false, message: plural(issues.length, 'problem'), exitCode: 1, issues, code: 'FERRY_CONFIG_INVALID' };
   }
-  const destination = connector;
+  const { destination, options } = prepared;
   try {
     if (destination.check) {
       const logger = quietLogger().child({ export: exp.name, connector: destination.name });
-      const options: unknown = (destination.options as z.ZodType).parse(raw);
       await withTimeout(
         async (signal) => {
           await destination.check?.({ options, baseDir: exp.baseDir, syncName: exp.name, logger, signal });

@@ -98,7 +98,7 @@ export const register: RegisterCommand = (program) => {
     .action(async (sync: string | undefined, opts: { json?: boolean }, command: Command) => {
       await withProjectState(command, (config, store) => {
         const names = stateSyncNames(config, store, sync === undefined ? [] : [sync]);
-        const states = collectState(store, names, new Set(config.syncs.map((s) => s.name)));
+        const states = collectState(store, names, new Set([...config.syncs.map((s) => s.name), ...config.exports.map((e) => `export:${e.name}`)]));
         const url = redactUrlCredentials(config.state.url);
         if (opts.json) {
           printJson({ stateUrl: url, syncs: states });

@@ -108,7 +108,7 @@ export const register: RegisterCommand = (program) => {
     .action(async (names: string[], opts: { runs: number; json?: boolean }, command: Command) => {
       await withProjectState(command, (config, store) => {
         const selected = stateSyncNames(config, store, names);
-        const statuses = collectStatus(store, selected, new Set(config.syncs.map((s) => s.name)), opts.runs);
+        const statuses = collectStatus(store, selected, new Set([...config.syncs.map((s) => s.name), ...config.exports.map((e) => `export:${e.name}`)]), opts.runs);
         if (opts.json) printJson({ syncs: statuses });
         else console.log(formatStatus(statuses, Date.now()));
       });
