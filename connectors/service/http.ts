@@ -1,13 +1,12 @@
 /**
  * GET JSON from the service with the few things a reader needs: the key as a
  * Bearer token, a timeout per attempt, and repeating 408/429/5xx answers and
- * dropped connections with backoff (or the server's Retry-After). The sink and
- * src/api own this for the write side; a connector may import only the SDK,
- * so the read side of this connector carries its own small copy.
+ * dropped connections with backoff (or the server's Retry-After). The waiting
+ * rules are the SDK's (src/sdk/http-retry.ts), shared with ferry's own client.
  */
-import { FerryError } from '../../src/sdk/index.js';
+import { FerryError, networkErrorCode, parseRetryAfter, retryDelay, sleep } from '../../src/sdk/index.js';
 
-export interface RetryPolicy {
+export interface ReadPolicy {
   /** Attempts in total, the first included. */
   maxAttempts: number;
   timeoutMs: number;
@@ -35,38 +34,8 @@ export class HttpStatusError extends FerryError {
   }
 }
 
-/**
- * A `Retry-After` header in milliseconds (delay-seconds or an HTTP date);
- * undefined when absent, unparseable, zero or past.
- */
-export function parseRetryAfter(value: string | null, now: number = Date.now()): number | undefined {
-  const text = value?.trim() ?? '';
-  if (text === '') return undefined;
-  if (/^\d+(?:\.\d+)?$/.test(text)) {
-    const ms = Math.round(Number(text) * 1000);
-    return ms > 0 ? ms : undefined;
-  }
-  const at = Date.parse(text);
-  return Number.isNaN(at) || at <= now ? undefined : at - now;
-}
-
 function retryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
-}
-
-function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason as Error);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** The base URL without credentials or trailing slash: safe to show and to build URLs on. */
@@ -96,17 +65,17 @@ function detailOf(text: string): string {
 export class ServiceHttp {
   readonly baseUrl: string;
   readonly #apiKey: string;
-  readonly #policy: Required<RetryPolicy>;
+  readonly #policy: Required<ReadPolicy>;
   readonly #fetch: typeof fetch;
   readonly #sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   readonly #random: () => number;
 
-  constructor(baseUrl: string, apiKey: string, policy: RetryPolicy, seams: HttpSeams = {}) {
+  constructor(baseUrl: string, apiKey: string, policy: ReadPolicy, seams: HttpSeams = {}) {
     this.baseUrl = cleanBaseUrl(baseUrl);
     this.#apiKey = apiKey;
     this.#policy = { baseDelayMs: 250, maxDelayMs: 30_000, ...policy };
     this.#fetch = seams.fetch ?? fetch;
-    this.#sleep = seams.sleep ?? defaultSleep;
+    this.#sleep = seams.sleep ?? ((ms, signal) => sleep(ms, signal, 'waiting to repeat a read'));
     this.#random = seams.random ?? Math.random;
   }
 
@@ -120,7 +89,7 @@ export class ServiceHttp {
   /** GET a path and parse the JSON answer; throws FerryErrors (auth, unreachable, status) or the signal's reason. */
   async getJson(path: string, query: Query, signal: AbortSignal): Promise<unknown> {
     const url = this.url(path, query);
-    const { maxAttempts, timeoutMs, baseDelayMs, maxDelayMs } = this.#policy;
+    const policy = this.#policy;
     for (let attempt = 1; ; attempt++) {
       signal.throwIfAborted();
       let status: number | undefined;
@@ -129,7 +98,7 @@ export class ServiceHttp {
       try {
         const response = await this.#fetch(url, {
           headers: { authorization: `Bearer ${this.#apiKey}`, accept: 'application/json' },
-          signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+          signal: AbortSignal.any([signal, AbortSignal.timeout(policy.timeoutMs)]),
         });
         const text = await response.text();
         if (response.ok) {
@@ -147,16 +116,23 @@ export class ServiceHttp {
         if (signal.aborted) throw signal.reason;
         if (error instanceof FerryError) throw error;
         // Timeouts, refused and dropped connections: the request may succeed later.
-        failure = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+        const code = networkErrorCode(error);
+        const timedOut = error instanceof Error && error.name === 'TimeoutError';
+        if (!code && !timedOut) {
+          throw new FerryError('FERRY_SOURCE_UNREACHABLE', `GET ${path} on ${this.baseUrl} failed: ${error instanceof Error ? error.message : String(error)}`, {
+            cause: error,
+            details: { url },
+          });
+        }
+        failure = timedOut ? `no answer within ${policy.timeoutMs} ms` : (code ?? 'network error');
       }
-      if (attempt >= maxAttempts) {
+      if (attempt >= policy.maxAttempts) {
         throw new FerryError('FERRY_SOURCE_UNREACHABLE', `GET ${path} on ${this.baseUrl} failed ${attempt} time(s); last: ${failure}`, {
           hint: 'the service is down, overloaded or unreachable from here; the next run starts where this one stopped',
           details: { url, attempts: attempt, ...(status !== undefined ? { status } : {}) },
         });
       }
-      const window = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
-      await this.#sleep(Math.min(retryAfterMs ?? Math.floor(this.#random() * window), maxDelayMs), signal);
+      await this.#sleep(retryDelay(attempt, policy, retryAfterMs, this.#random), signal);
     }
   }
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import service from '../../../connectors/service/index.js';
-import { ServiceHttp, parseRetryAfter } from '../../../connectors/service/http.js';
+import { ServiceHttp } from '../../../connectors/service/http.js';
 import { RESOURCES, RESOURCE_NAMES } from '../../../connectors/service/resources.js';
 import { ServiceClient } from '../../../src/api/client.js';
 import { ENDPOINTS } from '../../../src/api/endpoints.js';
@@ -78,14 +78,23 @@ describe('service source: HTTP', () => {
     const script = scripted([
       answer(429, { detail: 'slow down' }, { 'retry-after': '2' }),
       answer(503, { detail: 'busy' }),
-      Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNRESET' } }),
+      new TypeError('fetch failed', { cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) }),
+      Object.assign(new Error('The operation was aborted due to timeout'), { name: 'TimeoutError' }),
       answer(200, { ok: true }),
     ]);
     const http = new ServiceHttp('https://user:pw@api.example.com/', KEY, { maxAttempts: 5, timeoutMs: 1000 }, script.seams);
     await expect(http.getJson('/v1/rows', { limit: 5 }, new AbortController().signal)).resolves.toEqual({ ok: true });
-    expect(script.waits).toEqual([2000, 250, 500]);
-    expect(script.calls.map((c) => c.url)).toEqual(Array(4).fill('https://api.example.com/v1/rows?limit=5'));
+    expect(script.waits).toEqual([2000, 250, 500, 1000]);
+    expect(script.calls.map((c) => c.url)).toEqual(Array(5).fill('https://api.example.com/v1/rows?limit=5'));
     expect(script.calls.every((c) => c.auth === `Bearer ${KEY}`)).toBe(true);
+  });
+
+  it('does not repeat a failure that is not the network (a bad request built here)', async () => {
+    const script = scripted([new TypeError('Invalid header value'), answer(200, {})]);
+    const http = new ServiceHttp('https://api.example.com', KEY, { maxAttempts: 5, timeoutMs: 1000 }, script.seams);
+    const error = await rejection(http.getJson('/v1/rows', {}, new AbortController().signal));
+    expect(isFerryError(error, 'FERRY_SOURCE_UNREACHABLE')).toBe(true);
+    expect(script.calls).toHaveLength(1);
   });
 
   it('gives up after maxAttempts with FERRY_SOURCE_UNREACHABLE', async () => {
@@ -105,14 +114,6 @@ describe('service source: HTTP', () => {
       expect(script.calls).toHaveLength(1);
       expect(JSON.stringify({ message: (error as Error).message, ...(error as { details?: object }).details })).not.toContain(KEY);
     }
-  });
-
-  it('parses Retry-After as seconds or an HTTP date, ignoring zero and the past', () => {
-    expect(parseRetryAfter('3')).toBe(3000);
-    expect(parseRetryAfter('0')).toBeUndefined();
-    expect(parseRetryAfter(null)).toBeUndefined();
-    expect(parseRetryAfter(new Date(10_000).toUTCString(), 4_000)).toBe(6000);
-    expect(parseRetryAfter(new Date(1_000).toUTCString(), 4_000)).toBeUndefined();
   });
 });
 
