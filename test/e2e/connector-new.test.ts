@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { connectorNames, connectorScaffold } from '../../src/cli/connector-templates.js';
 import { ferry, jsonOf, tempProjectDir, type CliResult } from './spawn-ferry.js';
 
 function node(args: readonly string[], cwd: string): Promise<CliResult> {
@@ -83,6 +84,15 @@ syncs:
     expect(readFileSync(join(pkg, 'src/index.ts'), 'utf8')).toMatch(/name: 'jsonl-out'/);
     const tests = await node([join(pkg, 'node_modules/.bin/vitest'), 'run'], pkg);
     expect(tests.code, `${tests.stdout}\n${tests.stderr}`).toBe(0);
+  });
+
+  it('is what docs/connector-authors.md shows, file for file', () => {
+    const doc = readFileSync(join(import.meta.dirname, '../../docs/connector-authors.md'), 'utf8');
+    const files = connectorScaffold(connectorNames('ferry-connector-tickets'), 'source', { ferryVersion: '0.1.0', linked: true });
+    for (const path of ['package.json', 'src/index.ts', 'test/tickets.test.ts', 'vitest.config.ts', 'test/fixtures/tickets.jsonl']) {
+      const file = files.find((f) => f.path === path);
+      expect(doc.includes(`\`${path}\`:\n\n\`\`\`${path.endsWith('.ts') ? 'ts' : 'json'}\n${file?.content.trimEnd()}\n\`\`\``), `${path} differs from the guide`).toBe(true);
+    }
   });
 
   it('refuses an invalid package name with a usage error', async () => {
