@@ -156,6 +156,13 @@ function convertUnion(
   found: () => string,
 ): ConfigIssue[] {
   const branches = issue.errors;
+  // A discriminated union whose tag matched no option reports no branches,
+  // only the allowed tag values: say what they are.
+  const options = (issue as { options?: readonly unknown[] }).options;
+  if (branches.length === 0 && options && options.length > 0) {
+    const allowed = options.map((o) => JSON.stringify(o)).join(' | ');
+    return [make(`not an allowed value; expected one of ${allowed}`, { expected: allowed, found: found() })];
+  }
   const fitting = branches.filter((branch) => branch.every((inner) => !isTypeMismatch(inner, value)));
   const only = fitting[0];
   if (fitting.length === 1 && only) return only.flatMap((inner) => convert(inner, relative, context));

@@ -67,3 +67,17 @@ describe('validateWith', () => {
     expect(JSON.stringify(issues)).not.toContain('short-but-secret');
   });
 });
+
+describe('validateWith on a discriminated union', () => {
+  it('names the allowed tags when none matches', async () => {
+    const paging = z.object({
+      pagination: z.discriminatedUnion('type', [z.object({ type: z.literal('page') }), z.object({ type: z.literal('cursor') })]),
+    });
+    const { sync, options } = await loadOne('      type: http\n      pagination: { type: pages }');
+    const issues = validateWith(paging, options, sync, ['source']);
+    expect(issues).toHaveLength(1);
+    expect(issues[0]!.message).toBe('not an allowed value; expected one of "page" | "cursor"');
+    expect(issues[0]!.found).toBe('"pages"');
+    expect(issues[0]!.path).toBe('syncs[0].source.pagination.type');
+  });
+});
