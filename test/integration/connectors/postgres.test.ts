@@ -156,6 +156,15 @@ describe('postgres: connection errors never show the password', () => {
   });
 });
 
+describe('postgres: statementTimeoutMs', () => {
+  it('cancels a statement that runs too long as FERRY_SOURCE_READ_FAILED', async () => {
+    const error = (await rejection(collect(db, { query: 'SELECT 1 AS id FROM pg_sleep(2)', statementTimeoutMs: 100 }))) as FerryError;
+    expect(isFerryError(error, 'FERRY_SOURCE_READ_FAILED')).toBe(true);
+    expect(error.message).toContain('timed out');
+    expect(error.retryable).toBe(true);
+  });
+});
+
 function expectNoSecret(error: FerryError, secret: string): void {
   const text = [error.message, error.describe(), JSON.stringify(error.details), String((error.cause as Error | undefined)?.message)].join('\n');
   expect(text).not.toContain(secret);
