@@ -63,9 +63,13 @@ export class CheckpointTracker {
     return this.ordered ? this.prefixPosition : undefined;
   }
 
-  /** The position to store after a complete read with nothing pending. */
+  /**
+   * The position to store after a complete read with nothing pending: the
+   * last one read when the source was sorted (its key order is the source's,
+   * which text comparison of keys cannot know), else the highest value seen.
+   */
   finalPosition(): CursorPosition | undefined {
     if (this.pending > 0) return this.safePosition();
-    return this.highest;
+    return this.ordered ? this.lastBegun : this.highest;
   }
 }

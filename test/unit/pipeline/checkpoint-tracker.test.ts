@@ -39,4 +39,12 @@ describe('CheckpointTracker', () => {
     expect(t.sorted).toBe(true);
     expect(t.finalPosition()).toEqual({ value: '2024-01-01T00:00:00Z', key: '2' });
   });
+
+  it('ends a sorted read at the last position read, whatever the text order of keys', () => {
+    const t = new CheckpointTracker();
+    // A database orders integer keys numerically: 9 comes before 10.
+    const seqs = [t.begin({ value: '2024-01-01', key: '9' }), t.begin({ value: '2024-01-01', key: '10' })];
+    seqs.forEach((s) => t.finish(s));
+    expect(t.finalPosition()).toEqual({ value: '2024-01-01', key: '10' });
+  });
 });
