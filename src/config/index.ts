@@ -2,7 +2,7 @@
 export { loadConfig } from './load.js';
 export type { LoadConfigOptions } from './load.js';
 export { validateWith } from './validate.js';
-export { formatConfigIssues, formatPath } from './issues.js';
+export { formatConfigIssues, formatPath, prepareAll } from './issues.js';
 export type { ConfigIssue, SourcePosition } from './issues.js';
 export type { LoadedConfig, LoadedExport, LoadedSync, Located } from './types.js';
 export { configJsonSchema } from './json-schema.js';

@@ -2,6 +2,7 @@
  * What a configuration problem looks like once it has a place: the file,
  * line and column, the key path, and what was expected against what was found.
  */
+import { FerryError } from '../sdk/errors.js';
 import path from 'node:path';
 
 /** A position in a file, 1-based. */
@@ -62,4 +63,30 @@ export function sortIssues(issues: readonly ConfigIssue[], fileOrder: readonly s
   return [...issues].sort(
     (a, b) => rank(a.file) - rank(b.file) || a.line - b.line || a.column - b.column,
   );
+}
+
+/**
+ * Inspect every item (sync or export) and keep the ready ones; if any has a
+ * problem, throw one FERRY_CONFIG_INVALID listing all of them, so nothing
+ * runs while part of the configuration is broken.
+ */
+export async function prepareAll<Item, Ready>(
+  items: readonly Item[],
+  inspect: (item: Item) => Promise<{ prepared?: Ready; issues: ConfigIssue[] }>,
+  hint: string,
+): Promise<Ready[]> {
+  const issues: ConfigIssue[] = [];
+  const ready: Ready[] = [];
+  for (const item of items) {
+    const result = await inspect(item);
+    issues.push(...result.issues);
+    if (result.prepared) ready.push(result.prepared);
+  }
+  if (issues.length > 0) {
+    throw new FerryError('FERRY_CONFIG_INVALID', `${issues.length} problem(s) in the configuration:\n${formatConfigIssues(issues)}`, {
+      details: { issues },
+      hint,
+    });
+  }
+  return ready;
 }

@@ -6,8 +6,7 @@
  * page; what was read is written and flushed.
  */
 import type { Logger } from 'pino';
-import { formatConfigIssues } from '../config/index.js';
-import type { ConfigIssue } from '../config/index.js';
+import { prepareAll } from '../config/index.js';
 import { createLogger } from '../pipeline/logger.js';
 import { loadProject, openProjectState } from '../pipeline/project.js';
 import { openService } from '../pipeline/service.js';
@@ -42,19 +41,7 @@ export async function runExports(options: ExportsRunOptions): Promise<ExportSumm
     throw new FerryError('FERRY_USAGE', 'no exports to run', { hint: `add exports: to ${config.file} or an included file` });
   }
 
-  const issues: ConfigIssue[] = [];
-  const prepared: PreparedExport[] = [];
-  for (const exp of selected) {
-    const result = await inspectExport(config, exp);
-    issues.push(...result.issues);
-    if (result.prepared) prepared.push(result.prepared);
-  }
-  if (issues.length > 0) {
-    throw new FerryError('FERRY_CONFIG_INVALID', `${issues.length} problem(s) in the configuration:\n${formatConfigIssues(issues)}`, {
-      details: { issues },
-      hint: 'nothing was exported; fix the lines above and run again',
-    });
-  }
+  const prepared: PreparedExport[] = await prepareAll(selected, (exp) => inspectExport(config, exp), 'nothing was exported; fix the lines above and run again');
 
   const controller = new AbortController();
   const stop = (signal: NodeJS.Signals | 'abort') => {

@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { FieldType } from '../sdk/types.js';
+import { discoverStreams } from './prepare.js';
 import type { PreparedSync } from './prepare.js';
 
 const BARE_NAME = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -15,13 +16,7 @@ export async function fieldHints(prepared: PreparedSync, logger: Logger): Promis
   if (!fields || typeof fields !== 'object' || Array.isArray(fields)) return hints;
   let discovered: Map<string, FieldType>;
   try {
-    const streams = await prepared.source.discover({
-      options: prepared.options,
-      baseDir: prepared.sync.baseDir,
-      syncName: prepared.sync.name,
-      logger,
-      signal: new AbortController().signal,
-    });
+    const streams = await discoverStreams(prepared, logger);
     discovered = new Map(streams.flatMap((s) => s.fields.map((f) => [f.name, f.type] as const)));
   } catch (error) {
     // Hints are an optimisation; sampled values still give types.

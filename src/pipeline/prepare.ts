@@ -10,7 +10,7 @@ import type { ConfigIssue, LoadedConfig, LoadedSync } from '../config/index.js';
 import { checkTargetFields, compileMapping } from '../mapping/index.js';
 import type { CompiledMapping } from '../mapping/index.js';
 import { FerryError } from '../sdk/errors.js';
-import type { SourceDefinition } from '../sdk/types.js';
+import type { ConnectorLogger, DiscoveredStream, SourceDefinition } from '../sdk/types.js';
 
 export interface PreparedSync {
   sync: LoadedSync;
@@ -90,5 +90,16 @@ export function selectSyncs(config: LoadedConfig, names: readonly string[]): Loa
       throw new FerryError('FERRY_USAGE', `no sync named "${name}" in ${config.file}`, { hint: `known syncs: ${known}` });
     }
     return sync;
+  });
+}
+
+/** Ask the sync's source for its streams (fields, types, estimated sizes). */
+export async function discoverStreams(prepared: PreparedSync, logger: ConnectorLogger): Promise<DiscoveredStream[]> {
+  return prepared.source.discover({
+    options: prepared.options,
+    baseDir: prepared.sync.baseDir,
+    syncName: prepared.sync.name,
+    logger,
+    signal: new AbortController().signal,
   });
 }

@@ -5,13 +5,12 @@
  * SIGTERM stop reading, let in-flight pushes finish, and checkpoint.
  */
 import type { Logger } from 'pino';
-import { formatConfigIssues } from '../config/index.js';
-import type { ConfigIssue } from '../config/index.js';
-import { FerryError, isFerryError } from '../sdk/errors.js';
+import { prepareAll } from '../config/index.js';
+import { isFerryError } from '../sdk/errors.js';
 import type { RunCounts } from '../state/index.js';
 import { emptyCounts } from '../state/index.js';
 import { createLogger } from './logger.js';
-import { inspectSync, selectSyncs } from './prepare.js';
+import { discoverStreams, inspectSync, selectSyncs } from './prepare.js';
 import type { PreparedSync } from './prepare.js';
 import { loadProject, openProjectState } from './project.js';
 import { retryFailures } from './retry-failures.js';
@@ -46,19 +45,7 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
   const logger = options.logger ?? createLogger(options.quiet ? { level: 'warn' } : {});
   const syncs = selectSyncs(config, options.syncNames);
 
-  const issues: ConfigIssue[] = [];
-  const prepared: PreparedSync[] = [];
-  for (const sync of syncs) {
-    const result = await inspectSync(config, sync);
-    issues.push(...result.issues);
-    if (result.prepared) prepared.push(result.prepared);
-  }
-  if (issues.length > 0) {
-    throw new FerryError('FERRY_CONFIG_INVALID', `${issues.length} problem(s) in the configuration:\n${formatConfigIssues(issues)}`, {
-      details: { issues },
-      hint: 'nothing was pushed; fix the lines above and run again',
-    });
-  }
+  const prepared: PreparedSync[] = await prepareAll(syncs, (sync) => inspectSync(config, sync), 'nothing was pushed; fix the lines above and run again');
 
   const controller = new AbortController();
   const stop = (signal: NodeJS.Signals) => {
@@ -116,13 +103,7 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
 async function estimateTotal(prepared: PreparedSync, logger: Logger): Promise<number | undefined> {
   if (!process.stderr.isTTY || prepared.sync.group) return undefined;
   try {
-    const streams = await prepared.source.discover({
-      options: prepared.options,
-      baseDir: prepared.sync.baseDir,
-      syncName: prepared.sync.name,
-      logger,
-      signal: new AbortController().signal,
-    });
+    const streams = await discoverStreams(prepared, logger);
     const known = streams.map((s) => s.estimatedCount);
     return known.every((n) => typeof n === 'number') ? known.reduce((a, b) => a! + b!, 0) : undefined;
   } catch {
