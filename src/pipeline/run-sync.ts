@@ -292,7 +292,6 @@ export async function runSync(
         });
     };
 
-
     for (const entry of buffered) {
       if (fatal || readSignal.aborted) break;
       await handle(entry);
