@@ -2,7 +2,7 @@
  * Whole syncs from each database into the embedded emulator through the
  * runner (`runProject`): a first run pushes every row, a second run after
  * inserts and updates pushes only those, and the rows the service holds at
- * the end match the table.
+ * the end match the table, including a row deleted from it (`deletes: mirror`).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -55,6 +55,8 @@ syncs:
       primaryKey: id
       fetchSize: 7
     incremental: { cursor: updated_at }
+    deletes: mirror
+    maxDeletePercent: 50
     target:
       type: row
       source: { name: warehouse, displayName: Warehouse }
@@ -117,6 +119,15 @@ async function scenario(db: Db): Promise<void> {
     expect(rows.get('17')).toEqual({ name: 'Deal 17', stage: 'Won' });
     expect(rows.get('31')).toEqual({ name: 'Deal 31', stage: 'Prospecting' });
     expect(rows.get('4')).toEqual({ name: 'Deal 4', stage: 'Engaging' });
+
+    // A deleted row is invisible to an incremental read; the key scan of
+    // `deletes: mirror` finds it gone and deletes it in the service.
+    await db.exec(`DELETE FROM ${TABLE} WHERE id = 5`);
+    const [third] = await runProject({ configFile, syncNames: [], quiet: true });
+    expect(third).toMatchObject({ status: 'succeeded', counts: { read: 0, deleted: 1, failed: 0 } });
+    const remaining = await serviceRows(dir);
+    expect(remaining.size).toBe(30);
+    expect(remaining.has('5')).toBe(false);
   } finally {
     await db.exec(`DROP TABLE IF EXISTS ${TABLE}`);
     await db.close();
