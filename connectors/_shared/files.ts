@@ -189,3 +189,13 @@ export function readFailure(error: unknown, where: string, syncName: string, sig
     cause: error,
   });
 }
+
+/**
+ * Every file matching one or several globs, absolute and sorted; an empty
+ * list when none match (the caller decides whether that is an error).
+ */
+export async function listFiles(patterns: string | readonly string[], baseDir: string): Promise<string[]> {
+  const list = typeof patterns === 'string' ? [patterns] : [...patterns];
+  const found = await glob(list, { cwd: baseDir, absolute: true, onlyFiles: true, expandDirectories: false });
+  return found.map((f) => resolve(f)).sort();
+}

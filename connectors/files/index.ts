@@ -4,9 +4,9 @@
  * offered base64-encoded as `content`, the shape DocumentRequest takes.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { basename, extname, relative, resolve } from 'node:path';
-import { glob } from 'tinyglobby';
+import { basename, extname, relative } from 'node:path';
 import { z } from 'zod';
+import { listFiles } from '../_shared/files.js';
 import { FerryError, compareCursorValues, defineSource } from '../../src/sdk/index.js';
 
 const TEXT_TYPES: Record<string, string> = {
@@ -98,8 +98,3 @@ export default defineSource({
   },
 });
 
-async function listFiles(patterns: string | string[], baseDir: string): Promise<string[]> {
-  const list = Array.isArray(patterns) ? patterns : [patterns];
-  const found = await glob(list, { cwd: baseDir, absolute: true, onlyFiles: true, expandDirectories: false });
-  return found.map((f) => resolve(f)).sort();
-}

@@ -5,11 +5,11 @@
  * `date` comes from the `Date:` header.
  */
 import { createReadStream } from 'node:fs';
-import { relative, resolve } from 'node:path';
+import { relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
-import { glob } from 'tinyglobby';
 import { z } from 'zod';
+import { listFiles } from '../_shared/files.js';
 import { FerryError, compareCursorValues, defineSource } from '../../src/sdk/index.js';
 import type { SourceRecord } from '../../src/sdk/index.js';
 import { decodeQuotedPrintable, parseAddressList } from './parse.js';
@@ -66,12 +66,6 @@ export default defineSource({
     }
   },
 });
-
-async function listFiles(patterns: string | string[], baseDir: string): Promise<string[]> {
-  const list = Array.isArray(patterns) ? patterns : [patterns];
-  const found = await glob(list, { cwd: baseDir, absolute: true, onlyFiles: true, expandDirectories: false });
-  return found.map((f) => resolve(f)).sort();
-}
 
 interface Draft {
   line: number;

@@ -10,6 +10,7 @@ import { prepareAll } from '../config/index.js';
 import { createLogger } from '../pipeline/logger.js';
 import { loadProject, openProjectState } from '../pipeline/project.js';
 import { openService } from '../pipeline/service.js';
+import { stopOnSignals } from '../pipeline/stop-signals.js';
 import { FerryError, isFerryError } from '../sdk/errors.js';
 import type { RunCounts } from '../state/index.js';
 import { emptyCounts } from '../state/index.js';
@@ -43,16 +44,7 @@ export async function runExports(options: ExportsRunOptions): Promise<ExportSumm
 
   const prepared: PreparedExport[] = await prepareAll(selected, (exp) => inspectExport(config, exp), 'nothing was exported; fix the lines above and run again');
 
-  const controller = new AbortController();
-  const stop = (signal: NodeJS.Signals | 'abort') => {
-    logger.warn({ signal }, 'stopping: writing what was read, flushing the destination');
-    controller.abort();
-  };
-  const onAbort = () => stop('abort');
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  if (options.signal?.aborted) controller.abort();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  const stopping = stopOnSignals(logger, 'stopping: writing what was read, flushing the destination', options.signal);
 
   const store = openProjectState(config);
   const summaries: ExportSummary[] = [];
@@ -61,11 +53,11 @@ export async function runExports(options: ExportsRunOptions): Promise<ExportSumm
     const connection = await openService(config, { logger });
     try {
       for (const exp of prepared) {
-        if (controller.signal.aborted) break;
+        if (stopping.signal.aborted) break;
         const progress = options.progress?.(exp.exp.name);
         try {
           const summary = await runExport(exp, { store, service: connection.client }, {
-            signal: controller.signal,
+            signal: stopping.signal,
             logger,
             ...(options.fullRefresh ? { fullRefresh: true } : {}),
             ...(options.batchSize ? { batchSize: options.batchSize } : {}),
@@ -85,9 +77,7 @@ export async function runExports(options: ExportsRunOptions): Promise<ExportSumm
     }
   } finally {
     store.close();
-    options.signal?.removeEventListener('abort', onAbort);
-    process.removeListener('SIGINT', stop);
-    process.removeListener('SIGTERM', stop);
+    stopping.dispose();
   }
   return summaries;
 }

@@ -17,6 +17,7 @@ import { retryFailures } from './retry-failures.js';
 import { runSync } from './run-sync.js';
 import type { RunSummary } from './run-sync.js';
 import { openService } from './service.js';
+import { stopOnSignals } from './stop-signals.js';
 import { countVisible } from './verify.js';
 
 export interface ProjectRunOptions {
@@ -47,13 +48,7 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
 
   const prepared: PreparedSync[] = await prepareAll(syncs, (sync) => inspectSync(config, sync), 'nothing was pushed; fix the lines above and run again');
 
-  const controller = new AbortController();
-  const stop = (signal: NodeJS.Signals) => {
-    logger.warn({ signal }, 'stopping: finishing in-flight requests and checkpointing');
-    controller.abort();
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  const stopping = stopOnSignals(logger, 'stopping: finishing in-flight requests and checkpointing');
 
   const store = openProjectState(config);
   const summaries: ProjectRunSummary[] = [];
@@ -61,13 +56,13 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
     const connection = await openService(config, { logger });
     try {
       for (const sync of prepared) {
-        if (controller.signal.aborted) break;
+        if (stopping.signal.aborted) break;
         const progress = options.progress?.(sync.sync.name, await estimateTotal(sync, logger));
         const runOptions = {
           ...(options.fullRefresh ? { fullRefresh: true } : {}),
           ...(options.dryRun ? { dryRun: true } : {}),
           ...(options.forceDeletes ? { forceDeletes: true } : {}),
-          signal: controller.signal,
+          signal: stopping.signal,
           logger,
           concurrency: sync.sync.concurrency ?? config.service.concurrency,
           maxRequestsPerSecond: sync.sync.maxRequestsPerSecond ?? config.service.maxRequestsPerSecond,
@@ -94,8 +89,7 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
     }
   } finally {
     store.close();
-    process.removeListener('SIGINT', stop);
-    process.removeListener('SIGTERM', stop);
+    stopping.dispose();
   }
   return summaries;
 }

@@ -1,0 +1,27 @@
+/**
+ * SIGINT and SIGTERM (and an optional caller's signal) turn into one abort
+ * signal for a run; `dispose` removes the handlers again so a long-lived
+ * process (tests, an embedding program) does not collect them.
+ */
+import type { Logger } from 'pino';
+
+export function stopOnSignals(logger: Logger, message: string, external?: AbortSignal): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const stop = (signal: NodeJS.Signals | 'abort') => {
+    logger.warn({ signal }, message);
+    controller.abort();
+  };
+  const onAbort = () => stop('abort');
+  external?.addEventListener('abort', onAbort, { once: true });
+  if (external?.aborted) controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return {
+    signal: controller.signal,
+    dispose() {
+      external?.removeEventListener('abort', onAbort);
+      process.removeListener('SIGINT', stop);
+      process.removeListener('SIGTERM', stop);
+    },
+  };
+}
