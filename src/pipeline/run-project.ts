@@ -53,7 +53,9 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
   const store = openProjectState(config);
   const summaries: ProjectRunSummary[] = [];
   try {
-    const connection = await openService(config, { logger });
+    // One connection per request in flight, for the busiest sync.
+    const concurrency = Math.max(config.service.concurrency, ...prepared.map((p) => p.sync.concurrency ?? 0));
+    const connection = await openService(config, { logger, rideOutages: true, concurrency });
     try {
       for (const sync of prepared) {
         if (stopping.signal.aborted) break;
@@ -67,6 +69,7 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
           concurrency: sync.sync.concurrency ?? config.service.concurrency,
           maxRequestsPerSecond: sync.sync.maxRequestsPerSecond ?? config.service.maxRequestsPerSecond,
           maxAttempts: config.service.maxAttempts,
+          outageBudgetMs: config.service.outageBudgetSeconds * 1000,
           ...(progress ? { onProgress: (counts: RunCounts) => progress.update(counts) } : {}),
         };
         const deps = { store, service: connection.client };

@@ -32,6 +32,8 @@ export interface RunOptions {
   concurrency: number;
   maxRequestsPerSecond: number;
   maxAttempts: number;
+  /** Keep retrying while the service fails every request for less than this. @default 0 */
+  outageBudgetMs?: number;
   /** Called with the counts as they change (throttled by the caller). */
   onProgress?: (counts: RunCounts) => void;
   /**
@@ -144,6 +146,7 @@ export async function runSync(
         concurrency: options.concurrency,
         maxRequestsPerSecond: options.maxRequestsPerSecond,
         maxAttempts: options.maxAttempts,
+        ...(options.outageBudgetMs === undefined ? {} : { outageBudgetMs: options.outageBudgetMs }),
         logger: runLog,
         signal: stop.signal,
       });

@@ -1,0 +1,168 @@
+/**
+ * Finds and holds the request rate a service accepts, congestion-control
+ * style, from the answers it gives:
+ *
+ * - Answers are counted in windows (at least `minWindowMs` and
+ *   `minWindowAnswers` answers; an overloaded window closes as soon as it
+ *   has a few 429s). A window decides once: one decrease per window, however
+ *   many 429s arrived in it (requests in flight together are one signal).
+ * - A window is *congested* when its share of 429s is above the service's
+ *   usual share by a margin. The usual share is learnt: when the window right
+ *   after a decrease still sees about as many 429s, they do not come from the
+ *   rate (a service that refuses some requests whatever the load), and
+ *   cutting further would only starve the run.
+ * - On congestion the rate drops to a little below what the service
+ *   accepted in that window (an overloaded service's accepted rate is its
+ *   limit), by at most 75 % per window; a window too short to measure halves it.
+ * - A window without congestion, in which the rate held requests back,
+ *   raises it (additive, scaled to the rate): by a quarter while far below
+ *   the last limit found, by 1 % of that limit per window near it, so the rate
+ *   probes the limit gently instead of overshooting it again, and by 10 % past it.
+ * - Two congested windows in a row in which the service accepted nothing
+ *   (it refuses everything, whatever the rate) ask the limiter to hold new
+ *   requests until the Retry-After has passed.
+ */
+
+export interface RateControllerOptions {
+  /** The configured ceiling, requests per second; the rate never exceeds it. */
+  ceiling: number;
+  /** Lowest rate congestion can push it to. @default 0.5 */
+  floor?: number;
+  /** @default 250 */
+  minWindowMs?: number;
+  /** @default 50 */
+  minWindowAnswers?: number;
+}
+
+/** What closing a window decided, for the limiter and for logs. */
+export type RateDecision = { change: 'none' } | { change: 'increase' | 'decrease'; rate: number } | { change: 'hold'; rate: number };
+
+/** A window must be this much above the usual 429 share to count as congested. */
+const MARGIN = 0.01;
+/** After a decrease, settle this far below what the service accepted. */
+const BELOW_LIMIT = 0.97;
+/** An overloaded window closes early once it has this many 429s, at least a third of its answers. */
+const EARLY_THROTTLED = 4;
+
+export class RateController {
+  readonly ceiling: number;
+  private readonly floor: number;
+  private readonly minWindowMs: number;
+  private readonly minWindowAnswers: number;
+  private current: number;
+  /** The accepted rate of the last congested window: the service's limit as last found. */
+  private limit = Number.POSITIVE_INFINITY;
+  /** The usual share of 429s (moving average of windows without congestion). */
+  private usualShare = 0;
+  /** The window that caused the last decrease, until the next window is judged against it. */
+  private beforeCut: WindowRates | undefined;
+  /** The last window had no accepted answer: a second such window means the service refuses everything. */
+  private acceptedNothing = false;
+  private window: { start: number; accepted: number; throttled: number; limited: boolean };
+
+  constructor(options: RateControllerOptions, now: number) {
+    this.ceiling = options.ceiling;
+    this.floor = Math.min(options.floor ?? 0.5, this.ceiling);
+    this.minWindowMs = options.minWindowMs ?? 250;
+    this.minWindowAnswers = options.minWindowAnswers ?? 50;
+    this.current = this.ceiling;
+    this.window = { start: now, accepted: 0, throttled: 0, limited: false };
+  }
+
+  /** Requests per second allowed now. */
+  get rate(): number {
+    return this.current;
+  }
+
+  /** The rate held a request back (the bucket was empty): a window without congestion may raise it. */
+  noteLimited(): void {
+    this.window.limited = true;
+  }
+
+  /** Start counting afresh at `at` (after a hold: the held time says nothing about the rate). */
+  restartWindow(at: number): void {
+    this.window = { start: at, accepted: 0, throttled: 0, limited: false };
+  }
+
+  /** One answer: `throttled` for a 429, anything else (success, refusal, 5xx) counts as accepted traffic. */
+  onAnswer(throttled: boolean, now: number): RateDecision {
+    const w = this.window;
+    if (throttled) w.throttled++;
+    else w.accepted++;
+    const answers = w.accepted + w.throttled;
+    const elapsed = now - w.start;
+    const overloaded = w.throttled >= EARLY_THROTTLED && w.throttled * 3 >= answers;
+    if (!overloaded && (answers < this.minWindowAnswers || elapsed < this.minWindowMs)) return { change: 'none' };
+    return this.close(now, Math.max(elapsed, 1));
+  }
+
+  private close(now: number, elapsedMs: number): RateDecision {
+    const w = this.window;
+    this.window = { start: now, accepted: 0, throttled: 0, limited: false };
+    const rates = windowRates(w, elapsedMs);
+    const share = rates.share;
+    if (this.beforeCut && unrelatedToRate(this.beforeCut, rates)) this.usualShare = share;
+    this.beforeCut = undefined;
+    if (w.throttled > 0 && share > this.usualShare * 1.5 + MARGIN) {
+      this.beforeCut = rates;
+      const refusedAll = w.accepted === 0 && this.acceptedNothing;
+      this.acceptedNothing = w.accepted === 0;
+      if (refusedAll) {
+        this.current = clamp(this.current * 0.5, this.floor, this.ceiling);
+        return { change: 'hold', rate: this.current };
+      }
+      const accepted = Math.max(rates.accepted, this.floor);
+      this.limit = accepted;
+      // A window too short to measure (the service's burst answered it) shows more accepted than the rate: halve instead.
+      const target = accepted * BELOW_LIMIT < this.current ? accepted * BELOW_LIMIT : this.current * 0.5;
+      this.current = clamp(Math.max(target, this.current * 0.25), this.floor, this.ceiling);
+      return { change: 'decrease', rate: this.current };
+    }
+    this.acceptedNothing = false;
+    this.usualShare = this.usualShare * 0.9 + share * 0.1;
+    if (!w.limited || this.current >= this.ceiling) return { change: 'none' };
+    this.current = clamp(this.current + Math.max(this.step(), 0.1), this.floor, this.ceiling);
+    return { change: 'increase', rate: this.current };
+  }
+
+  /**
+   * How much to raise the rate after a window without congestion: a quarter
+   * while far below the last limit found, 1 % of that limit close to it, and
+   * 10 % once past it (the limit may have grown, or was measured low).
+   */
+  private step(): number {
+    if (this.current < this.limit * 0.9) return this.current / 4;
+    if (this.current < this.limit * 1.02) return this.limit * 0.01;
+    return this.current * 0.1;
+  }
+}
+
+interface WindowRates {
+  /** Answers per second (what was sent, in effect). */
+  answers: number;
+  /** Answers other than 429 per second. */
+  accepted: number;
+  share: number;
+}
+
+function windowRates(w: { accepted: number; throttled: number }, elapsedMs: number): WindowRates {
+  const total = w.accepted + w.throttled;
+  return { answers: (total * 1000) / elapsedMs, accepted: (w.accepted * 1000) / elapsedMs, share: w.throttled / total };
+}
+
+/**
+ * After a decrease, did the 429s stay while what the service accepted fell
+ * with what was sent? Then they do not come from the rate: a rate limit keeps
+ * accepting its limit however much less is sent. (When less was not sent,
+ * the rate did not bind and nothing can be told.)
+ */
+function unrelatedToRate(before: WindowRates, after: WindowRates): boolean {
+  const sent = after.answers / before.answers;
+  if (sent > 0.9 || after.share < before.share * 0.7) return false;
+  const accepted = after.accepted / Math.max(before.accepted, 1e-9);
+  return accepted / sent > 0.7 && accepted / sent < 1.3;
+}
+
+function clamp(value: number, low: number, high: number): number {
+  return Math.min(high, Math.max(low, value));
+}
