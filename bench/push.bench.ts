@@ -13,6 +13,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -60,11 +61,11 @@ class StandIn {
   }
 
   async mode(mode: StandInMode): Promise<void> {
-    await fetch(`${this.url}/__stand-in/mode?reset=1&json=${encodeURIComponent(JSON.stringify(mode))}`);
+    await getJson(`${this.url}/__stand-in/mode?reset=1&json=${encodeURIComponent(JSON.stringify(mode))}`);
   }
 
   async stats(): Promise<{ stats: StandInStats; records: number }> {
-    return (await (await fetch(`${this.url}/__stand-in/stats`)).json()) as { stats: StandInStats; records: number };
+    return (await getJson(`${this.url}/__stand-in/stats`)) as { stats: StandInStats; records: number };
   }
 
   close(): void {
@@ -73,6 +74,7 @@ class StandIn {
 }
 
 function ferry(standIn: StandIn, csv: string, concurrency: number, maxRequestsPerSecond: number): FerryResult {
+  process.stderr.write(`push bench: ferry c${concurrency} ceiling ${maxRequestsPerSecond} ${csv}\n`);
   const result = child('push/ferry-run.ts', [standIn.url, csv, concurrency, maxRequestsPerSecond]) as FerryResult;
   if (result.status !== 'succeeded') throw new Error(`ferry run ${result.status}: ${result.error ?? ''}`);
   return result;
@@ -82,6 +84,17 @@ async function httpLimit(url: string, connections: number): Promise<number> {
   const body = JSON.stringify({ id: 'x', sourceId: '00000000-0000-4000-8000-000000000000', public: true, objectTypeId: '00000000-0000-4000-8000-000000000000', name: 'x', fields: { stage: { value: 'Won', fieldType: 'string' } } });
   const result = await autocannon({ url: `${url}/v1/rows`, method: 'POST', body, headers: { 'content-type': 'application/json' }, connections, duration: 3 });
   return result.requests.average;
+}
+
+/** A control request on a fresh connection (a kept-alive one may have been closed by the stand-in meanwhile). */
+function getJson(url: string): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    get(url, { agent: false }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+      res.on('end', () => resolve(JSON.parse(text)));
+    }).on('error', reject);
+  });
 }
 
 const ratio = (a: number, b: number) => +(a / b).toFixed(3);

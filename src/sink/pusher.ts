@@ -11,6 +11,7 @@
  * Every call goes out with `retry: false`: attempts are never multiplied by
  * a second retry loop underneath, and every answer reaches the rate control.
  */
+import { setMaxListeners } from 'node:events';
 import { FerryError } from '../sdk/errors.js';
 import { DEFAULT_RETRY, classifyFailure, nextRetry } from '../sdk/http-retry.js';
 import type { RetryPolicy } from '../sdk/http-retry.js';
@@ -115,6 +116,8 @@ type Job = { kind: RecordKind; remoteId: string };
 const NOOP = (): void => undefined;
 /** How often a service that stays down is reported while the run rides it out. */
 const OUTAGE_LOG_INTERVAL_MS = 30_000;
+/** A few seconds without success are ordinary retries, not yet an outage worth a warning. */
+const OUTAGE_REPORT_AFTER_MS = 5_000;
 
 export class Pusher {
   private readonly service: SinkService;
@@ -155,6 +158,8 @@ export class Pusher {
     this.random = options.random ?? Math.random;
     this.logger = options.logger;
     this.signal = options.signal;
+    // Every request waiting (for its turn, or to retry) listens for the abort: many more than Node's default warning limit of 10.
+    if (options.signal) setMaxListeners(0, options.signal);
     this.policy = {
       ...DEFAULT_RETRY,
       maxAttempts: Math.max(1, options.maxAttempts),
@@ -299,7 +304,7 @@ export class Pusher {
       firstFailureAt ??= now;
       const outage = this.lastAnswerAt <= firstFailureAt;
       if (failure.status !== 429 || outage) failures += 1;
-      if (failure.status === 429) this.throttled(failure.retryAfterMs);
+      if (failure.status === 429) this.throttled(failure.retryAfterMs, sent.sentAt);
       else if (failure.status !== null) this.limiter.onAnswer(false);
       const next = nextRetry(failure.retryAfterMs, { failures, ...(outage ? { outageMs: now - this.lastAnswerAt } : {}) }, this.policy, this.random);
       if (!next.retry) throw this.setFatal(exhausted(job, failure.status, n, sent.error));
@@ -310,7 +315,7 @@ export class Pusher {
   }
 
   /** One attempt in a request slot: the slot is held only while paced and sent. */
-  private async attemptOnce<R>(job: Job, attempt: Attempt<R>, first: boolean): Promise<{ ok: true; response: R } | { ok: false; error: unknown }> {
+  private async attemptOnce<R>(job: Job, attempt: Attempt<R>, first: boolean): Promise<{ ok: true; response: R } | { ok: false; error: unknown; sentAt: number }> {
     try {
       this.checkStopped(job);
       await this.slots.acquire();
@@ -326,10 +331,11 @@ export class Pusher {
       await this.limiter.acquire(this.signal);
       this.checkStopped(job);
       this.counters.requests += 1;
+      const sentAt = this.limiter.now();
       try {
         return { ok: true, response: await attempt() };
       } catch (error) {
-        return { ok: false, error };
+        return { ok: false, error, sentAt };
       }
     } finally {
       this.slots.release();
@@ -346,9 +352,9 @@ export class Pusher {
     }
   }
 
-  private throttled(retryAfterMs: number | undefined): void {
+  private throttled(retryAfterMs: number | undefined, sentAt: number): void {
     this.counters.throttled += 1;
-    const decision = this.limiter.onAnswer(true, retryAfterMs);
+    const decision = this.limiter.onAnswer(true, retryAfterMs, sentAt);
     if (decision.change !== 'none') this.logger.debug({ rate: decision.rate, change: decision.change, retryAfterMs }, 'throttled by the service');
   }
 
@@ -361,9 +367,9 @@ export class Pusher {
 
   /** While riding out an outage, say so now and then: how long, how much budget is left, what fails. */
   private reportOutage(now: number, status: number | null, error: unknown): void {
-    if (now - this.outageLoggedAt < OUTAGE_LOG_INTERVAL_MS) return;
-    this.outageLoggedAt = now;
     const downForMs = now - this.lastAnswerAt;
+    if (downForMs < OUTAGE_REPORT_AFTER_MS || now - this.outageLoggedAt < OUTAGE_LOG_INTERVAL_MS) return;
+    this.outageLoggedAt = now;
     this.logger.warn(
       {
         downForSeconds: Math.round(downForMs / 1000),

@@ -5,7 +5,8 @@
  * - Answers are counted in windows (at least `minWindowMs` and
  *   `minWindowAnswers` answers; an overloaded window closes as soon as it
  *   has a few 429s). A window decides once: one decrease per window, however
- *   many 429s arrived in it (requests in flight together are one signal).
+ *   many 429s arrived in it, and 429s to requests sent before a decrease are
+ *   ignored (requests in flight together are one signal, acted on once).
  * - A window is *congested* when its share of 429s is above the service's
  *   usual share by a margin. The usual share is learnt: when the window right
  *   after a decrease still sees about as many 429s, they do not come from the
@@ -30,7 +31,7 @@ export interface RateControllerOptions {
   floor?: number;
   /** @default 250 */
   minWindowMs?: number;
-  /** @default 50 */
+  /** @default 20 */
   minWindowAnswers?: number;
 }
 
@@ -41,6 +42,8 @@ export type RateDecision = { change: 'none' } | { change: 'increase' | 'decrease
 const MARGIN = 0.01;
 /** After a decrease, settle this far below what the service accepted. */
 const BELOW_LIMIT = 0.97;
+/** The span over which the accepted rate is measured on congestion. */
+const HORIZON_MS = 1000;
 /** An overloaded window closes early once it has this many 429s, at least a third of its answers. */
 const EARLY_THROTTLED = 4;
 
@@ -56,6 +59,8 @@ export class RateController {
   private usualShare = 0;
   /** The window that caused the last decrease, until the next window is judged against it. */
   private beforeCut: WindowRates | undefined;
+  private readonly recent: RecentCount;
+  private lastDecreaseAt = Number.NEGATIVE_INFINITY;
   /** The last window had no accepted answer: a second such window means the service refuses everything. */
   private acceptedNothing = false;
   private window: { start: number; accepted: number; throttled: number; limited: boolean };
@@ -64,8 +69,9 @@ export class RateController {
     this.ceiling = options.ceiling;
     this.floor = Math.min(options.floor ?? 0.5, this.ceiling);
     this.minWindowMs = options.minWindowMs ?? 250;
-    this.minWindowAnswers = options.minWindowAnswers ?? 50;
+    this.minWindowAnswers = options.minWindowAnswers ?? 20;
     this.current = this.ceiling;
+    this.recent = new RecentCount(now);
     this.window = { start: now, accepted: 0, throttled: 0, limited: false };
   }
 
@@ -82,13 +88,22 @@ export class RateController {
   /** Start counting afresh at `at` (after a hold: the held time says nothing about the rate). */
   restartWindow(at: number): void {
     this.window = { start: at, accepted: 0, throttled: 0, limited: false };
+    this.recent.restart(at);
   }
 
-  /** One answer: `throttled` for a 429, anything else (success, refusal, 5xx) counts as accepted traffic. */
-  onAnswer(throttled: boolean, now: number): RateDecision {
+  /**
+   * One answer: `throttled` for a 429, anything else (success, refusal, 5xx)
+   * counts as accepted traffic. A 429 to a request sent before the last
+   * decrease is part of the congestion already acted on, and is ignored.
+   */
+  onAnswer(throttled: boolean, now: number, sentAt: number = now): RateDecision {
+    if (throttled && sentAt < this.lastDecreaseAt) return { change: 'none' };
     const w = this.window;
     if (throttled) w.throttled++;
-    else w.accepted++;
+    else {
+      w.accepted++;
+      this.recent.add(now);
+    }
     const answers = w.accepted + w.throttled;
     const elapsed = now - w.start;
     const overloaded = w.throttled >= EARLY_THROTTLED && w.throttled * 3 >= answers;
@@ -105,13 +120,15 @@ export class RateController {
     this.beforeCut = undefined;
     if (w.throttled > 0 && share > this.usualShare * 1.5 + MARGIN) {
       this.beforeCut = rates;
+      this.lastDecreaseAt = now;
       const refusedAll = w.accepted === 0 && this.acceptedNothing;
       this.acceptedNothing = w.accepted === 0;
       if (refusedAll) {
         this.current = clamp(this.current * 0.5, this.floor, this.ceiling);
         return { change: 'hold', rate: this.current };
       }
-      const accepted = Math.max(rates.accepted, this.floor);
+      // A window is short; the accepted rate over the last second is the steadier measure of the limit.
+      const accepted = Math.max(this.recent.rate(now), this.floor);
       this.limit = accepted;
       // A window too short to measure (the service's burst answered it) shows more accepted than the rate: halve instead.
       const target = accepted * BELOW_LIMIT < this.current ? accepted * BELOW_LIMIT : this.current * 0.5;
@@ -134,6 +151,40 @@ export class RateController {
     if (this.current < this.limit * 0.9) return this.current / 4;
     if (this.current < this.limit * 1.02) return this.limit * 0.01;
     return this.current * 0.1;
+  }
+}
+
+/** Accepted answers per second over the last second (or since the start, when shorter). */
+class RecentCount {
+  private readonly times: number[] = [];
+  private head = 0;
+
+  constructor(private start: number) {}
+
+  /** Measure from `at` on (a pause in sending is not a low rate). */
+  restart(at: number): void {
+    this.start = at;
+  }
+
+  add(now: number): void {
+    this.times.push(now);
+    this.trim(now);
+  }
+
+  rate(now: number): number {
+    this.trim(now);
+    const span = Math.min(HORIZON_MS, Math.max(now - this.start, 1));
+    // Only answers since the (re)start count.
+    while (this.head < this.times.length && this.times[this.head]! < this.start) this.head++;
+    return ((this.times.length - this.head) * 1000) / span;
+  }
+
+  private trim(now: number): void {
+    while (this.head < this.times.length && this.times[this.head]! <= now - HORIZON_MS) this.head++;
+    if (this.head > 4096) {
+      this.times.splice(0, this.head);
+      this.head = 0;
+    }
   }
 }
 

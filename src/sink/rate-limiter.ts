@@ -70,15 +70,20 @@ export class AdaptiveRateLimiter {
     return this.clock.sleep(Math.max(turn, held), signal);
   }
 
+  /** The limiter's clock, to stamp when a request went out (for {@link onAnswer}). */
+  now(): number {
+    return this.clock.now();
+  }
+
   /**
    * Feed one answer to the controller: `throttled` for a 429, with its
-   * Retry-After. Returns what the controller decided (for logs).
+   * Retry-After, and when its request went out. Returns what the controller decided (for logs).
    */
-  onAnswer(throttled: boolean, retryAfterMs?: number): RateDecision {
+  onAnswer(throttled: boolean, retryAfterMs?: number, sentAt?: number): RateDecision {
     const now = this.clock.now();
     // Tokens earned so far were earned at the old rate.
     this.refill(now);
-    const decision = this.controller.onAnswer(throttled, now);
+    const decision = this.controller.onAnswer(throttled, now, sentAt);
     if (decision.change === 'hold' && retryAfterMs !== undefined) {
       this.heldUntil = Math.max(this.heldUntil, now + retryAfterMs);
       this.controller.restartWindow(this.heldUntil);
