@@ -15,7 +15,7 @@ import type { Endpoint, EndpointName } from './endpoints.js';
 import { buildQuery, fillPath, normaliseBaseUrl, resolveLocation, serialiseBody } from './http.js';
 import { paginate } from './pagination.js';
 import { redact, redactValue, sanitizeError } from './redact.js';
-import { DEFAULT_RETRY, abortedError, isRetryableStatus, networkErrorCode, nextRetry, parseRetryAfter, sleep } from '../sdk/http-retry.js';
+import { DEFAULT_RETRY, abortedError, isRetryableStatus, networkErrorCode, nextRetry, parseRetryAfter, signalsOutage, sleep } from '../sdk/http-retry.js';
 import type { RetryPolicy } from '../sdk/http-retry.js';
 import { ServiceError, serviceErrorFromResponse } from './service-error.js';
 
@@ -226,8 +226,9 @@ export class ServiceClient {
       }
       const retryAfterMs = parseRetryAfter(raw.headers['retry-after']);
       if (isRetryableStatus(raw.status)) {
-        failingSince ??= started;
-        const next = nextRetry(retryAfterMs, { failures: attempt, outageMs: performance.now() - failingSince }, policy);
+        failingSince = signalsOutage(raw.status) ? (failingSince ?? started) : undefined;
+        const outage = failingSince === undefined ? {} : { outageMs: performance.now() - failingSince };
+        const next = nextRetry(retryAfterMs, { failures: attempt, ...outage }, policy);
         if (next.retry) {
           this.#observer.onRetry?.({
             endpoint: name,

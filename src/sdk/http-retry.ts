@@ -103,6 +103,15 @@ export interface RetryState {
 }
 
 /**
+ * Does this failure say the service is down (a 5xx, or no answer at all)?
+ * Only those count towards an outage: a 408, 409 or 429 is an answer from a
+ * service that is up.
+ */
+export function signalsOutage(status: number | null): boolean {
+  return status === null || status >= 500;
+}
+
+/**
  * Retry or give up after a transient failure, and how long to wait. A
  * request gives up once `maxAttempts` attempts failed, unless the service as
  * a whole is down and has been for less than the outage budget: a scheduled

@@ -13,7 +13,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { FerryError } from '../sdk/errors.js';
-import { DEFAULT_RETRY, classifyFailure, nextRetry } from '../sdk/http-retry.js';
+import { DEFAULT_RETRY, classifyFailure, nextRetry, signalsOutage } from '../sdk/http-retry.js';
 import type { RetryPolicy } from '../sdk/http-retry.js';
 import type { ConnectorLogger } from '../sdk/types.js';
 import type {
@@ -300,10 +300,10 @@ export class Pusher {
         return onRejected(this.rejected(job, failure.status, sent.error));
       }
       // Transient. A 429 is the service pacing, not failing: it counts as a
-      // failed attempt only while nothing succeeds (the service is down).
+      // failed attempt only while nothing else succeeds either.
       firstFailureAt ??= now;
-      const outage = this.lastAnswerAt <= firstFailureAt;
-      if (failure.status !== 429 || outage) failures += 1;
+      const outage = this.lastAnswerAt <= firstFailureAt && signalsOutage(failure.status);
+      if (failure.status !== 429 || this.lastAnswerAt <= firstFailureAt) failures += 1;
       if (failure.status === 429) this.throttled(failure.retryAfterMs, sent.sentAt);
       else if (failure.status !== null) this.limiter.onAnswer(false);
       const next = nextRetry(failure.retryAfterMs, { failures, ...(outage ? { outageMs: now - this.lastAnswerAt } : {}) }, this.policy, this.random);
@@ -368,7 +368,8 @@ export class Pusher {
   /** While riding out an outage, say so now and then: how long, how much budget is left, what fails. */
   private reportOutage(now: number, status: number | null, error: unknown): void {
     const downForMs = now - this.lastAnswerAt;
-    if (downForMs < OUTAGE_REPORT_AFTER_MS || now - this.outageLoggedAt < OUTAGE_LOG_INTERVAL_MS) return;
+    const reportAfter = Math.min(OUTAGE_REPORT_AFTER_MS, (this.policy.outageBudgetMs ?? 0) / 2);
+    if (downForMs < reportAfter || now - this.outageLoggedAt < OUTAGE_LOG_INTERVAL_MS) return;
     this.outageLoggedAt = now;
     this.logger.warn(
       {
