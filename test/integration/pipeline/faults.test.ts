@@ -27,8 +27,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await service.close();
-  if (!process.env.KEEP) rmSync(dir, { recursive: true, force: true });
-  else console.log(dir);
+  rmSync(dir, { recursive: true, force: true });
 });
 
 function writeConfig(extra = ''): string {
