@@ -32,6 +32,9 @@ export interface StandInStats {
   failed: number;
   dropped: number;
   maxInFlight: number;
+  /** performance.now() of the first and the last record write answered 2xx (0 before any). */
+  firstWriteAt: number;
+  lastWriteAt: number;
   /** Writes whose body differed from the one already stored (a second client sending the same records should cause none). */
   changedBodies: number;
 }
@@ -180,6 +183,9 @@ export class StandInService {
     if (existing && existing.body !== text) this.stats.changedBodies++;
     this.records.set(key, { body: text, writes: (existing?.writes ?? 0) + 1 });
     this.stats.written++;
+    const now = performance.now();
+    if (this.stats.firstWriteAt === 0) this.stats.firstWriteAt = now;
+    this.stats.lastWriteAt = now;
     send(res, 201, { status: existing ? 'updated' : 'created', recordId: recordIdOf(key), id: body.id, sourceId: body.sourceId });
   }
 
@@ -261,7 +267,7 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
 }
 
 function emptyStats(): StandInStats {
-  return { requests: 0, written: 0, throttled: 0, failed: 0, dropped: 0, maxInFlight: 0, changedBodies: 0 };
+  return { requests: 0, written: 0, throttled: 0, failed: 0, dropped: 0, maxInFlight: 0, changedBodies: 0, firstWriteAt: 0, lastWriteAt: 0 };
 }
 
 /** A small seeded generator (mulberry32), so a fault mix is the same from run to run. */

@@ -26,6 +26,7 @@ import type { DeletedRecordResponse, RecordResponse } from '../api/schemas/read.
 import { abortedError, monotonicClock, systemClock } from './clock.js';
 import type { Clock } from './clock.js';
 import { AdaptiveRateLimiter } from './rate-limiter.js';
+import type { RateDecision } from './rate-controller.js';
 import { errorBodyOf, rejectionReason } from './service-port.js';
 import { Slots } from './slots.js';
 import type { RecordKind, SinkCallOptions, SinkService } from './service-port.js';
@@ -287,7 +288,7 @@ export class Pusher {
       const now = this.clock.now();
       if (sent.ok) {
         this.lastAnswerAt = now;
-        this.limiter.onAnswer(false);
+        this.logRate(this.limiter.onAnswer(false));
         this.counters.succeeded += 1;
         return onOk(sent.response);
       }
@@ -354,8 +355,12 @@ export class Pusher {
 
   private throttled(retryAfterMs: number | undefined, sentAt: number): void {
     this.counters.throttled += 1;
-    const decision = this.limiter.onAnswer(true, retryAfterMs, sentAt);
-    if (decision.change !== 'none') this.logger.debug({ rate: decision.rate, change: decision.change, retryAfterMs }, 'throttled by the service');
+    this.logRate(this.limiter.onAnswer(true, retryAfterMs, sentAt), retryAfterMs);
+  }
+
+  private logRate(decision: RateDecision, retryAfterMs?: number): void {
+    if (decision.change === 'none') return;
+    this.logger.debug({ rate: Math.round(decision.rate * 10) / 10, change: decision.change, retryAfterMs }, 'push rate changed');
   }
 
   private rejected(job: Job, status: number | null, error: unknown): PushRejection {

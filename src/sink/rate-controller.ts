@@ -4,7 +4,7 @@
  *
  * - Answers are counted in windows (at least `minWindowMs` and
  *   `minWindowAnswers` answers; an overloaded window closes as soon as it
- *   has a few 429s). A window decides once: one decrease per window, however
+ *   has a few 429s, a fifth of it). A window decides once: one decrease per window, however
  *   many 429s arrived in it, and 429s to requests sent before a decrease are
  *   ignored (requests in flight together are one signal, acted on once).
  * - A window is *congested* when its share of 429s is above the service's
@@ -14,11 +14,13 @@
  *   cutting further would only starve the run.
  * - On congestion the rate drops to a little below what the service
  *   accepted in that window (an overloaded service's accepted rate is its
- *   limit), by at most 75 % per window; a window too short to measure halves it.
+ *   limit, measured over the last second), by at most 75 % per window; before
+ *   a whole second of answers it halves (not below what a window that lasted
+ *   100 ms saw accepted).
  * - A window without congestion, in which the rate held requests back,
  *   raises it (additive, scaled to the rate): by a quarter while far below
  *   the last limit found, by 1 % of that limit per window near it, so the rate
- *   probes the limit gently instead of overshooting it again, and by 10 % past it.
+ *   probes the limit gently instead of overshooting it again, and by 5 % past it.
  * - Two congested windows in a row in which the service accepted nothing
  *   (it refuses everything, whatever the rate) ask the limiter to hold new
  *   requests until the Retry-After has passed.
@@ -44,7 +46,7 @@ const MARGIN = 0.01;
 const BELOW_LIMIT = 0.97;
 /** The span over which the accepted rate is measured on congestion. */
 const HORIZON_MS = 1000;
-/** An overloaded window closes early once it has this many 429s, at least a third of its answers. */
+/** An overloaded window closes early once it has this many 429s, at least a fifth of its answers. */
 const EARLY_THROTTLED = 4;
 
 export class RateController {
@@ -71,7 +73,7 @@ export class RateController {
     this.minWindowMs = options.minWindowMs ?? 250;
     this.minWindowAnswers = options.minWindowAnswers ?? 20;
     this.current = this.ceiling;
-    this.recent = new RecentCount(now);
+    this.recent = new RecentCount();
     this.window = { start: now, accepted: 0, throttled: 0, limited: false };
   }
 
@@ -106,7 +108,7 @@ export class RateController {
     }
     const answers = w.accepted + w.throttled;
     const elapsed = now - w.start;
-    const overloaded = w.throttled >= EARLY_THROTTLED && w.throttled * 3 >= answers;
+    const overloaded = w.throttled >= EARLY_THROTTLED && w.throttled * 5 >= answers;
     if (!overloaded && (answers < this.minWindowAnswers || elapsed < this.minWindowMs)) return { change: 'none' };
     return this.close(now, Math.max(elapsed, 1));
   }
@@ -119,7 +121,6 @@ export class RateController {
     if (this.beforeCut && unrelatedToRate(this.beforeCut, rates)) this.usualShare = share;
     this.beforeCut = undefined;
     if (w.throttled > 0 && share > this.usualShare * 1.5 + MARGIN) {
-      this.beforeCut = rates;
       this.lastDecreaseAt = now;
       const refusedAll = w.accepted === 0 && this.acceptedNothing;
       this.acceptedNothing = w.accepted === 0;
@@ -128,10 +129,19 @@ export class RateController {
         return { change: 'hold', rate: this.current };
       }
       // A window is short; the accepted rate over the last second is the steadier measure of the limit.
-      const accepted = Math.max(this.recent.rate(now), this.floor);
-      this.limit = accepted;
-      // A window too short to measure (the service's burst answered it) shows more accepted than the rate: halve instead.
-      const target = accepted * BELOW_LIMIT < this.current ? accepted * BELOW_LIMIT : this.current * 0.5;
+      // Before a whole second of answers (or when it shows more than the rate: the service's burst) halve instead.
+      const accepted = this.recent.rate(now);
+      let target: number;
+      if (accepted !== undefined) {
+        // More accepted over the last second than the rate now: that was at a higher rate, before the last decrease.
+        this.limit = Math.max(Math.min(accepted, this.current), this.floor);
+        target = this.limit * BELOW_LIMIT;
+        // Only a decrease to a measured limit is a fair test of whether the 429s come from the rate.
+        this.beforeCut = rates;
+      } else {
+        // Not a whole second of answers yet: halve, but not below what this window saw accepted, if it lasted.
+        target = Math.max(this.current * 0.5, elapsedMs >= 100 ? rates.accepted * BELOW_LIMIT : 0);
+      }
       this.current = clamp(Math.max(target, this.current * 0.25), this.floor, this.ceiling);
       return { change: 'decrease', rate: this.current };
     }
@@ -145,12 +155,12 @@ export class RateController {
   /**
    * How much to raise the rate after a window without congestion: a quarter
    * while far below the last limit found, 1 % of that limit close to it, and
-   * 10 % once past it (the limit may have grown, or was measured low).
+   * 5 % once past it (the limit may have grown, or was measured low).
    */
   private step(): number {
     if (this.current < this.limit * 0.9) return this.current / 4;
     if (this.current < this.limit * 1.02) return this.limit * 0.01;
-    return this.current * 0.1;
+    return this.current * 0.05;
   }
 }
 
@@ -159,7 +169,8 @@ class RecentCount {
   private readonly times: number[] = [];
   private head = 0;
 
-  constructor(private start: number) {}
+  /** From the first answer on: the time before it (setup, reading) says nothing about the service. */
+  private start: number | undefined;
 
   /** Measure from `at` on (a pause in sending is not a low rate). */
   restart(at: number): void {
@@ -167,13 +178,16 @@ class RecentCount {
   }
 
   add(now: number): void {
+    this.start ??= now;
     this.times.push(now);
     this.trim(now);
   }
 
-  rate(now: number): number {
+  /** Undefined until a whole horizon of answers has been seen. */
+  rate(now: number): number | undefined {
     this.trim(now);
-    const span = Math.min(HORIZON_MS, Math.max(now - this.start, 1));
+    if (this.start === undefined || now - this.start < HORIZON_MS) return undefined;
+    const span = HORIZON_MS;
     // Only answers since the (re)start count.
     while (this.head < this.times.length && this.times[this.head]! < this.start) this.head++;
     return ((this.times.length - this.head) * 1000) / span;
@@ -209,7 +223,7 @@ function windowRates(w: { accepted: number; throttled: number }, elapsedMs: numb
  */
 function unrelatedToRate(before: WindowRates, after: WindowRates): boolean {
   const sent = after.answers / before.answers;
-  if (sent > 0.9 || after.share < before.share * 0.7) return false;
+  if (sent > 0.98 || after.share < before.share * 0.7) return false;
   const accepted = after.accepted / Math.max(before.accepted, 1e-9);
   return accepted / sent > 0.7 && accepted / sent < 1.3;
 }

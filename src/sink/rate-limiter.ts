@@ -49,7 +49,8 @@ export class AdaptiveRateLimiter {
       },
       now,
     );
-    this.tokens = this.burst();
+    // A cold start sends one request, not a burst: the service's own bucket may be low after setup calls.
+    this.tokens = 1;
     this.refilledAt = now;
   }
 

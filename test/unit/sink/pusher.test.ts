@@ -288,11 +288,11 @@ describe('Pusher', () => {
     ]);
   });
 
-  it('logs throttling at debug level with the new rate', async () => {
+  it('logs each change of the rate at debug level', async () => {
     const { lines, logger } = recordingLogger();
     const { service, pusher } = setup({ logger, concurrency: 1, maxRequestsPerSecond: 8 });
     for (let i = 0; i < 4; i++) service.script.push(tooMany('1'));
     await pusher.push(job(0));
-    expect(lines.find((l) => l.msg === 'throttled by the service')?.obj).toMatchObject({ change: 'decrease', retryAfterMs: 1000 });
+    expect(lines.find((l) => l.msg === 'push rate changed')?.obj).toMatchObject({ change: 'decrease', retryAfterMs: 1000 });
   });
 });

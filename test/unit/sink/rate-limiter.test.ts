@@ -105,8 +105,8 @@ describe('RateController', () => {
     const decisions = [];
     for (let i = 0; i < 8; i++) decisions.push(controller.onAnswer(true, i));
     expect(decisions.filter((d) => d.change !== 'none')).toEqual([
-      { change: 'decrease', rate: 10 },
-      { change: 'hold', rate: 5 },
+      { change: 'decrease', rate: 20 },
+      { change: 'hold', rate: 10 },
     ]);
   });
 
