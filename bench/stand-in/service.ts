@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { seededRandom } from '../../src/emulator/faults.js';
 
 export type StandInMode =
   | { kind: 'instant' }
@@ -68,14 +69,14 @@ export class StandInService {
 
   constructor(mode: StandInMode = { kind: 'instant' }, options: { seed?: number } = {}) {
     this.mode = mode;
-    this.random = seeded(options.seed ?? 1);
+    this.random = seededRandom(options.seed ?? 1);
     this.setMode(mode);
   }
 
   /** Change how the service answers from now on; keeps the stored records. */
   setMode(mode: StandInMode, seed?: number): void {
     this.mode = mode;
-    if (seed !== undefined) this.random = seeded(seed);
+    if (seed !== undefined) this.random = seededRandom(seed);
     if (mode.kind === 'bucket') {
       this.tokens = mode.burst;
       this.refilledAt = performance.now();
@@ -268,16 +269,4 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
 
 function emptyStats(): StandInStats {
   return { requests: 0, written: 0, throttled: 0, failed: 0, dropped: 0, maxInFlight: 0, changedBodies: 0, firstWriteAt: 0, lastWriteAt: 0 };
-}
-
-/** A small seeded generator (mulberry32), so a fault mix is the same from run to run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
