@@ -8,7 +8,8 @@
  *   many 429s arrived in it, and 429s to requests sent before a decrease are
  *   ignored (requests in flight together are one signal, acted on once).
  * - A window is *congested* when its share of 429s is above the service's
- *   usual share by a margin. The usual share is learnt: when the window right
+ *   usual share by more than its sampling noise (three standard deviations)
+ *   plus a margin. The usual share is learnt: when the window right
  *   after a decrease still sees about as many 429s, they do not come from the
  *   rate (a service that refuses some requests whatever the load), and
  *   cutting further would only starve the run.
@@ -120,7 +121,7 @@ export class RateController {
     const share = rates.share;
     if (this.beforeCut && unrelatedToRate(this.beforeCut, rates)) this.usualShare = share;
     this.beforeCut = undefined;
-    if (w.throttled > 0 && share > this.usualShare * 1.5 + MARGIN) {
+    if (w.throttled > 0 && share > this.congestedAbove(w.accepted + w.throttled)) {
       this.lastDecreaseAt = now;
       const refusedAll = w.accepted === 0 && this.acceptedNothing;
       this.acceptedNothing = w.accepted === 0;
@@ -150,6 +151,17 @@ export class RateController {
     if (!w.limited || this.current >= this.ceiling) return { change: 'none' };
     this.current = clamp(this.current + Math.max(this.step(), 0.1), this.floor, this.ceiling);
     return { change: 'increase', rate: this.current };
+  }
+
+  /**
+   * The 429 share above which a window of `answers` is congested: the usual
+   * share plus three standard deviations of its sampling noise plus a margin,
+   * so that a service refusing 10 % at random does not read as congested
+   * every few windows (each false decrease would ratchet the rate down).
+   */
+  private congestedAbove(answers: number): number {
+    const p = this.usualShare;
+    return p + 3 * Math.sqrt((p * (1 - p)) / answers) + MARGIN;
   }
 
   /**
