@@ -134,8 +134,9 @@ export class RateController {
       const accepted = this.recent.rate(now);
       let target: number;
       if (accepted !== undefined) {
-        // More accepted over the last second than the rate now: that was at a higher rate, before the last decrease.
-        this.limit = Math.max(Math.min(accepted, this.current), this.floor);
+        // More accepted over the last second than in this window or the rate now: that was at a higher rate, before a decrease.
+        const inWindow = elapsedMs >= 100 ? rates.accepted : Number.POSITIVE_INFINITY;
+        this.limit = Math.max(Math.min(accepted, inWindow, this.current), this.floor);
         target = this.limit * BELOW_LIMIT;
         // Only a decrease to a measured limit is a fair test of whether the 429s come from the rate.
         this.beforeCut = rates;
@@ -235,9 +236,11 @@ function windowRates(w: { accepted: number; throttled: number }, elapsedMs: numb
  */
 function unrelatedToRate(before: WindowRates, after: WindowRates): boolean {
   const sent = after.answers / before.answers;
-  if (sent > 0.98 || after.share < before.share * 0.7) return false;
+  // Only a clear drop in what was sent can tell the two apart.
+  if (sent > 0.9 || after.share < before.share * 0.7) return false;
+  // Fell with what was sent (a fixed share refused), rather than holding at the limit?
   const accepted = after.accepted / Math.max(before.accepted, 1e-9);
-  return accepted / sent > 0.7 && accepted / sent < 1.3;
+  return Math.abs(accepted / sent - 1) < (1 - sent) / 2;
 }
 
 function clamp(value: number, low: number, high: number): number {
