@@ -15,6 +15,7 @@ import type {
   FailureEntry,
   FailureWrite,
   LedgerEntry,
+  LockHolder,
   ResetSelection,
   RunCounts,
   RunEntry,
@@ -60,6 +61,8 @@ export class PostgresStateStore {
   /** Commits run one at a time, in call order, so buffered writes land in the order they were recorded. */
   private serial: Promise<unknown> = Promise.resolve();
   private closed = false;
+  /** Runs started through this store: failures naming them need no existence check. */
+  private readonly knownRuns = new Set<string>();
 
   constructor(url: string, options: PostgresStateStoreOptions = {}) {
     this.where = redactUrl(url);
@@ -97,7 +100,7 @@ export class PostgresStateStore {
   }
 
   /** Pages of ids (keyset pagination): writes recorded while the caller walks the list are committed between pages. */
-  liveRemoteIds(sync: string): AsyncIterable<string> {
+  liveRemoteIdPages(sync: string): AsyncIterable<readonly string[]> {
     const page = (after: string | undefined): Promise<string[]> =>
       this.guard('list live records', async () => {
         await this.commit(undefined);
@@ -108,7 +111,7 @@ export class PostgresStateStore {
         let after: string | undefined;
         for (;;) {
           const ids = await page(after);
-          yield* ids;
+          if (ids.length > 0) yield ids;
           if (ids.length < LIVE_PAGE) return;
           after = ids[ids.length - 1];
         }
@@ -128,12 +131,16 @@ export class PostgresStateStore {
   }
 
   async recordFailure(f: FailureWrite): Promise<void> {
-    // Checked now, so a bad run id fails this call instead of every later commit.
-    if (f.runId !== null && !(await this.guard('check the run', () => this.failureTable.runExists(this.pool, f.runId ?? '')))) {
-      throw new FerryError('FERRY_STATE_ERROR', `failure of sync "${f.sync}" names unknown run ${f.runId}`, {
-        where: this.where,
-        hint: 'pass the id returned by startRun(), or null',
-      });
+    // A run this store started is known: buffer at once, so the write keeps its place among the others.
+    // Any other run id is checked first, so a bad one fails this call instead of every later commit.
+    if (f.runId !== null && !this.knownRuns.has(f.runId)) {
+      const runId = f.runId;
+      if (!(await this.guard('check the run', () => this.failureTable.runExists(this.pool, runId)))) {
+        throw new FerryError('FERRY_STATE_ERROR', `failure of sync "${f.sync}" names unknown run ${f.runId}`, {
+          where: this.where,
+          hint: 'pass the id returned by startRun(), or null',
+        });
+      }
     }
     await this.enqueue({ kind: 'failure', write: { ...f }, at: this.isoNow() });
   }
@@ -162,7 +169,9 @@ export class PostgresStateStore {
   // ── runs ──────────────────────────────────────────────────────────────────
 
   async startRun(sync: string): Promise<string> {
-    return this.guard('start a run', () => this.runTable.start(this.pool, sync, this.now()));
+    const runId = await this.guard('start a run', () => this.runTable.start(this.pool, sync, this.now()));
+    this.knownRuns.add(runId);
+    return runId;
   }
 
   async updateRun(runId: string, counts: RunCounts): Promise<void> {
@@ -219,12 +228,12 @@ export class PostgresStateStore {
 
   // ── locks ─────────────────────────────────────────────────────────────────
 
-  async acquireLock(sync: string, owner: string, ttlMs: number): Promise<boolean> {
+  async acquireLock(sync: string, owner: string, ttlMs: number, options: { takeOverFrom?: string } = {}): Promise<boolean> {
     assertTtl(ttlMs);
     return this.guard('acquire the lock', async () => {
       const now = this.now();
       const result = await inTransaction(this.pool, (db) =>
-        this.locks.acquire(db, sync, owner, ttlMs, now, () => this.runTable.abandon(db, sync, now)),
+        this.locks.acquire(db, { sync, owner, ttlMs, nowMs: now, takeOverFrom: options.takeOverFrom }, () => this.runTable.abandon(db, sync, now)),
       );
       return result !== 'held-by-other';
     });
@@ -237,6 +246,10 @@ export class PostgresStateStore {
 
   async releaseLock(sync: string, owner: string): Promise<void> {
     await this.guard('release the lock', () => this.locks.release(this.pool, sync, owner));
+  }
+
+  async lockHolder(sync: string): Promise<LockHolder | undefined> {
+    return this.guard('read the lock', () => this.locks.holder(this.pool, sync));
   }
 
   // ── admin ─────────────────────────────────────────────────────────────────
@@ -274,6 +287,12 @@ export class PostgresStateStore {
       this.closed = true;
       await this.pool.end();
     }
+  }
+
+  /** Resolves once the database is reachable and migrated (rejects with the reason otherwise). */
+  async opened(): Promise<this> {
+    await this.ready;
+    return this;
   }
 
   // ── internals ─────────────────────────────────────────────────────────────
