@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { FerryError } from '../sdk/errors.js';
 import type { CursorPosition } from '../sdk/types.js';
+import { parseStateUrl } from '../state/index.js';
 import type { RunEntry, StateStore } from '../state/index.js';
 import { stateSyncNames, withProjectState } from './context.js';
 import { formatAge, formatCount, formatCursor, formatDuration, formatTable, formatTimestamp, truncate } from './format.js';
@@ -106,11 +107,13 @@ export const register: RegisterCommand = (program) => {
     .option('--runs <n>', 'also list the last N runs of each sync', parseRunsOption, 0)
     .option('--json', 'print the status as JSON on stdout')
     .action(async (names: string[], opts: { runs: number; json?: boolean }, command: Command) => {
-      await withProjectState(command, (config, store) => {
+      await withProjectState(command, async (config, store) => {
         const selected = stateSyncNames(config, store, names);
         const statuses = collectStatus(store, selected, new Set([...config.syncs.map((s) => s.name), ...config.exports.map((e) => `export:${e.name}`)]), opts.runs);
-        if (opts.json) printJson({ syncs: statuses });
-        else console.log(formatStatus(statuses, Date.now()));
+        // Shared (postgres) state has a queue of runs across workers; loaded only then.
+        const queue = parseStateUrl(config.state.url).kind === 'postgres' ? await (await import('./worker.js')).queueStatus(config) : undefined;
+        if (opts.json) printJson({ syncs: statuses, ...(queue ? { queue: queue.entries } : {}) });
+        else console.log([formatStatus(statuses, Date.now()), ...(queue ? [queue.text] : [])].join('\n\n'));
       });
     });
 };
