@@ -68,6 +68,9 @@ export function createBoss(config: LoadedConfig, role: 'worker' | 'client', sett
     schedule: worker,
     // Expired leases are found by maintenance: run it often enough that a dead worker's run moves on within about one lease.
     maintenanceIntervalSeconds: Math.max(1, Math.round(settings.leaseMs / 2000)),
+    // Due schedules are turned into jobs within a couple of seconds (pg-boss checks cron every 30 s by default).
+    cronMonitorIntervalSeconds: 10,
+    cronWorkerIntervalSeconds: 2,
   });
 }
 

@@ -55,11 +55,20 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   let ready = false;
 
   const store: StateStore = openStateStore(url, { schema });
+  // Queues and schedules are registered before the scheduling instance starts: its first cron check
+  // happens at start, and would otherwise find no schedule on a fresh database and wait a full interval.
+  const setup = createBoss(config, 'client', settings);
+  await setup.start();
+  let scheduled: number;
+  try {
+    await ensureQueues(setup, config, settings);
+    scheduled = await syncSchedules(setup, config);
+  } finally {
+    await setup.stop({ graceful: false, wait: true });
+  }
   const boss = createBoss(config, 'worker', settings);
   boss.on('error', (error) => log.warn({ err: error }, 'queue maintenance error'));
   await boss.start();
-  await ensureQueues(boss, config, settings);
-  const scheduled = await syncSchedules(boss, config);
   const jobs = new JobTable(boss, queueSchema);
 
   const dispatcher = new Dispatcher({
