@@ -21,16 +21,25 @@ export interface SyncStatus {
   runs?: RunEntry[];
 }
 
-export function collectStatus(store: StateStore, names: readonly string[], configured: ReadonlySet<string>, runs: number): SyncStatus[] {
-  return names.map((sync) => ({
-    sync,
-    configured: configured.has(sync),
-    lastRun: store.lastRun(sync) ?? null,
-    cursor: store.cursor(sync) ?? null,
-    openFailures: store.failureCount(sync),
-    liveRecords: store.countLive(sync),
-    ...(runs > 0 ? { runs: store.runs({ sync, limit: runs }) } : {}),
-  }));
+export async function collectStatus(
+  store: StateStore,
+  names: readonly string[],
+  configured: ReadonlySet<string>,
+  runs: number,
+): Promise<SyncStatus[]> {
+  const statuses: SyncStatus[] = [];
+  for (const sync of names) {
+    statuses.push({
+      sync,
+      configured: configured.has(sync),
+      lastRun: (await store.lastRun(sync)) ?? null,
+      cursor: (await store.cursor(sync)) ?? null,
+      openFailures: await store.failureCount(sync),
+      liveRecords: await store.countLive(sync),
+      ...(runs > 0 ? { runs: await store.runs({ sync, limit: runs }) } : {}),
+    });
+  }
+  return statuses;
 }
 
 const COUNT_COLUMNS = ['read', 'created', 'updated', 'unchanged', 'failed', 'deleted'] as const;
@@ -108,8 +117,8 @@ export const register: RegisterCommand = (program) => {
     .option('--json', 'print the status as JSON on stdout')
     .action(async (names: string[], opts: { runs: number; json?: boolean }, command: Command) => {
       await withProjectState(command, async (config, store) => {
-        const selected = stateSyncNames(config, store, names);
-        const statuses = collectStatus(store, selected, new Set([...config.syncs.map((s) => s.name), ...config.exports.map((e) => `export:${e.name}`)]), opts.runs);
+        const selected = await stateSyncNames(config, store, names);
+        const statuses = await collectStatus(store, selected, new Set([...config.syncs.map((s) => s.name), ...config.exports.map((e) => `export:${e.name}`)]), opts.runs);
         // Shared (postgres) state has a queue of runs across workers; loaded only then.
         const queue = parseStateUrl(config.state.url).kind === 'postgres' ? await (await import('./worker.js')).queueStatus(config) : undefined;
         if (opts.json) printJson({ syncs: statuses, ...(queue ? { queue: queue.entries } : {}) });

@@ -54,7 +54,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const stopRuns = new AbortController();
   let ready = false;
 
-  const store: StateStore = openStateStore(url, { schema });
+  const store: StateStore = await openStateStore(url, { schema });
   // Queues and schedules are registered before the scheduling instance starts: its first cron check
   // happens at start, and would otherwise find no schedule on a fresh database and wait a full interval.
   const setup = createBoss(config, 'client', settings);

@@ -92,7 +92,7 @@ export function pgStateError(action: string, where: string, cause: unknown): Fer
   if (cause instanceof FerryError) return cause;
   const message = redactUrl(cause instanceof Error ? cause.message : String(cause));
   const unreachable = cause instanceof Error && 'code' in cause && ['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', '57P01', '3D000', '28P01'].includes(String(cause.code));
-  return new FerryError('FERRY_STATE_ERROR', `cannot ${action} in the state database ${where}: ${message}`, {
+  return new FerryError('FERRY_STATE_ERROR', `cannot ${action} (state database ${where}): ${message}`, {
     where,
     cause,
     hint: unreachable

@@ -4,10 +4,8 @@
  * ON CONFLICT` per batch, so committing 500 acknowledgements costs one round
  * trip, not 500.
  */
-import type { AcknowledgedWrite, FailureWrite, LedgerEntry } from '../types.js';
+import type { AcknowledgedWrite, FailureWrite, FingerprintHit, LedgerEntry } from '../types.js';
 import type { Queryable } from './database.js';
-
-export type FingerprintHit = { fingerprint: string; status: LedgerEntry['status']; recordId: string | null };
 
 /** Ids per lookup query; bounded so one statement stays a reasonable size. */
 const LOOKUP_CHUNK = 5000;

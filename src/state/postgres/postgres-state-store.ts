@@ -14,12 +14,14 @@ import type {
   AcknowledgedWrite,
   FailureEntry,
   FailureWrite,
+  FingerprintHit,
   LedgerEntry,
   LockHolder,
   ResetSelection,
   RunCounts,
   RunEntry,
   RunStatus,
+  StateStore,
 } from '../types.js';
 import { decodeCursor, encodeCursor } from '../sqlite/cursor-codec.js';
 import { WriteBuffer } from '../sqlite/write-buffer.js';
@@ -30,7 +32,6 @@ import { checkSchemaName, createPool, inTransaction, migrate, pgStateError } fro
 import type { Pool, Queryable } from './database.js';
 import { PgFailures } from './failures.js';
 import { LIVE_PAGE, PgLedger } from './ledger.js';
-import type { FingerprintHit } from './ledger.js';
 import { PgLocks } from './locks.js';
 import { PgRuns } from './runs.js';
 
@@ -45,7 +46,7 @@ export interface PostgresStateStoreOptions {
   now?: () => number;
 }
 
-export class PostgresStateStore {
+export class PostgresStateStore implements StateStore {
   readonly where: string;
   readonly schemaName: string;
   private readonly pool: Pool;
@@ -77,7 +78,7 @@ export class PostgresStateStore {
     this.locks = new PgLocks(s);
     this.cursorsTable = `${s}.cursors`;
     this.ready = migrate({ pool: this.pool, schema: s, where: this.where }, this.schemaName).catch((cause: unknown) => {
-      throw pgStateError('open', this.where, cause);
+      throw pgStateError('open the state store', this.where, cause);
     });
     // Reported by the first call that awaits it, not as an unhandled rejection.
     this.ready.catch(() => undefined);
