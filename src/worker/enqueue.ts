@@ -7,7 +7,7 @@ import type { LoadedConfig } from '../config/index.js';
 import { FerryError } from '../sdk/errors.js';
 import type { RunOutcome } from './execute.js';
 import { JobTable } from './job-table.js';
-import { createBoss, ensureQueues, projectRuns, queueName, sharedState } from './queue.js';
+import { createBoss, ensureQueues, projectRuns, queueName, sharedState, withQueueSetupLock } from './queue.js';
 import type { RunKind, RunRequest } from './queue.js';
 
 export interface QueuedRun {
@@ -35,7 +35,7 @@ export async function enqueueRuns(config: LoadedConfig, options: EnqueueOptions)
   const boss = createBoss(config, 'client');
   await boss.start();
   try {
-    await ensureQueues(boss, config);
+    await withQueueSetupLock(config, () => ensureQueues(boss, config));
     const jobs = new JobTable(boss, sharedState(config).queueSchema);
     const queued: QueuedRun[] = [];
     for (const target of targets) {

@@ -5,6 +5,7 @@
  * from pg-boss itself (a second enqueue while one waits is coalesced), and
  * keep one busy sync from holding up the others.
  */
+import pg from 'pg';
 import PgBoss from 'pg-boss';
 import type { LoadedConfig } from '../config/index.js';
 import { FerryError } from '../sdk/errors.js';
@@ -82,7 +83,24 @@ export function projectRuns(config: LoadedConfig): { kind: RunKind; name: string
   ];
 }
 
-/** Creates (or updates) the queue of each sync and export, idempotently; workers and `run --queue` both call it. */
+/**
+ * Runs `fn` while holding a session advisory lock of the queue schema:
+ * creating a pg-boss queue attaches a partition to its job table, and
+ * several workers doing that at once can deadlock.
+ */
+export async function withQueueSetupLock<T>(config: LoadedConfig, fn: () => Promise<T>): Promise<T> {
+  const { url, queueSchema } = sharedState(config);
+  const client = new pg.Client({ connectionString: url, application_name: 'ferry-queue-setup' });
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock(hashtext($1))', [`ferry-queue-setup:${queueSchema}`]);
+    return await fn();
+  } finally {
+    await client.end(); // ends the session, which releases the lock
+  }
+}
+
+/** Creates (or updates) the queue of each sync and export, idempotently; workers and `run --queue` both call it, under {@link withQueueSetupLock}. */
 export async function ensureQueues(boss: PgBoss, config: LoadedConfig, settings: QueueSettings = DEFAULT_QUEUE_SETTINGS): Promise<void> {
   for (const run of projectRuns(config)) {
     const queue = queueName(run.kind, run.name);

@@ -19,7 +19,7 @@ import type { RunOutcome } from './execute.js';
 import { startHealthServer } from './health.js';
 import { JobTable } from './job-table.js';
 import { leasedStore } from './leased-store.js';
-import { DEFAULT_QUEUE_SETTINGS, createBoss, ensureQueues, sharedState, syncSchedules } from './queue.js';
+import { DEFAULT_QUEUE_SETTINGS, createBoss, ensureQueues, sharedState, syncSchedules, withQueueSetupLock } from './queue.js';
 import type { QueueSettings } from './queue.js';
 
 export interface WorkerOptions {
@@ -61,8 +61,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   await setup.start();
   let scheduled: number;
   try {
-    await ensureQueues(setup, config, settings);
-    scheduled = await syncSchedules(setup, config);
+    scheduled = await withQueueSetupLock(config, async () => {
+      await ensureQueues(setup, config, settings);
+      return syncSchedules(setup, config);
+    });
   } finally {
     await setup.stop({ graceful: false, wait: true });
   }
