@@ -41,16 +41,16 @@ function syncYaml(name: string, extra = ''): string {
       map: { id: opportunity_id, name: opportunity_id, public: true, fields: { stage: deal_stage } }${extra}`;
 }
 
-function writeProject(dir: string, baseUrl: string, schema: string): void {
+function writeProject(dir: string, baseUrl: string, schema: string, small: readonly string[] = SMALL): void {
   mkdirSync(join(dir, 'data'));
-  for (const name of SMALL) writeFileSync(join(dir, `data/${name}.csv`), [HEADER, ...LINES.slice(0, SMALL_ROWS)].join('\n') + '\n');
+  for (const name of small) writeFileSync(join(dir, `data/${name}.csv`), [HEADER, ...LINES.slice(0, SMALL_ROWS)].join('\n') + '\n');
   writeFileSync(join(dir, `data/${SLOW}.csv`), [HEADER, ...LINES.slice(0, SLOW_ROWS)].join('\n') + '\n');
   writeFileSync(
     join(dir, 'ferry.yaml'),
     `version: 1
 service: { baseUrl: ${baseUrl}, apiKey: "\${FERRY_API_KEY}", concurrency: 4, maxRequestsPerSecond: 1000 }
 state: { url: "${PG_URL}", schema: ${schema} }
-syncs:${SMALL.map((n) => syncYaml(n)).join('')}${syncYaml(SLOW, '\n    concurrency: 2\n    maxRequestsPerSecond: 40')}
+syncs:${small.map((n) => syncYaml(n)).join('')}${syncYaml(SLOW, '\n    concurrency: 2\n    maxRequestsPerSecond: 40')}
 `,
   );
 }
@@ -209,6 +209,57 @@ describe('ferry worker × 3 on PostgreSQL', () => {
     for (const w of survivors) w.child.kill('SIGTERM');
     expect(await Promise.all(survivors.map((w) => w.exited))).toEqual([0, 0]);
   }, 150_000);
+});
+
+describe('ferry worker SIGTERM', () => {
+  let emulator: RunningEmulator;
+  let dir: string;
+  const schema = freshSchema('ferry_w');
+  const workers: Worker[] = [];
+
+  beforeAll(async () => {
+    emulator = await startEmulator({ db: ':memory:' });
+    dir = mkdtempSync(join(tmpdir(), 'ferry-workers-'));
+    writeProject(dir, emulator.url, schema, []);
+  });
+
+  afterAll(async () => {
+    for (const w of workers) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
+    await emulator.close();
+    await dropSchemas(schema, `${schema}_queue`);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('checkpoints, releases and hands the run back; another worker finishes it', async () => {
+    for (let i = 0; i < 2; i++) workers.push(spawnWorker(dir, emulator.devKey!));
+    const ids = await Promise.all(workers.map((w) => w.id));
+    const store = await openStateStore(PG_URL, { schema });
+    try {
+      const running = await until('the slow sync to have checkpointed', async () => {
+        const rows = await pgQuery<{ worker: string | null }>(
+          `SELECT output->>'worker' AS worker FROM "${schema}_queue".job WHERE name = 'ferry-sync-${SLOW}' AND state = 'active'`,
+        );
+        return rows[0]?.worker && (await store.countLive(SLOW)) > 40 ? rows[0].worker : undefined;
+      });
+      const stopped = workers[ids.indexOf(running)]!;
+      stopped.child.kill('SIGTERM');
+      expect(await stopped.exited).toBe(0);
+      // It released the lock itself (no lease left to lapse) and recorded the run as stopped after checkpointing.
+      expect(await store.lockHolder(SLOW)).toBeUndefined();
+      const [first] = await store.runs({ sync: SLOW });
+      expect(first).toMatchObject({ status: 'aborted', error: expect.stringMatching(/checkpointing/) });
+      const live = await store.countLive(SLOW);
+
+      await until('the run to finish on the other worker', async () => ((await store.lastRun(SLOW))?.status === 'succeeded' ? true : undefined));
+      const [second] = await store.runs({ sync: SLOW });
+      expect(second!.counts.unchanged).toBeGreaterThanOrEqual(live); // everything checkpointed before SIGTERM cost no request
+      expect(await store.countLive(SLOW)).toBe(SLOW_ROWS);
+      const job = await pgQuery<{ worker: string }>(`SELECT output->>'worker' AS worker FROM "${schema}_queue".job WHERE name = 'ferry-sync-${SLOW}' AND state = 'completed'`);
+      expect(job[0]?.worker).toBe(ids.find((id) => id !== running));
+    } finally {
+      await store.close();
+    }
+  }, 90_000);
 });
 
 function expectNoOverlap(sync: string, runs: readonly RunEntry[]): void {
