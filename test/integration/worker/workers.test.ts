@@ -41,7 +41,7 @@ function syncYaml(name: string, extra = ''): string {
       map: { id: opportunity_id, name: opportunity_id, public: true, fields: { stage: deal_stage } }${extra}`;
 }
 
-function writeProject(dir: string, baseUrl: string, schema: string, small: readonly string[] = SMALL): void {
+function writeProject(dir: string, baseUrl: string, schema: string, small: readonly string[] = SMALL, exportsYaml = ''): void {
   mkdirSync(join(dir, 'data'));
   for (const name of small) writeFileSync(join(dir, `data/${name}.csv`), [HEADER, ...LINES.slice(0, SMALL_ROWS)].join('\n') + '\n');
   writeFileSync(join(dir, `data/${SLOW}.csv`), [HEADER, ...LINES.slice(0, SLOW_ROWS)].join('\n') + '\n');
@@ -51,7 +51,7 @@ function writeProject(dir: string, baseUrl: string, schema: string, small: reado
 service: { baseUrl: ${baseUrl}, apiKey: "\${FERRY_API_KEY}", concurrency: 4, maxRequestsPerSecond: 1000 }
 state: { url: "${PG_URL}", schema: ${schema} }
 syncs:${small.map((n) => syncYaml(n)).join('')}${syncYaml(SLOW, '\n    concurrency: 2\n    maxRequestsPerSecond: 40')}
-`,
+${exportsYaml}`,
   );
 }
 
@@ -220,7 +220,8 @@ describe('ferry worker SIGTERM', () => {
   beforeAll(async () => {
     emulator = await startEmulator({ db: ':memory:' });
     dir = mkdtempSync(join(tmpdir(), 'ferry-workers-'));
-    writeProject(dir, emulator.url, schema, []);
+    // An export rides along: workers run exports from the same queue.
+    writeProject(dir, emulator.url, schema, [], 'exports:\n  - { name: rows-out, resource: rows, schedule: "* * * * *", destination: { type: file, path: out/rows.csv } }\n');
   });
 
   afterAll(async () => {
@@ -256,6 +257,7 @@ describe('ferry worker SIGTERM', () => {
       expect(await store.countLive(SLOW)).toBe(SLOW_ROWS);
       const job = await pgQuery<{ worker: string }>(`SELECT output->>'worker' AS worker FROM "${schema}_queue".job WHERE name = 'ferry-sync-${SLOW}' AND state = 'completed'`);
       expect(job[0]?.worker).toBe(ids.find((id) => id !== running));
+      expect((await store.lastRun('export:rows-out'))?.status).toBe('succeeded');
     } finally {
       await store.close();
     }
