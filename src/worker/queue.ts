@@ -131,3 +131,22 @@ export async function syncSchedules(boss: PgBoss, config: LoadedConfig): Promise
   }
   return wanted.size;
 }
+
+/**
+ * Creates the queues and registers the schedules with a short-lived client,
+ * before a worker's scheduling instance starts: that instance checks cron at
+ * start, and on a fresh database would otherwise find no schedule and wait a
+ * full interval. Returns how many runs are scheduled.
+ */
+export async function registerQueues(config: LoadedConfig, settings: QueueSettings): Promise<number> {
+  const setup = createBoss(config, 'client', settings);
+  await setup.start();
+  try {
+    return await withQueueSetupLock(config, async () => {
+      await ensureQueues(setup, config, settings);
+      return syncSchedules(setup, config);
+    });
+  } finally {
+    await setup.stop({ graceful: false, wait: true });
+  }
+}

@@ -19,7 +19,7 @@ import type { RunOutcome } from './execute.js';
 import { startHealthServer } from './health.js';
 import { JobTable } from './job-table.js';
 import { leasedStore } from './leased-store.js';
-import { DEFAULT_QUEUE_SETTINGS, createBoss, ensureQueues, sharedState, syncSchedules, withQueueSetupLock } from './queue.js';
+import { DEFAULT_QUEUE_SETTINGS, createBoss, registerQueues, sharedState } from './queue.js';
 import type { QueueSettings } from './queue.js';
 
 export interface WorkerOptions {
@@ -55,19 +55,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   let ready = false;
 
   const store: StateStore = await openStateStore(url, { schema });
-  // Queues and schedules are registered before the scheduling instance starts: its first cron check
-  // happens at start, and would otherwise find no schedule on a fresh database and wait a full interval.
-  const setup = createBoss(config, 'client', settings);
-  await setup.start();
-  let scheduled: number;
-  try {
-    scheduled = await withQueueSetupLock(config, async () => {
-      await ensureQueues(setup, config, settings);
-      return syncSchedules(setup, config);
-    });
-  } finally {
-    await setup.stop({ graceful: false, wait: true });
-  }
+  const scheduled = await registerQueues(config, settings);
   const boss = createBoss(config, 'worker', settings);
   boss.on('error', (error) => log.warn({ err: error }, 'queue maintenance error'));
   await boss.start();
