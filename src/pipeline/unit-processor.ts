@@ -12,7 +12,7 @@ import type { CompiledMapping } from '../mapping/index.js';
 import { buildRequest, fingerprint } from '../mapping/index.js';
 import { isFerryError } from '../sdk/errors.js';
 import type { ObjectTypeEvolver, Pusher } from '../sink/index.js';
-import type { FailureWrite, RunCounts, StateStore } from '../state/index.js';
+import type { FailureWrite, FingerprintHit, RunCounts, StateStore } from '../state/index.js';
 import type { Checkpointer } from './checkpointer.js';
 import type { RunStop } from './run-stop.js';
 import type { SeenSet } from './seen-set.js';
@@ -53,6 +53,15 @@ export interface UnitProcessorDeps {
   onProgress: () => void;
 }
 
+/** A unit that mapped and built, waiting for the ledger's verdict. */
+interface ReadyUnit {
+  unit: Unit;
+  ticket: number;
+  remoteId: string;
+  body: Record<string, unknown>;
+  print: string;
+}
+
 type Built = { ok: true; remoteId: string; body: Record<string, unknown> } | { ok: false; reason: string; field: string | null; body?: unknown };
 
 /** Evaluates the mapping; a throwing mapping is the unit's failure, not the run's. */
@@ -72,30 +81,54 @@ export class UnitProcessor {
     this.kind = deps.sync.target.type;
   }
 
-  async process(entry: MappedUnit): Promise<void> {
-    const { counts, checkpointer, store, sync } = this.deps;
-    counts.read++;
-    const ticket = checkpointer.begin(entry.unit.position);
-    const built = await this.build(entry);
-    if (!built.ok) return this.deadLetterInvalid(entry.unit, ticket, built);
-    this.deps.seen?.add(built.remoteId);
-    const print = fingerprint(built.body);
-    const known = (await store.fingerprints(sync.name, [built.remoteId])).get(built.remoteId);
-    if (known?.status === 'pushed' && known.fingerprint === print) {
+  /**
+   * Processes units in read order. The ledger is asked once per batch (one
+   * query instead of one per record); a remote id that occurs twice in a
+   * batch is judged against the ledger as it was before the batch. Returns
+   * false when the run started stopping before every unit was handled (the
+   * rest stay unfinished, for the next run).
+   */
+  async processBatch(entries: readonly MappedUnit[]): Promise<boolean> {
+    const ready: ReadyUnit[] = [];
+    for (const entry of entries) {
+      this.deps.counts.read++;
+      const ticket = this.deps.checkpointer.begin(entry.unit.position);
+      const built = await this.build(entry);
+      if (!built.ok) {
+        await this.deadLetterInvalid(entry.unit, ticket, built);
+        continue;
+      }
+      this.deps.seen?.add(built.remoteId);
+      ready.push({ unit: entry.unit, ticket, remoteId: built.remoteId, body: built.body, print: fingerprint(built.body) });
+    }
+    if (ready.length === 0) return true;
+    const ledger = await this.deps.store.fingerprints(this.deps.sync.name, ready.map((r) => r.remoteId));
+    for (const unit of ready) {
+      if (this.deps.stop.stopping) return false;
+      await this.decide(unit, ledger.get(unit.remoteId));
+    }
+    return !this.deps.stop.failed;
+  }
+
+  /** Unchanged (nothing to send), or create/update: counted on a dry run, pushed otherwise. */
+  private async decide(ready: ReadyUnit, known: FingerprintHit | undefined): Promise<void> {
+    const { counts } = this.deps;
+    const { unit, ticket, body } = ready;
+    if (known?.status === 'pushed' && known.fingerprint === ready.print) {
       counts.unchanged++;
-      await this.resolveReplayed(entry.unit);
-      this.sample(entry.unit, 'unchanged', built.body);
+      await this.resolveReplayed(unit);
+      this.sample(unit, 'unchanged', body);
       return this.settled(ticket);
     }
     const action = known?.status === 'pushed' ? 'update' : 'create';
     if (!this.deps.pusher) {
       counts[action === 'update' ? 'updated' : 'created']++;
-      this.sample(entry.unit, action, built.body);
+      this.sample(unit, action, body);
       return this.settled(ticket);
     }
     await this.deps.pusher.waitForCapacity();
     if (this.deps.stop.failed) return; // the run is stopping: this unit stays unfinished, for the next run
-    this.push(entry.unit, ticket, built.remoteId, built.body, print);
+    this.push(ready);
   }
 
   /** Waits until every push in flight has been answered and its outcome recorded. */
@@ -123,7 +156,7 @@ export class UnitProcessor {
     return built.ok ? built : { ok: false, reason: built.reason, field: built.field, body: built.partialBody };
   }
 
-  private push(unit: Unit, ticket: number, remoteId: string, body: Record<string, unknown>, print: string): void {
+  private push({ unit, ticket, remoteId, body, print }: ReadyUnit): void {
     const { pusher, stop } = this.deps;
     const recorded = pusher!
       .push({ kind: this.kind, remoteId, body })
