@@ -10,8 +10,6 @@ import type { Queryable } from './database.js';
 /** Ids per lookup query; bounded so one statement stays a reasonable size. */
 const LOOKUP_CHUNK = 5000;
 export const LIVE_PAGE = 1000;
-const PREFETCH = 1000;
-const PREFETCH_BEHIND = 64;
 
 interface LedgerRow {
   sync: string;
@@ -39,32 +37,6 @@ export class PgLedger {
       for (const row of rows) found.set(row.remote_id, { fingerprint: row.fingerprint, status: row.status, recordId: row.record_id });
     }
     return found;
-  }
-
-  /**
-   * The asked rows, plus up to PREFETCH rows written after the earliest of them
-   * (from a little before it: acknowledgements of concurrent pushes arrive slightly
-   * out of source order). One round trip.
-   */
-  async lookupWithPrefetch(db: Queryable, sync: string, remoteIds: readonly string[]): Promise<{ asked: Map<string, FingerprintHit>; nearby: Map<string, FingerprintHit> }> {
-    const { rows } = await db.query<Pick<LedgerRow, 'remote_id' | 'fingerprint' | 'status' | 'record_id'> & { asked: boolean }>(
-      `SELECT remote_id, fingerprint, status, record_id, true AS asked FROM ${this.s}.ledger WHERE sync = $1 AND remote_id = ANY($2::text[])
-       UNION ALL
-       (SELECT remote_id, fingerprint, status, record_id, false FROM ${this.s}.ledger
-        WHERE sync = $1 AND seq >= (SELECT min(seq) FROM ${this.s}.ledger WHERE sync = $1 AND remote_id = ANY($2::text[])) - ${PREFETCH_BEHIND}
-        ORDER BY seq LIMIT ${PREFETCH})`,
-      [sync, remoteIds],
-    );
-    const asked = new Map<string, FingerprintHit>();
-    const nearby = new Map<string, FingerprintHit>();
-    for (const row of rows) (row.asked ? asked : nearby).set(row.remote_id, { fingerprint: row.fingerprint, status: row.status, recordId: row.record_id });
-    return { asked, nearby };
-  }
-
-  /** Whether the sync has no ledger rows at all. */
-  async isEmpty(db: Queryable, sync: string): Promise<boolean> {
-    const { rows } = await db.query<{ any: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${this.s}.ledger WHERE sync = $1) AS any`, [sync]);
-    return rows[0]?.any !== true;
   }
 
   async entry(db: Queryable, sync: string, remoteId: string): Promise<LedgerEntry | undefined> {
@@ -97,7 +69,7 @@ export class PgLedger {
        SELECT s, r, f, rec, 'pushed', 0, NULL, o, at FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS t(s, r, f, rec, o, at)
        ON CONFLICT (sync, remote_id) DO UPDATE SET
          fingerprint = excluded.fingerprint, record_id = excluded.record_id, status = 'pushed', attempts = 0,
-         last_error = NULL, origin = coalesce(excluded.origin, ledger.origin), updated_at = excluded.updated_at, seq = excluded.seq`,
+         last_error = NULL, origin = coalesce(excluded.origin, ledger.origin), updated_at = excluded.updated_at`,
       [
         syncs,
         ids,
@@ -118,7 +90,7 @@ export class PgLedger {
     await db.query(
       `INSERT INTO ${this.s}.ledger (sync, remote_id, fingerprint, record_id, status, attempts, last_error, origin, updated_at)
        SELECT s, r, '', NULL, 'deleted', 0, NULL, NULL, at FROM unnest($1::text[], $2::text[], $3::text[]) AS t(s, r, at)
-       ON CONFLICT (sync, remote_id) DO UPDATE SET status = 'deleted', updated_at = excluded.updated_at, seq = excluded.seq`,
+       ON CONFLICT (sync, remote_id) DO UPDATE SET status = 'deleted', updated_at = excluded.updated_at`,
       [writes.map((w) => w.sync), writes.map((w) => w.remoteId), writes.map((w) => w.at)],
     );
   }
@@ -129,7 +101,7 @@ export class PgLedger {
        VALUES ($1, $2, coalesce($3, ''), NULL, 'failed', 1, $4, $5, $6)
        ON CONFLICT (sync, remote_id) DO UPDATE SET
          fingerprint = coalesce($3, ledger.fingerprint), status = 'failed', attempts = ledger.attempts + 1,
-         last_error = excluded.last_error, origin = coalesce(excluded.origin, ledger.origin), updated_at = excluded.updated_at, seq = excluded.seq`,
+         last_error = excluded.last_error, origin = coalesce(excluded.origin, ledger.origin), updated_at = excluded.updated_at`,
       [f.sync, f.remoteId, f.fingerprint ?? null, f.reason, f.origin, at],
     );
   }

@@ -17,12 +17,9 @@ export const PG_MIGRATIONS: readonly string[] = [
     last_error text,
     origin text,
     updated_at text NOT NULL,
-    -- Order of the last write: a re-run reads its source in about this order, so lookups prefetch along it.
-    seq bigserial NOT NULL,
     PRIMARY KEY (sync, remote_id)
   );
   CREATE INDEX ledger_live ON {s}.ledger (sync, remote_id) WHERE status = 'pushed';
-  CREATE INDEX ledger_seq ON {s}.ledger (sync, seq);
 
   -- position is JSON text (as in SQLite) so cursor values keep full precision.
   CREATE TABLE {s}.cursors (

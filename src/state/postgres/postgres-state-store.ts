@@ -32,10 +32,6 @@ import { checkSchemaName, createPool, inTransaction, migrate, pgStateError } fro
 import type { Pool, Queryable } from './database.js';
 import { PgFailures } from './failures.js';
 import { LIVE_PAGE, PgLedger } from './ledger.js';
-import { LedgerCache } from './ledger-cache.js';
-
-/** Lookups of this many ids or fewer, on a sync whose lock this store holds, prefetch the rows written after them. */
-const PREFETCH_WHEN_AT_MOST = 8;
 import { PgLocks } from './locks.js';
 import { PgRuns } from './runs.js';
 
@@ -68,8 +64,6 @@ export class PostgresStateStore implements StateStore {
   private closed = false;
   /** Runs started through this store: failures naming them need no existence check. */
   private readonly knownRuns = new Set<string>();
-  /** Ledger rows of the syncs this store holds the lock of (see ledger-cache.ts). */
-  private readonly cache = new LedgerCache();
 
   constructor(url: string, options: PostgresStateStoreOptions = {}) {
     this.where = redactUrl(url);
@@ -95,20 +89,7 @@ export class PostgresStateStore implements StateStore {
   async fingerprints(sync: string, remoteIds: readonly string[]): Promise<Map<string, FingerprintHit>> {
     return this.guard('look up fingerprints', async () => {
       if (this.buffer.touches(sync, remoteIds)) await this.commit(undefined);
-      const found = new Map<string, FingerprintHit>();
-      const unknown = this.cache.lookup(sync, remoteIds, found);
-      if (unknown.length === 0) return found;
-      if (!this.cache.holds(sync) || unknown.length > PREFETCH_WHEN_AT_MOST) {
-        const rows = await this.ledger.fingerprints(this.pool, sync, unknown);
-        this.cache.remember(sync, rows, unknown.filter((id) => !rows.has(id)));
-        for (const [id, hit] of rows) found.set(id, hit);
-        return found;
-      }
-      const { asked, nearby } = await this.ledger.lookupWithPrefetch(this.pool, sync, unknown);
-      this.cache.remember(sync, nearby, []);
-      this.cache.remember(sync, asked, unknown.filter((id) => !asked.has(id)));
-      for (const [id, hit] of asked) found.set(id, hit);
-      return found;
+      return this.ledger.fingerprints(this.pool, sync, remoteIds);
     });
   }
 
@@ -207,7 +188,6 @@ export class PostgresStateStore implements StateStore {
           await this.runTable.finish(db, runId, r, this.now());
         });
         this.dropCommitted(batch.length);
-        this.cache.written(writtenKeys(batch));
       }),
     );
   }
@@ -253,29 +233,19 @@ export class PostgresStateStore implements StateStore {
     assertTtl(ttlMs);
     return this.guard('acquire the lock', async () => {
       const now = this.now();
-      const held = await inTransaction(this.pool, async (db) => {
-        const result = await this.locks.acquire(db, { sync, owner, ttlMs, nowMs: now, takeOverFrom: options.takeOverFrom }, () =>
-          this.runTable.abandon(db, sync, now),
-        );
-        return result === 'held-by-other' ? undefined : { empty: await this.ledger.isEmpty(db, sync) };
-      });
-      if (held === undefined) return false;
-      this.cache.hold(sync, held.empty);
-      return true;
+      const result = await inTransaction(this.pool, (db) =>
+        this.locks.acquire(db, { sync, owner, ttlMs, nowMs: now, takeOverFrom: options.takeOverFrom }, () => this.runTable.abandon(db, sync, now)),
+      );
+      return result !== 'held-by-other';
     });
   }
 
   async renewLock(sync: string, owner: string, ttlMs: number): Promise<boolean> {
     assertTtl(ttlMs);
-    return this.guard('renew the lock', async () => {
-      const renewed = await this.locks.renew(this.pool, sync, owner, ttlMs, this.now());
-      if (!renewed) this.cache.drop(sync); // someone else may be writing the ledger now
-      return renewed;
-    });
+    return this.guard('renew the lock', () => this.locks.renew(this.pool, sync, owner, ttlMs, this.now()));
   }
 
   async releaseLock(sync: string, owner: string): Promise<void> {
-    this.cache.drop(sync);
     await this.guard('release the lock', () => this.locks.release(this.pool, sync, owner));
   }
 
@@ -299,7 +269,6 @@ export class PostgresStateStore implements StateStore {
 
   async reset(sync: string, what?: ResetSelection): Promise<void> {
     const all = what === undefined;
-    this.cache.drop(sync);
     await this.guard('reset state', async () => {
       await this.commit(undefined);
       await inTransaction(this.pool, async (db) => {
@@ -356,7 +325,6 @@ export class PostgresStateStore implements StateStore {
         }
       });
       this.dropCommitted(batch.length);
-      this.cache.written(writtenKeys(batch));
     });
   }
 
@@ -389,14 +357,6 @@ export class PostgresStateStore implements StateStore {
     } catch (cause) {
       throw pgStateError(action, this.where, cause);
     }
-  }
-}
-
-function* writtenKeys(batch: readonly PendingWrite[]): Iterable<{ sync: string; remoteId: string }> {
-  for (const w of batch) {
-    if (w.kind === 'acknowledged') yield w.write;
-    else if (w.kind === 'deleted') yield w;
-    else if (w.write.remoteId !== null) yield { sync: w.write.sync, remoteId: w.write.remoteId };
   }
 }
 

@@ -71,39 +71,6 @@ describe('PostgreSQL state store', () => {
     expect((await reader.fingerprints('deals', ['a'])).size).toBe(1);
   });
 
-  it('answers lookups of a locked sync from its cache without going stale', async () => {
-    const schema = schemaName();
-    let t = Date.parse('2024-03-01T12:00:00Z');
-    const now = () => t;
-    const a = await openStateStore(PG_URL, { schema, now });
-    const b = await openStateStore(PG_URL, { schema, now });
-    stores.push(a, b);
-    const ack = (store: StateStore, id: string, fingerprint: string) => store.recordAcknowledged({ sync: 'deals', remoteId: id, fingerprint, recordId: `r-${id}` });
-
-    // First run on an empty ledger: lookups answer "unknown" from memory, and see the run's own writes.
-    expect(await a.acquireLock('deals', 'a', 1000)).toBe(true);
-    expect((await a.fingerprints('deals', ['x'])).size).toBe(0);
-    for (let i = 0; i < 50; i++) await ack(a, `id-${i}`, 'v1');
-    await a.checkpoint('deals', { value: 1 });
-    expect((await a.fingerprints('deals', ['id-7'])).get('id-7')?.fingerprint).toBe('v1');
-    await a.releaseLock('deals', 'a');
-
-    // Re-run: prefetched rows are right, and writes by this store replace them.
-    expect(await a.acquireLock('deals', 'a', 1000)).toBe(true);
-    expect((await a.fingerprints('deals', ['id-0'])).get('id-0')?.fingerprint).toBe('v1');
-    await ack(a, 'id-1', 'v2');
-    await a.flush();
-    expect((await a.fingerprints('deals', ['id-1'])).get('id-1')?.fingerprint).toBe('v2');
-
-    // The lease lapses, another store takes the sync over and writes: the first store's cache is gone with its lease.
-    t += 5000;
-    expect(await b.acquireLock('deals', 'b', 1000)).toBe(true);
-    await ack(b, 'id-2', 'from-b');
-    await b.flush();
-    expect(await a.renewLock('deals', 'a', 1000)).toBe(false);
-    expect((await a.fingerprints('deals', ['id-2'])).get('id-2')?.fingerprint).toBe('from-b');
-  });
-
   it('refuses a schema written by a newer ferry', async () => {
     const schema = schemaName();
     await (await open(schema)).flush();
