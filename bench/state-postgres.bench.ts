@@ -56,12 +56,15 @@ async function timeRun(configFile: string): Promise<number> {
   return Number(process.hrtime.bigint() - t) / 1e9;
 }
 
-/** First run and unchanged re-run of one project, into its own fresh emulator. */
+/** First run and (best of three) unchanged re-run of one project, into its own fresh emulator. */
 async function measure(dir: string, name: string, state: string): Promise<{ first: number; again: number }> {
   const emulator = await startEmulator({ db: ':memory:' });
   try {
     const file = project(dir, name, emulator.url, emulator.devKey ?? '', state);
-    return { first: await timeRun(file), again: await timeRun(file) };
+    const first = await timeRun(file);
+    // An unchanged re-run is short, so one slow moment skews it: take the best of three.
+    const again = Math.min(await timeRun(file), await timeRun(file), await timeRun(file));
+    return { first, again };
   } finally {
     await emulator.close();
   }
