@@ -3,12 +3,33 @@
  * strings with these; the client builds query strings from their input types.
  */
 import { z } from 'zod';
-import { LIMITS, PAGE_SIZE_MAX, isoDateTime, uuid } from './common.js';
+import {
+  LIMITS,
+  NATIVE_CONVERSATION_SOURCES,
+  NATIVE_DOCUMENT_SOURCES,
+  NATIVE_MESSAGE_SOURCES,
+  PAGE_SIZE_MAX,
+  isoDateTime,
+  uuid,
+} from './common.js';
 
 const limit = (fallback: number) => z.coerce.number().int().min(1).max(PAGE_SIZE_MAX).default(fallback);
 const queryBoolean = z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])]).transform((v) => v === true || v === 'true' || v === '1');
 const queryNumber = z.coerce.number().refine(Number.isFinite, 'must be a number');
 const text = z.string();
+
+/**
+ * A `sourceId` filter: a source UUID or one of the resource's native source
+ * strings. Anything else (a typo, a source *name*) is refused, since it
+ * could only ever match nothing.
+ */
+function sourceFilter(natives: readonly string[]) {
+  const allowed = natives.length > 0 ? `a source UUID or one of ${natives.join(', ')}` : 'a source UUID';
+  return z.string().superRefine((value, ctx) => {
+    if (uuid.safeParse(value).success || natives.includes(value)) return;
+    ctx.addIssue({ code: 'custom', message: `must be ${allowed}; found ${JSON.stringify(value)}` });
+  });
+}
 
 export const conversationListQuery = z.object({
   limit: limit(20),
@@ -18,7 +39,7 @@ export const conversationListQuery = z.object({
   title: text.optional(),
   attendees: text.optional(),
   crmName: text.optional(),
-  sourceId: text.optional(),
+  sourceId: sourceFilter(NATIVE_CONVERSATION_SOURCES).optional(),
   cursor: text.optional(),
 });
 
@@ -51,7 +72,7 @@ export const accountListQuery = z.object({
 
 export const messageListQuery = z.object({
   limit: limit(50),
-  sourceId: text.optional(),
+  sourceId: sourceFilter(NATIVE_MESSAGE_SOURCES).optional(),
   remoteId: text.optional(),
   threadId: text.optional(),
   participantEmail: text.optional(),
@@ -62,7 +83,7 @@ export const messageListQuery = z.object({
 
 export const rowListQuery = z.object({
   limit: limit(50),
-  sourceId: text.optional(),
+  sourceId: sourceFilter([]).optional(),
   objectTypeId: uuid.optional(),
   remoteId: text.optional(),
   name: text.max(LIMITS.rowNameFilter).optional(),
@@ -73,7 +94,7 @@ export const rowListQuery = z.object({
 
 export const documentListQuery = z.object({
   limit: limit(50),
-  sourceId: text.optional(),
+  sourceId: sourceFilter(NATIVE_DOCUMENT_SOURCES).optional(),
   name: text.max(LIMITS.documentNameFilter).optional(),
   cursor: text.optional(),
 });

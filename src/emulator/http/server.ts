@@ -13,7 +13,7 @@ import { bearerToken } from '../auth.js';
 import { HANDLERS, RECORD_WRITES } from '../handlers/index.js';
 import { serveMedia } from '../media/serve.js';
 import { faultOptions } from '../options.js';
-import { checkBodyHeaders, parseJson, readBody } from './body.js';
+import { checkBodyHeaders, checkJsonContentType, drainBody, parseJson, readBody } from './body.js';
 import type { Handler, RequestContext } from './context.js';
 import { ApiError, QueryValidationError, bodyValidationError, errorBody, queryIssues } from './errors.js';
 import { sendJson } from './respond.js';
@@ -66,6 +66,7 @@ export function createEmulatorServer(app: App, hooks: ServerHooks): Server {
     let body: unknown;
     if (endpoint.body) {
       checkBodyHeaders(req);
+      checkJsonContentType(req);
       const raw = parseJson(await readBody(req));
       const parsed = (endpoint.body as z.ZodType).safeParse(raw);
       if (!parsed.success) throw bodyValidationError(parsed.error);
@@ -95,7 +96,8 @@ export function createEmulatorServer(app: App, hooks: ServerHooks): Server {
         delaySpent = true;
         await app.sleep(decision.latencyMs);
       },
-      aborted: () => req.destroyed,
+      // The socket, not req: a request stream counts as destroyed once its body has been read.
+      aborted: () => req.socket.destroyed,
     };
     const handler = HANDLERS[route.name] as Handler<typeof route.name>;
     let result;
@@ -148,8 +150,8 @@ export function createEmulatorServer(app: App, hooks: ServerHooks): Server {
       }
     } catch (error) {
       if (error instanceof ApiError) {
-        // Unread bodies of refused uploads are not worth draining.
-        if (error.status === 413 || error.status === 411) res.setHeader('connection', 'close');
+        // A refused upload is read (up to a bound) before the answer, so a client writing its whole body sees it.
+        if ((error.status === 413 || error.status === 411) && !(await drainBody(req))) res.setHeader('connection', 'close');
         sendJson(res, error.status, errorBody(error, method, requestId));
       } else if (error instanceof QueryValidationError) {
         sendJson(res, 422, { detail: error.issues });

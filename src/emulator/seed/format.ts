@@ -4,7 +4,7 @@
  * messages, chat uploads), which /v1 cannot create. Documented in docs/emulator.md.
  */
 import { z } from 'zod';
-import { timestampInput, uuid } from '../../api/schemas/common.js';
+import { lenientTimestampInput as timestampInput, uuid } from '../../api/schemas/common.js';
 import { CRM_TYPES } from '../../api/schemas/read.js';
 
 const text = z.string().nullable().optional();
