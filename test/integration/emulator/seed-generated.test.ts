@@ -209,7 +209,9 @@ describe('emulator serving the generated demo seed', () => {
     const [zoom] = (await api.get('/v1/documents?name=zoom')).body.documents;
     expect(zoom).toMatchObject({ displayName: 'Zoom', sourceId: 'chat_upload', contentType: 'text/markdown', url: null });
     expect((await api.get(`/v1/documents/${zoom.id}`)).status).toBe(200);
-    const [drive] = (await api.get('/v1/documents?sourceId=google_drive')).body.documents;
+    // A filter outside the spec's values is refused, so the seeded google_drive document is found unfiltered.
+    expect((await api.get('/v1/documents?sourceId=google_drive')).status).toBe(422);
+    const drive = (await api.get('/v1/documents')).body.documents.find((d: { sourceId: string }) => d.sourceId === 'google_drive');
     const refused = await api.get(`/v1/documents/${drive.id}`);
     expect(refused.status).toBe(400);
     expect(typeof refused.body.detail).toBe('string');
