@@ -109,5 +109,19 @@ export const NATIVE_MESSAGE_SOURCES = [
 ] as const;
 export const NATIVE_DOCUMENT_SOURCES = ['chat_upload', 'mailbox_attachment'] as const;
 
+/**
+ * A read-side `sourceId`: a source UUID or one of the resource's native
+ * source strings. As a list filter anything else (a typo, a source *name*)
+ * is refused, since it could only ever match nothing; items carry the same
+ * values, so a filter round-trips.
+ */
+export function sourceIdIn(natives: readonly string[]) {
+  const allowed = natives.length > 0 ? `a source UUID or one of ${natives.join(', ')}` : 'a source UUID';
+  return z.string().superRefine((value, ctx) => {
+    if (uuid.safeParse(value).success || natives.includes(value)) return;
+    ctx.addIssue({ code: 'custom', message: `must be ${allowed}; found ${JSON.stringify(value)}` });
+  });
+}
+
 export const SCOPES = ['read', 'ingest', 'ask_assistant'] as const;
 export type Scope = (typeof SCOPES)[number];

@@ -10,6 +10,7 @@ import {
   NATIVE_MESSAGE_SOURCES,
   PAGE_SIZE_MAX,
   isoDateTime,
+  sourceIdIn,
   uuid,
 } from './common.js';
 
@@ -18,18 +19,6 @@ const queryBoolean = z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])])
 const queryNumber = z.coerce.number().refine(Number.isFinite, 'must be a number');
 const text = z.string();
 
-/**
- * A `sourceId` filter: a source UUID or one of the resource's native source
- * strings. Anything else (a typo, a source *name*) is refused, since it
- * could only ever match nothing.
- */
-function sourceFilter(natives: readonly string[]) {
-  const allowed = natives.length > 0 ? `a source UUID or one of ${natives.join(', ')}` : 'a source UUID';
-  return z.string().superRefine((value, ctx) => {
-    if (uuid.safeParse(value).success || natives.includes(value)) return;
-    ctx.addIssue({ code: 'custom', message: `must be ${allowed}; found ${JSON.stringify(value)}` });
-  });
-}
 
 export const conversationListQuery = z.object({
   limit: limit(20),
@@ -39,7 +28,7 @@ export const conversationListQuery = z.object({
   title: text.optional(),
   attendees: text.optional(),
   crmName: text.optional(),
-  sourceId: sourceFilter(NATIVE_CONVERSATION_SOURCES).optional(),
+  sourceId: sourceIdIn(NATIVE_CONVERSATION_SOURCES).optional(),
   cursor: text.optional(),
 });
 
@@ -72,7 +61,7 @@ export const accountListQuery = z.object({
 
 export const messageListQuery = z.object({
   limit: limit(50),
-  sourceId: sourceFilter(NATIVE_MESSAGE_SOURCES).optional(),
+  sourceId: sourceIdIn(NATIVE_MESSAGE_SOURCES).optional(),
   remoteId: text.optional(),
   threadId: text.optional(),
   participantEmail: text.optional(),
@@ -83,7 +72,7 @@ export const messageListQuery = z.object({
 
 export const rowListQuery = z.object({
   limit: limit(50),
-  sourceId: sourceFilter([]).optional(),
+  sourceId: sourceIdIn([]).optional(),
   objectTypeId: uuid.optional(),
   remoteId: text.optional(),
   name: text.max(LIMITS.rowNameFilter).optional(),
@@ -94,7 +83,7 @@ export const rowListQuery = z.object({
 
 export const documentListQuery = z.object({
   limit: limit(50),
-  sourceId: sourceFilter(NATIVE_DOCUMENT_SOURCES).optional(),
+  sourceId: sourceIdIn(NATIVE_DOCUMENT_SOURCES).optional(),
   name: text.max(LIMITS.documentNameFilter).optional(),
   cursor: text.optional(),
 });
