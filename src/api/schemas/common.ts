@@ -71,7 +71,8 @@ export const pagination = z.looseObject({
 export type Pagination = z.infer<typeof pagination>;
 
 export const PAGE_SIZE_MAX = 50;
-export const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
+/** The spec's "10 MB", read as the smaller 10,000,000 bytes (not 10 MiB), so a body ferry accepts the service accepts. */
+export const BODY_LIMIT_BYTES = 10_000_000;
 
 export const LIMITS = {
   transcriptSentences: 10_000,

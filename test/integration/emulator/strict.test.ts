@@ -6,6 +6,7 @@
 import { connect } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { BODY_LIMIT_BYTES } from '../../../src/api/schemas/common.js';
 import { conversation, createSource, documentBody, message, row, startApi, T0, type Api } from './helpers.js';
 
 describe('emulator: strict where the spec is strict', () => {
@@ -196,7 +197,8 @@ describe('emulator: a 413 that clients writing their whole body first still see'
   }
 
   it('reads the oversized body before answering 413 payload_too_large', async () => {
-    const body = Buffer.alloc(10 * 1024 * 1024 + 1024, 0x20);
+    // "10 MB" is read as 10,000,000 bytes, the smaller reading: one byte more is refused.
+    const body = Buffer.alloc(BODY_LIMIT_BYTES + 1, 0x20);
     const { response, writeError } = await writeAllThenRead('/v1/sources', body);
     expect(writeError).toBeUndefined();
     expect(response).toMatch(/^HTTP\/1\.1 413 /);
