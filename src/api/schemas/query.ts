@@ -14,11 +14,19 @@ import {
   uuid,
 } from './common.js';
 
-const limit = (fallback: number) => z.coerce.number().int().min(1).max(PAGE_SIZE_MAX).default(fallback);
+/** A number in a query string: decimal digits only, so `''`, `0x10` or `1e1` are refused, not read as 0, 16 or 10. */
+const numberText = (pattern: RegExp, what: string) =>
+  z.union([z.number(), z.string()]).transform((value, ctx) => {
+    if (typeof value === 'number') return value;
+    if (pattern.test(value)) return Number(value);
+    ctx.addIssue({ code: 'custom', message: `must be ${what}; found ${JSON.stringify(value)}` });
+    return z.NEVER;
+  });
+const limit = (fallback: number) =>
+  numberText(/^\d+$/, 'an integer').pipe(z.number().int().min(1).max(PAGE_SIZE_MAX)).default(fallback);
 const queryBoolean = z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])]).transform((v) => v === true || v === 'true' || v === '1');
-const queryNumber = z.coerce.number().refine(Number.isFinite, 'must be a number');
+const queryNumber = numberText(/^-?\d+(\.\d+)?$/, 'a decimal number').pipe(z.number().refine(Number.isFinite, 'must be a number'));
 const text = z.string();
-
 
 export const conversationListQuery = z.object({
   limit: limit(20),

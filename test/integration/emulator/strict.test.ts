@@ -152,6 +152,15 @@ describe('emulator: the stricter reading where the spec is silent', () => {
     expect((await send({ 'content-type': 'application/json; charset=utf-8' })).status).toBe(201);
   });
 
+  it('answers 422 to query numbers that are not plain decimals', async () => {
+    for (const query of ['limit=0x10', 'limit=1e1', 'amountMin=', 'amountMax=Infinity']) {
+      const res = await api.get(`/v1/deals?${query}`);
+      expect(res.status, query).toBe(422);
+      expect(res.body.detail[0].loc[0]).toBe('query');
+    }
+    expect((await api.get('/v1/deals?limit=5&amountMin=10.5')).status).toBe(200);
+  });
+
   it('answers an invalid cursor with 422 saying what to pass', async () => {
     const res = await api.get('/v1/rows?cursor=bogus');
     expect(res.status).toBe(422);

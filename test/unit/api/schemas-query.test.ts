@@ -111,6 +111,16 @@ describe('other list filters', () => {
   });
 });
 
+describe('numbers in query strings', () => {
+  it('are decimal digits, nothing JavaScript would also read as a number', () => {
+    expect(accepts(dealListQuery, { limit: '7', amountMin: '-2.5' })).toMatchObject({ limit: 7, amountMin: -2.5 });
+    rejects(dealListQuery, { limit: '0x10' }, 'limit', /integer/);
+    rejects(dealListQuery, { limit: '1e1' }, 'limit');
+    rejects(dealListQuery, { amountMin: '' }, 'amountMin', /decimal number/);
+    rejects(dealListQuery, { amountMax: 'Infinity' }, 'amountMax');
+  });
+});
+
 describe('sourceId filters', () => {
   it('take a UUID or one of the resource\'s native strings, nothing else', () => {
     accepts(conversationListQuery, { sourceId: SOURCE_ID });
