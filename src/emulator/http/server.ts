@@ -26,10 +26,15 @@ export interface ServerHooks {
 
 const REQUEST_ID_HEADER = 'x-request-id';
 
+/** Request ids: a random per-process prefix and a counter (random bytes per request cost a syscall each). */
+const REQUEST_ID_PREFIX = `req_${randomBytes(6).toString('hex')}`;
+let requestCount = 0;
+
 function requestIdOf(req: IncomingMessage): string {
   const given = req.headers[REQUEST_ID_HEADER];
   if (typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given)) return given;
-  return `req_${randomBytes(12).toString('hex')}`;
+  requestCount += 1;
+  return `${REQUEST_ID_PREFIX}${requestCount.toString(16).padStart(12, '0')}`;
 }
 
 function queryObject(url: URL): Record<string, string> {

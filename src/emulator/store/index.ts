@@ -38,14 +38,14 @@ export class EmulatorStore {
     this.crm = new CrmRepo(this.db);
     this.askRuns = new AskRunsRepo(this.db);
     this.media = new MediaRepo(this.db);
-    this.search = new SearchIndex(this.db);
+    this.search = new SearchIndex(this.db, (id) => this.records.findAny(id));
     if (this.meta.get('search_rebuild') === '1') this.rebuildSearchIndex();
   }
 
   /** Re-create every passage from the records (after a change of the index layout). */
   rebuildSearchIndex(): void {
     this.db.transaction(() => {
-      this.db.exec('DELETE FROM search_passages; DELETE FROM search_rows;');
+      this.db.exec('DELETE FROM search_passages; DELETE FROM search_rows; DELETE FROM search_pending;');
       for (const record of this.records.allVisible()) this.search.reindex(record);
       this.meta.set('search_rebuild', '0');
     })();
@@ -59,7 +59,7 @@ export class EmulatorStore {
   ): { record: StoredRecord<K>; status: 'created' | 'updated' } {
     return this.db.transaction(() => {
       const result = this.records.upsert(key, write, now);
-      this.search.reindex(result.record);
+      this.search.markStale(result.record.id);
       return result;
     })();
   }
@@ -68,7 +68,7 @@ export class EmulatorStore {
   deleteRecord(id: string, now = Date.now()): void {
     this.db.transaction(() => {
       this.records.softDelete(id, now);
-      this.search.remove(id);
+      this.search.markStale(id);
     })();
   }
 
@@ -77,7 +77,7 @@ export class EmulatorStore {
     this.db.exec(`
       DELETE FROM sources; DELETE FROM object_types; DELETE FROM records; DELETE FROM crm_deals;
       DELETE FROM crm_accounts; DELETE FROM ask_runs; DELETE FROM media; DELETE FROM search_passages;
-      DELETE FROM search_rows;
+      DELETE FROM search_rows; DELETE FROM search_pending;
     `);
   }
 
