@@ -106,12 +106,14 @@ export function createEmulatorServer(app: App, hooks: ServerHooks): Server {
     };
     const handler = HANDLERS[route.name] as Handler<typeof route.name>;
     let result;
+    app.store.beginWriteBatch();
     try {
       result = await handler(ctx as RequestContext<typeof route.name>);
     } finally {
       // Refusals (400, 404, 409…) take the injected latency too.
       await ctx.delay();
     }
+    await app.store.whenCommitted();
     const checked = endpoint.response.safeParse(result.body);
     if (!checked.success && result.status < 300) {
       app.logger.error({ endpoint: route.name, issues: checked.error.issues.slice(0, 3) }, 'emulator response does not match its schema');
