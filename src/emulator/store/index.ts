@@ -76,7 +76,14 @@ export class EmulatorStore {
 
   private commitWriteBatch(): void {
     this.batch = undefined;
-    if (this.db.inTransaction) this.db.exec('COMMIT');
+    if (!this.db.inTransaction) return;
+    try {
+      this.db.exec('COMMIT');
+    } catch (error) {
+      // Never leave the batch open: later writes would join a transaction nobody commits.
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      throw error;
+    }
   }
 
   /** Re-create every passage from the records (after a change of the index layout). */
