@@ -39,7 +39,7 @@ export const lenientTimestampInput = timestampSchema(
   'an ISO 8601 string, Unix seconds or Unix milliseconds',
 );
 
-/** An ISO 8601 date or date-time in a query string (a date is midnight UTC), or a response. */
+/** An ISO 8601 date or date-time in a query string (a date is midnight UTC). */
 export const isoDateTime = z
   .string()
   .refine((value) => isIsoDate(value) || isIsoDateTime(value), 'must be an ISO 8601 date or date-time');
