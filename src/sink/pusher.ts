@@ -329,10 +329,11 @@ export class Pusher {
     }
     try {
       this.checkStopped(job);
+      // When its turn was reserved: a 429 to a request paced before the last decrease is old news.
+      const sentAt = this.limiter.now();
       await this.limiter.acquire(this.signal);
       this.checkStopped(job);
       this.counters.requests += 1;
-      const sentAt = this.limiter.now();
       try {
         return { ok: true, response: await attempt() };
       } catch (error) {

@@ -41,9 +41,11 @@ export interface RateControllerOptions {
 /** What closing a window decided, for the limiter and for logs. */
 export type RateDecision = { change: 'none' } | { change: 'increase' | 'decrease'; rate: number } | { change: 'hold'; rate: number };
 
+/** A service refusing more than this at random is not one to be paced by; above it, 429s always count. */
+const MAX_USUAL_SHARE = 0.3;
 /** A window must be this much above the usual 429 share to count as congested. */
 const MARGIN = 0.01;
-/** After a decrease, settle this far below what the service accepted. */
+/** After a decrease, settle this far below what the service accepted over the last second. */
 const BELOW_LIMIT = 0.97;
 /** The span over which the accepted rate is measured on congestion. */
 const HORIZON_MS = 1000;
@@ -119,7 +121,7 @@ export class RateController {
     this.window = { start: now, accepted: 0, throttled: 0, limited: false };
     const rates = windowRates(w, elapsedMs);
     const share = rates.share;
-    if (this.beforeCut && unrelatedToRate(this.beforeCut, rates)) this.usualShare = share;
+    if (this.beforeCut && unrelatedToRate(this.beforeCut, rates)) this.usualShare = Math.min(share, MAX_USUAL_SHARE);
     this.beforeCut = undefined;
     if (w.throttled > 0 && share > this.congestedAbove(w.accepted + w.throttled)) {
       this.lastDecreaseAt = now;
@@ -135,7 +137,7 @@ export class RateController {
       let target: number;
       if (accepted !== undefined) {
         // More accepted over the last second than in this window or the rate now: that was at a higher rate, before a decrease.
-        const inWindow = elapsedMs >= 100 ? rates.accepted : Number.POSITIVE_INFINITY;
+        const inWindow = elapsedMs >= this.minWindowMs ? rates.accepted : Number.POSITIVE_INFINITY;
         this.limit = Math.max(Math.min(accepted, inWindow, this.current), this.floor);
         target = this.limit * BELOW_LIMIT;
         // Only a decrease to a measured limit is a fair test of whether the 429s come from the rate.
@@ -148,7 +150,9 @@ export class RateController {
       return { change: 'decrease', rate: this.current };
     }
     this.acceptedNothing = false;
-    this.usualShare = this.usualShare * 0.9 + share * 0.1;
+    // The usual share only rises by the test after a decrease; here it can only fall, so that
+    // an overshoot never teaches the controller to take its own 429s for the service's habit.
+    this.usualShare = this.usualShare * 0.9 + Math.min(share, this.usualShare) * 0.1;
     if (!w.limited || this.current >= this.ceiling) return { change: 'none' };
     this.current = clamp(this.current + Math.max(this.step(), 0.1), this.floor, this.ceiling);
     return { change: 'increase', rate: this.current };
