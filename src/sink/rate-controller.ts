@@ -9,10 +9,11 @@
  *   ignored (requests in flight together are one signal, acted on once).
  * - A window is *congested* when its share of 429s is above the service's
  *   usual share by more than its sampling noise (three standard deviations)
- *   plus a margin. The usual share is learnt: when the window right
- *   after a decrease still sees about as many 429s, they do not come from the
- *   rate (a service that refuses some requests whatever the load), and
- *   cutting further would only starve the run.
+ *   plus a margin. The usual share is learnt: when the window right after a
+ *   clear decrease still sees about as many 429s while what was accepted fell
+ *   with what was sent, or three decreases in a row left the share where it
+ *   was, they do not come from the rate (a service that refuses some requests
+ *   whatever the load), and cutting further would only starve the run.
  * - On congestion the rate drops to a little below what the service
  *   accepted in that window (an overloaded service's accepted rate is its
  *   limit, measured over the last second), by at most 75 % per window; before
@@ -43,6 +44,8 @@ export type RateDecision = { change: 'none' } | { change: 'increase' | 'decrease
 
 /** A service refusing more than this at random is not one to be paced by; above it, 429s always count. */
 const MAX_USUAL_SHARE = 0.3;
+/** Decreases in a row that leave the 429 share where it was before it is taken as the service's habit. */
+const PERSISTING_DECREASES = 3;
 /** A window must be this much above the usual 429 share to count as congested. */
 const MARGIN = 0.01;
 /** After a decrease, settle this far below what the service accepted over the last second. */
@@ -66,6 +69,8 @@ export class RateController {
   private beforeCut: WindowRates | undefined;
   private readonly recent: RecentCount;
   private lastDecreaseAt = Number.NEGATIVE_INFINITY;
+  /** Measured decreases in a row after which the 429 share stayed about the same. */
+  private persisting = 0;
   /** The last window had no accepted answer: a second such window means the service refuses everything. */
   private acceptedNothing = false;
   private window: { start: number; accepted: number; throttled: number; limited: boolean };
@@ -121,7 +126,14 @@ export class RateController {
     this.window = { start: now, accepted: 0, throttled: 0, limited: false };
     const rates = windowRates(w, elapsedMs);
     const share = rates.share;
-    if (this.beforeCut && unrelatedToRate(this.beforeCut, rates)) this.usualShare = Math.min(share, MAX_USUAL_SHARE);
+    if (this.beforeCut) {
+      // 429s that stay after a decrease: after a clear test, or after a few decreases in a row, they are the service's habit.
+      this.persisting = share >= this.beforeCut.share * 0.7 ? this.persisting + 1 : 0;
+      if (unrelatedToRate(this.beforeCut, rates) || this.persisting >= PERSISTING_DECREASES) {
+        this.usualShare = Math.min(share, MAX_USUAL_SHARE);
+        this.persisting = 0;
+      }
+    }
     this.beforeCut = undefined;
     if (w.throttled > 0 && share > this.congestedAbove(w.accepted + w.throttled)) {
       this.lastDecreaseAt = now;
