@@ -155,7 +155,9 @@ export class ServiceClient {
     this.#apiKey = options.apiKey === '' ? undefined : options.apiKey;
     this.#concurrency = positiveInt(options.concurrency, DEFAULT_CONCURRENCY, 'concurrency');
     this.#timeoutMs = positiveInt(options.timeoutMs, DEFAULT_TIMEOUT_MS, 'timeoutMs');
-    this.#retry = Object.freeze(mergePolicy(DEFAULT_RETRY, options.retry));
+    // The client caps every wait, Retry-After included, at maxDelayMs (docs/client.md); the pusher honours longer hints.
+    const { maxRetryAfterMs: _pusherOnly, ...clientDefaults } = DEFAULT_RETRY;
+    this.#retry = Object.freeze(mergePolicy(clientDefaults, options.retry));
     this.#userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
     this.#observer = options.observer ?? {};
     this.#ownsDispatcher = options.dispatcher === undefined;

@@ -175,7 +175,7 @@ export function networkErrorCode(error: unknown): string | undefined {
  */
 export function backoffDelay(attempt: number, policy: RetryPolicy, random: () => number = Math.random): number {
   const window = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
-  return Math.max(policy.minDelayMs ?? 0, Math.floor(random() * window));
+  return Math.min(policy.maxDelayMs, Math.max(policy.minDelayMs ?? 0, Math.floor(random() * window)));
 }
 
 /**
