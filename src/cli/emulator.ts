@@ -8,6 +8,7 @@ import pino from 'pino';
 import type { RegisterCommand } from './main.js';
 import { DEMO_OPTIONS, DEMO_SEED, generateSeed, startEmulator, summarizeSeed, type FaultOptions, type GenerateSeedOptions } from '../emulator/index.js';
 import { uuid } from '../api/schemas/common.js';
+import { EmulatorRequestMetrics } from '../metrics/emulator.js';
 import { FerryError } from '../sdk/errors.js';
 
 interface EmulatorFlags {
@@ -154,6 +155,7 @@ export const register: RegisterCommand = (program) => {
         ...(flags.askDelayMs !== undefined ? { askDelayMs: flags.askDelayMs } : {}),
         faults,
         logger: pino({ level: flags.logLevel }, pino.destination(2)),
+        metrics: new EmulatorRequestMetrics({ processMetrics: true }),
       });
 
       console.log(`ferry emulator listening on ${emulator.url} (${flags.memory ? 'in memory' : flags.db})`);
@@ -167,6 +169,7 @@ export const register: RegisterCommand = (program) => {
         console.log(`seeded: ${Object.entries(emulator.seeded).map(([kind, n]) => `${n} ${kind}`).join(', ')}`);
       }
       if (Object.keys(faults).length > 0) console.log(`faults: ${JSON.stringify(faults)}`);
+      console.log(`metrics: ${emulator.url}/metrics`);
 
       await new Promise<void>((resolve) => {
         const stop = () => {

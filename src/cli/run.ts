@@ -15,7 +15,8 @@ export const register: RegisterCommand = (program, setExitCode) => {
     .option('--force-deletes', 'let deletes: mirror delete above maxDeletePercent')
     .option('--verify', 'after each sync, count what the service shows through its read side')
     .option('--json', 'print the summary as JSON on stdout')
-    .action(async (names: string[], flags: { fullRefresh?: boolean; dryRun?: boolean; forceDeletes?: boolean; verify?: boolean; json?: boolean }) => {
+    .option('--metrics-file <path>', 'write Prometheus metrics to this file when the run ends, also on failure (docs/metrics.md)')
+    .action(async (names: string[], flags: { fullRefresh?: boolean; dryRun?: boolean; forceDeletes?: boolean; verify?: boolean; json?: boolean; metricsFile?: string }) => {
       const { config } = program.opts<{ config: string }>();
       const summaries: RunSummary[] = await runProject({
         configFile: config,
@@ -24,6 +25,7 @@ export const register: RegisterCommand = (program, setExitCode) => {
         dryRun: flags.dryRun === true,
         forceDeletes: flags.forceDeletes === true,
         verify: flags.verify === true,
+        ...(flags.metricsFile !== undefined ? { metricsFile: flags.metricsFile } : {}),
         quiet: process.stderr.isTTY === true,
         progress: createProgress,
       });

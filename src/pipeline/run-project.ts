@@ -6,6 +6,8 @@
  */
 import type { Logger } from 'pino';
 import { prepareAll } from '../config/index.js';
+import { exportRunMetrics, runMetricsFor, syncMetricsFor } from '../metrics/index.js';
+import type { RunMetricsOptions } from '../metrics/index.js';
 import { isFerryError } from '../sdk/errors.js';
 import type { RunCounts } from '../state/index.js';
 import { emptyCounts } from '../state/index.js';
@@ -20,7 +22,7 @@ import { openService } from './service.js';
 import { stopOnSignals } from './stop-signals.js';
 import { countVisible } from './verify.js';
 
-export interface ProjectRunOptions {
+export interface ProjectRunOptions extends RunMetricsOptions {
   configFile: string;
   syncNames: readonly string[];
   fullRefresh?: boolean;
@@ -52,12 +54,14 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
 
   const store = openProjectState(config);
   const summaries: ProjectRunSummary[] = [];
+  const metrics = runMetricsFor(config, options);
   try {
-    const connection = await openService(config, { logger });
+    const connection = await openService(config, { logger, ...(metrics ? { observer: metrics.clientObserver() } : {}) });
     try {
       for (const sync of prepared) {
         if (stopping.signal.aborted) break;
         const progress = options.progress?.(sync.sync.name, await estimateTotal(sync, logger));
+        const syncMetrics = metrics && syncMetricsFor(metrics, sync.sync.name, store);
         const runOptions = {
           ...(options.fullRefresh ? { fullRefresh: true } : {}),
           ...(options.dryRun ? { dryRun: true } : {}),
@@ -68,6 +72,7 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
           maxRequestsPerSecond: sync.sync.maxRequestsPerSecond ?? config.service.maxRequestsPerSecond,
           maxAttempts: config.service.maxAttempts,
           ...(progress ? { onProgress: (counts: RunCounts) => progress.update(counts) } : {}),
+          ...(syncMetrics ? { onRunStart: syncMetrics.onRunStart } : {}),
         };
         const deps = { store, service: connection.client };
         try {
@@ -82,6 +87,7 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
           if (isFerryError(error, 'FERRY_SERVICE_AUTH') || isFerryError(error, 'FERRY_SERVICE_UNREACHABLE')) break;
         } finally {
           progress?.stop();
+          syncMetrics?.finish(summaries.at(-1)!);
         }
       }
     } finally {
@@ -90,6 +96,8 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
   } finally {
     store.close();
     stopping.dispose();
+    // Also after a failure: the textfile and the gateway then show what the run got done.
+    if (metrics) await exportRunMetrics(metrics, config, options, logger);
   }
   return summaries;
 }

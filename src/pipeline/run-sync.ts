@@ -40,8 +40,16 @@ export interface RunOptions {
    * entry is removed once it lands or fails anew.
    */
   replay?: AsyncIterable<Unit>;
+  /** Called once the run has started, with objects that stay live until it ends (metrics read them when scraped). */
+  onRunStart?: (run: LiveRun) => void;
   /** Dry runs: called for each mapped unit, for `ferry preview`. */
   onSample?: (sample: { origin: string; input: unknown; body?: Record<string, unknown>; error?: string; action: 'create' | 'update' | 'unchanged' | 'invalid' }) => void;
+}
+
+/** A run in progress, as observers see it: its counts (updated in place) and its pusher (absent on dry runs). */
+export interface LiveRun {
+  counts: Readonly<RunCounts>;
+  pusher?: Pusher;
 }
 
 export type RunStatus = 'succeeded' | 'partial' | 'failed' | 'aborted';
@@ -147,6 +155,7 @@ export async function runSync(
         logger: runLog,
         signal: stop.signal,
       });
+  options.onRunStart?.(pusher ? { counts, pusher } : { counts });
 
   const mapUnit = async (unit: Unit): Promise<{ unit: Unit; mapped?: Record<string, unknown>; error?: string }> => {
     try {
