@@ -8,7 +8,6 @@ import pino from 'pino';
 import type { RegisterCommand } from './main.js';
 import { DEMO_OPTIONS, DEMO_SEED, generateSeed, startEmulator, summarizeSeed, type FaultOptions, type GenerateSeedOptions } from '../emulator/index.js';
 import { uuid } from '../api/schemas/common.js';
-import { EmulatorRequestMetrics } from '../metrics/emulator.js';
 import { FerryError } from '../sdk/errors.js';
 
 interface EmulatorFlags {
@@ -145,6 +144,8 @@ export const register: RegisterCommand = (program) => {
       if (flags.datasets !== undefined) checkDatasets(flags.datasets);
       const seed =
         flags.seed === DEMO_SEED && flags.datasets !== undefined ? generateSeed({ ...DEMO_OPTIONS, datasetsDir: flags.datasets }) : flags.seed;
+      // Loaded here, not at the top: prom-client would slow every other command's start.
+      const { EmulatorRequestMetrics } = await import('../metrics/emulator.js');
       const emulator = await startEmulator({
         host: flags.host,
         port: flags.port,

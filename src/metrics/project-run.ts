@@ -2,12 +2,13 @@
  * The metrics side of `ferry run`: which registry a run uses, the per-sync
  * hooks (with the last success restored from the state store, so a textfile
  * written after a failed run still carries it), and the hand-over at the end.
+ * prom-client is imported only when a run asks for metrics: it costs a cold
+ * start some 50 ms.
  */
 import type { Logger } from 'pino';
 import type { LoadedConfig } from '../config/index.js';
 import type { StateStore } from '../state/index.js';
-import { exportMetrics } from './export.js';
-import { FerryMetrics } from './registry.js';
+import type { FerryMetrics } from './registry.js';
 import type { SyncMetrics } from './sync-metrics.js';
 
 /** Runs looked at for the last success; older history is not worth the read. */
@@ -21,10 +22,11 @@ export interface RunMetricsOptions {
 }
 
 /** The registry for this run, or undefined when nobody would read it. */
-export function runMetricsFor(config: LoadedConfig, options: RunMetricsOptions): FerryMetrics | undefined {
+export async function runMetricsFor(config: LoadedConfig, options: RunMetricsOptions): Promise<FerryMetrics | undefined> {
   if (options.metrics) return options.metrics;
-  if (options.metricsFile !== undefined || config.metrics.pushgateway !== undefined) return new FerryMetrics();
-  return undefined;
+  if (options.metricsFile === undefined && config.metrics.pushgateway === undefined) return undefined;
+  const { FerryMetrics } = await import('./registry.js');
+  return new FerryMetrics();
 }
 
 /** The sync's metrics, with its last success from the state store when this process has not seen one. */
@@ -36,8 +38,9 @@ export function syncMetricsFor(metrics: FerryMetrics, sync: string, store: State
 }
 
 /** Write the textfile and push, as configured. */
-export function exportRunMetrics(metrics: FerryMetrics, config: LoadedConfig, options: RunMetricsOptions, logger: Logger): Promise<void> {
-  return exportMetrics(
+export async function exportRunMetrics(metrics: FerryMetrics, config: LoadedConfig, options: RunMetricsOptions, logger: Logger): Promise<void> {
+  const { exportMetrics } = await import('./export.js');
+  await exportMetrics(
     metrics,
     {
       ...(options.metricsFile !== undefined ? { file: options.metricsFile } : {}),

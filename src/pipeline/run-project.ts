@@ -6,8 +6,8 @@
  */
 import type { Logger } from 'pino';
 import { prepareAll } from '../config/index.js';
-import { exportRunMetrics, runMetricsFor, syncMetricsFor } from '../metrics/index.js';
-import type { RunMetricsOptions } from '../metrics/index.js';
+import { exportRunMetrics, runMetricsFor, syncMetricsFor } from '../metrics/project-run.js';
+import type { RunMetricsOptions } from '../metrics/project-run.js';
 import { isFerryError } from '../sdk/errors.js';
 import type { RunCounts } from '../state/index.js';
 import { emptyCounts } from '../state/index.js';
@@ -52,9 +52,9 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
 
   const stopping = stopOnSignals(logger, 'stopping: finishing in-flight requests and checkpointing');
 
+  const metrics = await runMetricsFor(config, options);
   const store = openProjectState(config);
   const summaries: ProjectRunSummary[] = [];
-  const metrics = runMetricsFor(config, options);
   try {
     const connection = await openService(config, { logger, ...(metrics ? { observer: metrics.clientObserver() } : {}) });
     try {
