@@ -6,9 +6,9 @@
  */
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { Logger } from 'pino';
 import { Pushgateway } from 'prom-client';
 import { redactUrlCredentials } from '../config/redact.js';
+import type { ConnectorLogger } from '../sdk/types.js';
 import type { FerryMetrics } from './registry.js';
 
 export interface MetricsExport {
@@ -47,7 +47,7 @@ export async function pushMetrics(metrics: FerryMetrics, url: string, job: strin
 }
 
 /** Hand the metrics over as configured; logs (never throws) when a target fails. */
-export async function exportMetrics(metrics: FerryMetrics, target: MetricsExport, logger: Pick<Logger, 'error' | 'debug'>): Promise<void> {
+export async function exportMetrics(metrics: FerryMetrics, target: MetricsExport, logger: Pick<ConnectorLogger, 'error' | 'debug'>): Promise<void> {
   if (target.file !== undefined) {
     try {
       await writeMetricsFile(metrics, target.file);
