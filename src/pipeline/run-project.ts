@@ -61,7 +61,8 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
       for (const sync of prepared) {
         if (stopping.signal.aborted) break;
         const progress = options.progress?.(sync.sync.name, await estimateTotal(sync, logger));
-        const syncMetrics = metrics && syncMetricsFor(metrics, sync.sync.name, store);
+        // A dry run is no run: it would count records that were never pushed and fake a last success.
+        const syncMetrics = metrics && !options.dryRun ? syncMetricsFor(metrics, sync.sync.name, store) : undefined;
         const runOptions = {
           ...(options.fullRefresh ? { fullRefresh: true } : {}),
           ...(options.dryRun ? { dryRun: true } : {}),
