@@ -3,7 +3,9 @@
  * emulator, the textfile read back, and its numbers checked against the run's
  * summary and the requests the emulator saw (the harness's counting proxy).
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { appendFileSync, readFileSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FerryMetrics } from '../../../src/metrics/index.js';
@@ -104,5 +106,28 @@ describe('metrics of a ferry run', () => {
     // 429s on pushes are retried by the sink, 429s on setup calls and reads by the client.
     expect(total(samples, 'ferry_push_retries_total', { sync: 'deals' }) + total(samples, 'ferry_http_retries_total')).toBe(throttled);
     expect(has(samples, 'ferry_push_rate_limit', { sync: 'deals' })).toBe(true);
+  });
+
+  it('pushes to the Pushgateway of ferry.yaml when the run ends', async () => {
+    const pushes: { method?: string; url?: string; body: string }[] = [];
+    const gateway = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        pushes.push({ method: req.method, url: req.url, body });
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
+    try {
+      appendFileSync(h.writeConfig(SYNC), `metrics:\n  pushgateway: http://127.0.0.1:${(gateway.address() as AddressInfo).port}\n  job: crm\n`);
+      await h.run();
+      expect(pushes).toHaveLength(1);
+      expect(pushes[0]).toMatchObject({ method: 'POST', url: '/metrics/job/crm' });
+      const samples = parseExposition(pushes[0]!.body);
+      expect(total(samples, 'ferry_records_total', { sync: 'deals', outcome: 'created' })).toBe(ROWS);
+    } finally {
+      await new Promise<void>((resolve) => gateway.close(() => resolve()));
+    }
   });
 });
