@@ -1,11 +1,11 @@
 /**
  * Request-level metrics from the HTTP client's {@link ClientObserver} hook:
  * latency by endpoint and status, 429 answers, and the client's own retries.
- * Label children are bound once per (endpoint, status) and reused, so a
- * request costs two Map lookups and an observe.
+ * Label children are bound once and reused.
  */
 import type { Counter, Histogram } from 'prom-client';
 import type { ClientObserver } from '../api/client.js';
+import { observeByEndpoint } from './bound.js';
 
 export interface RequestMetrics {
   duration: Histogram<'endpoint' | 'status'>;
@@ -13,25 +13,13 @@ export interface RequestMetrics {
   retries: Counter<'endpoint'>;
 }
 
-type Observe = (seconds: number) => void;
 type Inc = () => void;
 
 export function requestObserver(metrics: RequestMetrics): ClientObserver {
-  const durations = new Map<string, Map<number, Observe>>();
+  const observe = observeByEndpoint(metrics.duration);
   const throttled = new Map<string, Inc>();
   const retries = new Map<string, Inc>();
 
-  const durationOf = (endpoint: string, status: number): Observe => {
-    let byStatus = durations.get(endpoint);
-    if (!byStatus) durations.set(endpoint, (byStatus = new Map()));
-    let observe = byStatus.get(status);
-    if (!observe) {
-      const child = metrics.duration.labels(endpoint, String(status));
-      observe = (seconds) => child.observe(seconds);
-      byStatus.set(status, observe);
-    }
-    return observe;
-  };
   const counterOf = (cache: Map<string, Inc>, counter: Counter<'endpoint'>, endpoint: string): Inc => {
     let inc = cache.get(endpoint);
     if (!inc) {
@@ -44,7 +32,7 @@ export function requestObserver(metrics: RequestMetrics): ClientObserver {
 
   return {
     onResponse({ endpoint, status, durationMs }) {
-      durationOf(endpoint, status)(durationMs / 1000);
+      observe(endpoint, status, durationMs / 1000);
       if (status === 429) counterOf(throttled, metrics.throttled, endpoint)();
     },
     onRetry({ endpoint }) {
