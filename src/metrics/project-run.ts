@@ -30,9 +30,9 @@ export async function runMetricsFor(config: LoadedConfig, options: RunMetricsOpt
 }
 
 /** The sync's metrics, with its last success from the state store when this process has not seen one. */
-export function syncMetricsFor(metrics: FerryMetrics, sync: string, store: StateStore): SyncMetrics {
+export async function syncMetricsFor(metrics: FerryMetrics, sync: string, store: StateStore): Promise<SyncMetrics> {
   const syncMetrics = metrics.sync(sync);
-  const last = store.runs({ sync, limit: HISTORY }).find((run) => (run.status === 'succeeded' || run.status === 'partial') && run.finishedAt !== null);
+  const last = (await store.runs({ sync, limit: HISTORY })).find((run) => (run.status === 'succeeded' || run.status === 'partial') && run.finishedAt !== null);
   if (last?.finishedAt) syncMetrics.restoreLastSuccess(new Date(last.finishedAt));
   return syncMetrics;
 }

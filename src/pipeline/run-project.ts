@@ -6,6 +6,7 @@
  */
 import type { Logger } from 'pino';
 import { prepareAll } from '../config/index.js';
+import type { LoadedConfig } from '../config/index.js';
 import { exportRunMetrics, runMetricsFor, syncMetricsFor } from '../metrics/project-run.js';
 import type { RunMetricsOptions } from '../metrics/project-run.js';
 import { isFerryError } from '../sdk/errors.js';
@@ -53,7 +54,7 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
   const stopping = stopOnSignals(logger, 'stopping: finishing in-flight requests and checkpointing');
 
   const metrics = await runMetricsFor(config, options);
-  const store = openProjectState(config);
+  const store = await openProjectState(config);
   const summaries: ProjectRunSummary[] = [];
   try {
     const connection = await openService(config, { logger, ...(metrics ? { observer: metrics.clientObserver() } : {}) });
@@ -62,16 +63,14 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
         if (stopping.signal.aborted) break;
         const progress = options.progress?.(sync.sync.name, await estimateTotal(sync, logger));
         // A dry run is no run: it would count records that were never pushed and fake a last success.
-        const syncMetrics = metrics && !options.dryRun ? syncMetricsFor(metrics, sync.sync.name, store) : undefined;
+        const syncMetrics = metrics && !options.dryRun ? await syncMetricsFor(metrics, sync.sync.name, store) : undefined;
         const runOptions = {
           ...(options.fullRefresh ? { fullRefresh: true } : {}),
           ...(options.dryRun ? { dryRun: true } : {}),
           ...(options.forceDeletes ? { forceDeletes: true } : {}),
           signal: stopping.signal,
           logger,
-          concurrency: sync.sync.concurrency ?? config.service.concurrency,
-          maxRequestsPerSecond: sync.sync.maxRequestsPerSecond ?? config.service.maxRequestsPerSecond,
-          maxAttempts: config.service.maxAttempts,
+          ...serviceLimits(config, sync),
           ...(progress ? { onProgress: (counts: RunCounts) => progress.update(counts) } : {}),
           ...(syncMetrics ? { onRunStart: syncMetrics.onRunStart } : {}),
         };
@@ -95,12 +94,21 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
       await connection.close();
     }
   } finally {
-    store.close();
+    await store.close();
     stopping.dispose();
     // Also after a failure: the textfile and the gateway then show what the run got done.
     if (metrics) await exportRunMetrics(metrics, config, options, logger);
   }
   return summaries;
+}
+
+/** A sync's request limits: its own overrides, else the project's service settings. */
+export function serviceLimits(config: LoadedConfig, prepared: PreparedSync): { concurrency: number; maxRequestsPerSecond: number; maxAttempts: number } {
+  return {
+    concurrency: prepared.sync.concurrency ?? config.service.concurrency,
+    maxRequestsPerSecond: prepared.sync.maxRequestsPerSecond ?? config.service.maxRequestsPerSecond,
+    maxAttempts: config.service.maxAttempts,
+  };
 }
 
 async function estimateTotal(prepared: PreparedSync, logger: Logger): Promise<number | undefined> {
