@@ -5,6 +5,7 @@
  */
 import type { Counter, Gauge } from 'prom-client';
 import type { LiveRun, RunSummary } from '../pipeline/run-sync.js';
+import { emptyCounts } from '../state/index.js';
 import type { RunCounts } from '../state/index.js';
 import { readPushGauges } from './pusher-stats.js';
 
@@ -60,6 +61,13 @@ export class SyncMetrics {
     this.#metrics.runs.labels(sync, summary.status).inc();
     this.#metrics.duration.labels(sync).set(summary.durationMs / 1000);
     if (SUCCESS.has(summary.status)) this.#metrics.lastSuccess.labels(sync).set(Date.now() / 1000);
+  }
+
+  /** Fold a run that threw: the summary it carries (FerryErrors from runSync do), or an empty failed run. */
+  finishFailed(error: unknown): void {
+    const attached = (error as { summary?: RunSummary } | null)?.summary;
+    const counts = attached?.counts ?? emptyCounts();
+    this.finish({ ...(attached ?? { sync: this.#sync, runId: null, durationMs: 0, cursor: null, changes: [], exitCode: 3 }), counts, status: 'failed' });
   }
 
   /** A success known from before this process (the state store's run history). */
