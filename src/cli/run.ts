@@ -20,6 +20,11 @@ export const register: RegisterCommand = (program, setExitCode) => {
     .option('--metrics-file <path>', 'write Prometheus metrics to this file when the run ends, also on failure (docs/metrics.md)')
     .action(async (names: string[], flags: { fullRefresh?: boolean; dryRun?: boolean; forceDeletes?: boolean; verify?: boolean; json?: boolean; queue?: boolean; wait?: boolean; metricsFile?: string }) => {
       const { config } = program.opts<{ config: string }>();
+      if (flags.queue && flags.metricsFile !== undefined) {
+        throw new FerryError('FERRY_USAGE', '--metrics-file does not apply to --queue: the runs happen on the workers', {
+          hint: 'scrape the workers\' /metrics (ferry worker --health-port) instead',
+        });
+      }
       // Loaded only here: the queue client (pg-boss) is not needed by a plain run.
       if (flags.queue) return setExitCode(await (await import('./worker.js')).queueRuns(config, names, flags));
       const summaries: RunSummary[] = await runProject({

@@ -75,6 +75,13 @@ describe('ferry run (spawned)', () => {
     expect(result.stderr + result.stdout).not.toContain(emulator.devKey!);
   });
 
+  it('refuses --metrics-file with --queue, whose runs happen on the workers', async () => {
+    const dir = project(emulator.url, 1);
+    const result = await ferry(['run', '--queue', '--metrics-file', 'ferry.prom'], { cwd: dir, env: { FERRY_API_KEY: emulator.devKey! } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('--metrics-file does not apply to --queue');
+  });
+
   it('exits 1 on a config error before anything is pushed', async () => {
     const dir = project(emulator.url, 5);
     const yaml = readFileSync(join(dir, 'ferry.yaml'), 'utf8').replace('primaryKey: opportunity_id', 'primaryKey: opportunity_id, delimeter: ";"');
