@@ -83,6 +83,19 @@ describe('FerryMetrics', () => {
     expect(total(samples, 'ferry_runs_total', { sync: 'deals', status: 'failed' })).toBe(1);
   });
 
+  it('folds a run that threw: with the summary it carries, or as an empty failed run', async () => {
+    const metrics = new FerryMetrics();
+    const sync = metrics.sync('deals');
+    const counts = { ...emptyCounts(), read: 4, created: 3 };
+    sync.onRunStart({ counts });
+    sync.finishFailed(Object.assign(new Error('service gone'), { summary: summary(counts, 'partial') }));
+    sync.finishFailed(new Error('lock held'));
+    const samples = await scrape(metrics);
+    expect(total(samples, 'ferry_runs_total', { sync: 'deals', status: 'failed' })).toBe(2);
+    expect(total(samples, 'ferry_records_total', { sync: 'deals', outcome: 'read' })).toBe(4);
+    expect(total(samples, 'ferry_last_success_timestamp_seconds', { sync: 'deals' })).toBe(0);
+  });
+
   it('keeps registries apart and registers nothing globally', async () => {
     const { register } = await import('prom-client');
     const a = new FerryMetrics();
