@@ -11,9 +11,9 @@
  * by body, as before); an edited record changes its own hash; a mapping that
  * reads the clock or random numbers never takes the fast path.
  */
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { ferryPackageVersion } from '../config/connectors.js';
-import { canonicalJson, compileMapping } from '../mapping/index.js';
+import { canonicalJson, compileMapping, fieldPath } from '../mapping/index.js';
 import type { CompiledMapping } from '../mapping/index.js';
 import type { ObjectTypeEvolver } from '../sink/index.js';
 import type { PreparedSync } from './prepare.js';
@@ -40,11 +40,18 @@ export class SourceFingerprinter {
   private identityPrint = '';
   private identityFieldCount = -1;
 
+  /** `map.id` when it is one plain field name: read directly, no mapping call. */
+  private readonly idField: string | undefined;
+
   private constructor(
     private readonly prepared: PreparedSync,
     private readonly idMapping: CompiledMapping,
     private readonly target: { sourceId: string; evolver: ObjectTypeEvolver | undefined },
-  ) {}
+  ) {
+    const id = prepared.sync.target.map.id;
+    const steps = typeof id === 'string' ? fieldPath(id) : undefined;
+    this.idField = steps?.length === 1 ? steps[0] : undefined;
+  }
 
   /** Undefined when the fast path cannot be trusted for this sync (or is not wanted: dry runs show every body). */
   static for(prepared: PreparedSync, target: { sourceId: string; evolver: ObjectTypeEvolver | undefined }, dryRun: boolean): SourceFingerprinter | undefined {
@@ -55,19 +62,28 @@ export class SourceFingerprinter {
     return new SourceFingerprinter(prepared, compiled.mapping, target);
   }
 
-  /** The unit's remote id and source fingerprint; undefined when `map.id` gives nothing usable (the slow path reports it). */
-  async candidate(unit: Unit): Promise<SourceCandidate | undefined> {
-    let id: unknown;
-    try {
-      ({ id } = await this.idMapping.evaluate(unit.input));
-    } catch {
-      return undefined;
+  /**
+   * The unit's remote id and source fingerprint; undefined when the id is
+   * nothing usable (the slow path reports it). The id only has to find the
+   * ledger entry: a stored source fingerprint is only ever kept under the id
+   * its body was pushed with, so any deterministic way to get it is exact.
+   */
+  candidate(unit: Unit): SourceCandidate | undefined | Promise<SourceCandidate | undefined> {
+    const input = unit.input;
+    if (this.idField !== undefined && typeof input === 'object' && input !== null && !Array.isArray(input)) {
+      return this.candidateFor(Object.hasOwn(input, this.idField) ? (input as Record<string, unknown>)[this.idField] : undefined, input);
     }
+    return this.idMapping.evaluate(input).then(
+      ({ id }) => this.candidateFor(id, input),
+      () => undefined,
+    );
+  }
+
+  private candidateFor(id: unknown, input: unknown): SourceCandidate | undefined {
     if (typeof id === 'number' || typeof id === 'bigint') id = String(id);
     if (typeof id !== 'string' || id === '') return undefined;
     const identity = this.identity();
-    const sourcePrint = createHash('sha256').update(identity).update('\n').update(serialize(unit.input)).digest('hex');
-    return { remoteId: id, sourcePrint, identity };
+    return { remoteId: id, sourcePrint: hash('sha256', `${identity}\n${serialize(input)}`), identity };
   }
 
   /**

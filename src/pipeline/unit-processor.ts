@@ -112,7 +112,8 @@ export class UnitProcessor {
       const candidate = early.candidates[i];
       const known = candidate && early.ledger.get(candidate.remoteId);
       if (candidate && known?.status === 'pushed' && known.sourceFingerprint === candidate.sourcePrint) {
-        await this.unchangedAtSource(unit, ticket, candidate.remoteId);
+        const pending = this.unchangedAtSource(unit, ticket, candidate.remoteId);
+        if (pending) await pending;
         continue;
       }
       const entry = 'unit' in item ? item : await mapUnit(this.deps.mapping, item);
@@ -139,7 +140,10 @@ export class UnitProcessor {
     const fingerprinter = this.deps.sourcePrints;
     if (!fingerprinter) return { candidates: [], ledger: new Map(), asked: new Set() };
     const candidates: (SourceCandidate | undefined)[] = [];
-    for (const item of items) candidates.push(await fingerprinter.candidate('unit' in item ? item.unit : item));
+    for (const item of items) {
+      const candidate = fingerprinter.candidate('unit' in item ? item.unit : item);
+      candidates.push(candidate instanceof Promise ? await candidate : candidate);
+    }
     const asked = new Set(candidates.flatMap((c) => (c ? [c.remoteId] : [])));
     const ledger = asked.size === 0 ? new Map<string, FingerprintHit>() : await this.deps.store.fingerprints(this.deps.sync.name, [...asked]);
     return { candidates, ledger, asked };
@@ -154,11 +158,12 @@ export class UnitProcessor {
     return found;
   }
 
-  private async unchangedAtSource(unit: Unit, ticket: number, remoteId: string): Promise<void> {
+  /** The fast path, once per unchanged record: no promise unless a replayed entry goes or a checkpoint is due. */
+  private unchangedAtSource(unit: Unit, ticket: number, remoteId: string): Promise<void> | undefined {
     this.deps.counts.unchanged++;
     this.deps.seen?.add(remoteId);
-    await this.resolveReplayed(unit);
-    await this.settled(ticket);
+    if (!this.deps.dryRun && unit.failureId !== undefined) return this.resolveReplayed(unit).then(() => this.settled(ticket));
+    return this.settled(ticket);
   }
 
   /** Unchanged (nothing to send), or create/update: counted on a dry run, pushed otherwise. */
@@ -276,9 +281,9 @@ export class UnitProcessor {
   }
 
   /** The unit is done (landed, unchanged or dead-lettered): the checkpoint may move past it. */
-  private async settled(ticket: number): Promise<void> {
+  private settled(ticket: number): Promise<void> | undefined {
     this.deps.onProgress();
-    await this.deps.checkpointer.finished(ticket);
+    return this.deps.checkpointer.finished(ticket);
   }
 
   private sample(unit: Unit, action: UnitSample['action'], body: Record<string, unknown>): void {

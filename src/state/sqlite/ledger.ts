@@ -9,7 +9,7 @@ import type { Db } from './database.js';
 
 
 /** IN lists are padded up to one of these sizes so a handful of prepared statements serve every batch. */
-const IN_SIZES = [1, 8, 32, 128, 500] as const;
+const IN_SIZES = [1, 8, 32, 128, 256, 500] as const;
 export const MAX_IN = 500;
 export const LIVE_PAGE = 1000;
 
