@@ -21,7 +21,7 @@ const countsSchema = z.object({
   skipped: z.number().default(0),
 });
 
-interface RunRow {
+export interface RunRow {
   run_id: string;
   sync: string;
   started_at: string;
@@ -107,7 +107,7 @@ function unknownRun(runId: string): FerryError {
   });
 }
 
-function toEntry(row: RunRow): RunEntry {
+export function toEntry(row: RunRow): RunEntry {
   const counts = countsSchema.safeParse(JSON.parse(row.counts));
   return {
     runId: row.run_id,
