@@ -5,22 +5,47 @@
  */
 import { createHash } from 'node:crypto';
 
+/**
+ * Quoted keys, reused: field names repeat on every record, and quoting them
+ * again each time was a visible share of a run's CPU. Bounded, so a source
+ * whose keys never repeat cannot grow it without end.
+ */
+const quotedKeys = new Map<string, string>();
+const QUOTED_KEYS_MAX = 10_000;
+
+function quoteKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(key);
+    if (quotedKeys.size < QUOTED_KEYS_MAX) quotedKeys.set(key, quoted);
+  }
+  return quoted;
+}
+
 /** JSON with object keys sorted at every level; arrays keep their order. Undefined members are left out, as JSON does. */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') {
+    if (typeof value === 'string') return JSON.stringify(value);
     if (typeof value === 'bigint') return JSON.stringify(value.toString());
     return JSON.stringify(value) ?? 'null';
   }
   if (value instanceof Date) return JSON.stringify(value.toISOString());
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + canonicalJson(value[i]);
+    return `${out}]`;
+  }
   const record = value as Record<string, unknown>;
-  const parts: string[] = [];
-  for (const key of Object.keys(record).sort()) {
+  const keys = Object.keys(record).sort();
+  let out = '{';
+  let first = true;
+  for (const key of keys) {
     const item = record[key];
     if (item === undefined || typeof item === 'function') continue;
-    parts.push(`${JSON.stringify(key)}:${canonicalJson(item)}`);
+    out += (first ? '' : ',') + quoteKey(key) + ':' + canonicalJson(item);
+    first = false;
   }
-  return `{${parts.join(',')}}`;
+  return `${out}}`;
 }
 
 /** sha256 (hex) of the body's canonical JSON. */

@@ -26,4 +26,10 @@ describe('fingerprint', () => {
     expect(fingerprint({ ...body, gone: undefined })).toBe(fingerprint(body));
     expect(canonicalJson({ b: [1, undefined], a: 'x' })).toBe('{"a":"x","b":[1,null]}');
   });
+
+  it('keeps its exact text, so fingerprints stored by earlier runs still match', () => {
+    const value = { z: [1, 'two', null, undefined, () => 1, { b: 2, a: [] }], 'k"ey': 'quote " and \u2028', d: new Date(Date.UTC(2024, 0, 2)), n: 10n, e: {}, f: () => 1, u: undefined, t: true, x: 1.5e-7 };
+    expect(canonicalJson(value)).toBe('{"d":"2024-01-02T00:00:00.000Z","e":{},"k\\"ey":"quote \\" and \u2028","n":"10","t":true,"x":1.5e-7,"z":[1,"two",null,null,null,{"a":[],"b":2}]}');
+    expect(fingerprint(body)).toBe('ce9e492a9d77bfbe6dffbb0c0d8db821feb364b0ac804031f1c78ff1a6a74177');
+  });
 });
