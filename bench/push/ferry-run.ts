@@ -15,8 +15,8 @@ const [baseUrl, csvPath, concurrency, maxRequestsPerSecond] = process.argv.slice
 const dir = mkdtempSync(join(tmpdir(), 'ferry-push-bench-'));
 const configFile = writeDealsConfig(dir, csvPath!, baseUrl!, { concurrency: Number(concurrency), maxRequestsPerSecond: Number(maxRequestsPerSecond) });
 
-let peakRss = process.memoryUsage().rss;
-const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 25);
+let peakRss = process.memoryUsage.rss();
+const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 25);
 const started = performance.now();
 const [summary] = await runProject({ configFile, syncNames: [], logger: pino({ level: process.env.BENCH_LOG ?? 'silent' }) });
 const seconds = (performance.now() - started) / 1000;
