@@ -226,10 +226,8 @@ function printItems(items: readonly CheckItem[]): void {
   }
 }
 
-export const register: RegisterCommand = (program, setExitCode) => {
-  program
-    .command('check')
-    .description('validate the config, reach every source, call /v1/health and verify the key has the scopes the syncs need')
+export const register: RegisterCommand = (command, setExitCode) => {
+  command
     .option('--json', 'print the results as JSON on stdout')
     .action(async (opts: { json?: boolean }, command: Command) => {
       const { items, exitCode } = await runChecks(configFileOf(command));

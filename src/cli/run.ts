@@ -2,13 +2,12 @@ import type { RegisterCommand } from './main.js';
 import { FerryError } from '../sdk/errors.js';
 import { runProject } from '../pipeline/run-project.js';
 import type { RunSummary } from '../pipeline/run-sync.js';
+import { configFileOf, showsProgress } from './context.js';
 import { createProgress } from './progress.js';
 import { printJson, printRunSummaries } from './output.js';
 
-export const register: RegisterCommand = (program, setExitCode) => {
-  program
-    .command('run')
-    .description('run syncs (all, or the ones named): read, map, push what changed, checkpoint')
+export const register: RegisterCommand = (command, setExitCode) => {
+  command
     .argument('[syncs...]', 'names of the syncs to run')
     .option('--full-refresh', 'ignore stored cursors and re-read everything (unchanged records still cost no request)')
     .option('--dry-run', 'map and validate, push nothing, write no state')
@@ -16,16 +15,16 @@ export const register: RegisterCommand = (program, setExitCode) => {
     .option('--verify', 'after each sync, count what the service shows through its read side')
     .option('--json', 'print the summary as JSON on stdout')
     .action(async (names: string[], flags: { fullRefresh?: boolean; dryRun?: boolean; forceDeletes?: boolean; verify?: boolean; json?: boolean }) => {
-      const { config } = program.opts<{ config: string }>();
+      const progress = showsProgress(command);
       const summaries: RunSummary[] = await runProject({
-        configFile: config,
+        configFile: configFileOf(command),
         syncNames: names,
         fullRefresh: flags.fullRefresh === true,
         dryRun: flags.dryRun === true,
         forceDeletes: flags.forceDeletes === true,
         verify: flags.verify === true,
-        quiet: process.stderr.isTTY === true,
-        progress: createProgress,
+        quiet: progress,
+        ...(progress ? { progress: createProgress } : {}),
       });
       if (flags.json) printJson({ syncs: summaries });
       else printRunSummaries(summaries);

@@ -3,10 +3,8 @@ import { writeFile } from 'node:fs/promises';
 import { configJsonSchema } from '../config/json-schema.js';
 import type { RegisterCommand } from './main.js';
 
-export const register: RegisterCommand = (program) => {
-  program
-    .command('schema')
-    .description('print the JSON Schema of ferry.yaml (for editor completion)')
+export const register: RegisterCommand = (command) => {
+  command
     .option('-o, --out <file>', 'write it to a file instead of stdout')
     .action(async (options: { out?: string }) => {
       const text = `${JSON.stringify(configJsonSchema(), null, 2)}\n`;
