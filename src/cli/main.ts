@@ -87,7 +87,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       // --help and --version end through here with exit code 0.
       return error.exitCode === 0 ? 0 : 1;
     }
-    printError(error);
-    return isFerryError(error) ? error.exitCode : 3;
+    const code = isFerryError(error) ? error.exitCode : 3;
+    printError(error, code);
+    return code;
   }
 }

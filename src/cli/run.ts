@@ -26,8 +26,9 @@ export const register: RegisterCommand = (command, setExitCode) => {
         quiet: progress,
         ...(progress ? { progress: createProgress } : {}),
       });
-      if (flags.json) printJson({ syncs: summaries });
-      else printRunSummaries(summaries);
+      const dryRun = flags.dryRun === true;
+      if (flags.json) printJson({ ...(dryRun ? { dryRun } : {}), syncs: summaries });
+      else printRunSummaries(summaries, { dryRun });
       const exit = Math.max(0, ...summaries.map((s) => s.exitCode));
       if (summaries.length === 0) throw new FerryError('FERRY_USAGE', 'no syncs to run', { hint: 'add syncs to ferry.yaml or an included file' });
       setExitCode(exit);

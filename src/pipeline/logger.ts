@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import type { DestinationStream, Logger } from 'pino';
 import type pinoModule from 'pino';
-import { FerryError } from '../sdk/errors.js';
+import { FerryError, isFerryError } from '../sdk/errors.js';
 
 export const REDACT_PATHS = [
   'apiKey', '*.apiKey', 'authorization', '*.authorization', 'headers.authorization', '*.headers.authorization',
@@ -84,4 +84,10 @@ function stderrDestination(pino: Pino): DestinationStream {
   // Loaded only when asked for: JSON logs (the scheduler case) never pay for it.
   const pretty = require('pino-pretty') as (options: Record<string, unknown>) => DestinationStream;
   return pretty({ destination: 2, sync: true, colorize: useColour(), ignore: 'app', translateTime: 'SYS:HH:MM:ss.l' });
+}
+
+/** The machine-readable part of an error for a log line (never its details: they may hold records). */
+export function errorFields(error: unknown): { code?: string; hint?: string; where?: string } {
+  if (!isFerryError(error)) return {};
+  return { code: error.code, ...(error.hint ? { hint: error.hint } : {}), ...(error.where ? { where: error.where } : {}) };
 }
