@@ -10,7 +10,9 @@ import { isFerryError } from '../sdk/errors.js';
 export function printError(error: unknown, exitCode: number): void {
   if (logFormat() === 'json') {
     const message = error instanceof Error ? error.message : String(error);
-    createLogger().error({ ...errorFields(error), exitCode }, message);
+    // Through console.error like every other line this module prints (one place to capture them).
+    const destination = { write: (line: string) => console.error(line.trimEnd()) } as unknown as NodeJS.WritableStream;
+    createLogger({ destination }).error({ ...errorFields(error), exitCode }, message);
     return;
   }
   if (isFerryError(error)) {
