@@ -208,7 +208,7 @@ async function planTarget(prepared: PreparedSync, service: SinkService, quiet: L
 }
 
 /** The state store opens (or, for a SQLite file not made yet, its folder is writable). */
-function checkState(config: LoadedConfig): CheckItem {
+async function checkState(config: LoadedConfig): Promise<CheckItem> {
   const name = redactUrlCredentials(config.state.url);
   try {
     const location = parseStateUrl(config.state.url);
@@ -219,7 +219,7 @@ function checkState(config: LoadedConfig): CheckItem {
       accessSync(folder, constants.W_OK);
       return { kind: 'state', name, ok: true, message: 'no state yet; the first run creates it', exitCode: 0 };
     }
-    openProjectState(config).close();
+    await (await openProjectState(config)).close();
     return { kind: 'state', name, ok: true, message: 'state store opens', exitCode: 0 };
   } catch (error) {
     const wrapped = isFerryError(error)
@@ -293,7 +293,7 @@ export async function runChecks(configFile: string, options: CheckOptions = {}):
     }
   }
   // Sources are independent: reach them all at once.
-  items.push(checkState(config));
+  items.push(await checkState(config));
   items.push(...(await Promise.all(ready.map((prepared) => reachSource(prepared, quiet)))));
   items.push(...(await Promise.all(selected.exports.map((exp) => checkExport(config, exp, quiet)))));
   items.push(...(await checkService({ ...config, ...selected }, ready, quiet)));

@@ -22,7 +22,7 @@ export async function loadProject(configFile: string): Promise<LoadedConfig> {
  * logger, a state file that is missing or empty is logged: every sync then
  * starts over and pushes every record again, which must not happen unseen.
  */
-export function openProjectState(config: LoadedConfig, logger?: Logger): StateStore {
+export async function openProjectState(config: LoadedConfig, logger?: Logger): Promise<StateStore> {
   const url = config.state.url;
   try {
     const location = parseStateUrl(url);
@@ -30,7 +30,7 @@ export function openProjectState(config: LoadedConfig, logger?: Logger): StateSt
       mkdirSync(dirname(location.path), { recursive: true });
       if (logger) noteFreshState(location.path, logger);
     }
-    return openStateStore(url);
+    return await openStateStore(url, config.state.schema ? { schema: config.state.schema } : {});
   } catch (error) {
     if (isFerryError(error)) throw error;
     const reason = error instanceof Error ? error.message : String(error);

@@ -1,0 +1,296 @@
+/**
+ * What happens to one unit of a run, in read order: map → evolve the object
+ * type → build the request → ask the ledger → push, and record the outcome
+ * (acknowledged, unchanged or dead-lettered) before the unit counts as
+ * finished for the checkpoint. Pushes run concurrently; {@link drain} waits
+ * for every outcome to be recorded.
+ */
+import type { Logger } from 'pino';
+import type { LoadedSync } from '../config/index.js';
+import type { TargetType } from '../config/schema.js';
+import type { CompiledMapping } from '../mapping/index.js';
+import { buildRequest, fingerprint } from '../mapping/index.js';
+import { isFerryError } from '../sdk/errors.js';
+import type { ObjectTypeEvolver, Pusher } from '../sink/index.js';
+import type { FailureWrite, FingerprintHit, RunCounts, StateStore } from '../state/index.js';
+import type { Checkpointer } from './checkpointer.js';
+import type { RunStop } from './run-stop.js';
+import type { SourceCandidate, SourceFingerprinter } from './source-fingerprint.js';
+import type { SeenSet } from './seen-set.js';
+import type { Unit } from './units.js';
+
+/** A unit with its mapping's result: the mapped object, or why mapping failed. */
+export interface MappedUnit {
+  unit: Unit;
+  mapped?: Record<string, unknown>;
+  error?: string;
+}
+
+/** What a dry run reports per unit, for `ferry preview`. */
+export interface UnitSample {
+  origin: string;
+  input: unknown;
+  body?: Record<string, unknown>;
+  error?: string;
+  action: 'create' | 'update' | 'unchanged' | 'invalid';
+}
+
+export interface UnitProcessorDeps {
+  store: StateStore;
+  sync: LoadedSync;
+  mapping: CompiledMapping;
+  /** Decides "unchanged" before mapping; undefined: every unit is mapped. */
+  sourcePrints: SourceFingerprinter | undefined;
+  runId: string | null;
+  dryRun: boolean;
+  counts: RunCounts;
+  log: Logger;
+  checkpointer: Checkpointer;
+  /** Undefined on a dry run. */
+  pusher: Pusher | undefined;
+  stop: RunStop;
+  sourceId: string;
+  evolver: ObjectTypeEvolver | undefined;
+  /** Collects the remote ids read, for `deletes: mirror` (unless a separate key scan does). */
+  seen: SeenSet | undefined;
+  onSample: ((sample: UnitSample) => void) | undefined;
+  onProgress: () => void;
+}
+
+/** A unit that mapped and built, waiting for the ledger's verdict. */
+interface ReadyUnit {
+  unit: Unit;
+  ticket: number;
+  remoteId: string;
+  body: Record<string, unknown>;
+  print: string;
+  /** The source fingerprint to store with the acknowledged body, when it is known to have shaped it. */
+  sourcePrint?: string;
+}
+
+/** What a batch's look at its sources found: per unit its candidate (by index), and the ledger's entries for them. */
+interface EarlyLook {
+  candidates: (SourceCandidate | undefined)[];
+  ledger: Map<string, FingerprintHit>;
+  /** The remote ids the look asked the ledger about (found or not). */
+  asked: Set<string>;
+}
+
+type Built = { ok: true; remoteId: string; body: Record<string, unknown> } | { ok: false; reason: string; field: string | null; body?: unknown };
+
+/** Evaluates the mapping; a throwing mapping is the unit's failure, not the run's. */
+export async function mapUnit(mapping: CompiledMapping, unit: Unit): Promise<MappedUnit> {
+  try {
+    return { unit, mapped: await mapping.evaluate(unit.input) };
+  } catch (error) {
+    return { unit, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+export class UnitProcessor {
+  private readonly kind: TargetType;
+  private readonly recording = new Set<Promise<void>>();
+
+  constructor(private readonly deps: UnitProcessorDeps) {
+    this.kind = deps.sync.target.type;
+  }
+
+  /**
+   * Processes units in read order. The ledger is asked once per batch (one
+   * query instead of one per record); a remote id that occurs twice in a
+   * batch is judged against the ledger as it was before the batch. Returns
+   * false when the run started stopping before every unit was handled (the
+   * rest stay unfinished, for the next run).
+   */
+  async processBatch(items: readonly (Unit | MappedUnit)[]): Promise<boolean> {
+    const early = await this.lookAtSources(items);
+    const ready: ReadyUnit[] = [];
+    for (const [i, item] of items.entries()) {
+      const unit = 'unit' in item ? item.unit : item;
+      this.deps.counts.read++;
+      const ticket = this.deps.checkpointer.begin(unit.position);
+      const candidate = early.candidates[i];
+      const known = candidate && early.ledger.get(candidate.remoteId);
+      if (candidate && known?.status === 'pushed' && known.sourceFingerprint === candidate.sourcePrint) {
+        const pending = this.unchangedAtSource(unit, ticket, candidate.remoteId);
+        if (pending) await pending;
+        continue;
+      }
+      const entry = 'unit' in item ? item : await mapUnit(this.deps.mapping, item);
+      const built = await this.build(entry);
+      if (!built.ok) {
+        await this.deadLetterInvalid(unit, ticket, built);
+        continue;
+      }
+      this.deps.seen?.add(built.remoteId);
+      const keep = candidate?.remoteId === built.remoteId && this.deps.sourcePrints?.stillCurrent(candidate);
+      ready.push({ unit, ticket, remoteId: built.remoteId, body: built.body, print: fingerprint(built.body), ...(keep ? { sourcePrint: candidate.sourcePrint } : {}) });
+    }
+    if (ready.length === 0) return !this.deps.stop.failed;
+    const ledger = await this.ledgerFor(ready.map((r) => r.remoteId), early);
+    for (const unit of ready) {
+      if (this.deps.stop.stopping) return false;
+      await this.decide(unit, ledger.get(unit.remoteId));
+    }
+    return !this.deps.stop.failed;
+  }
+
+  /** Source fingerprints and the ledger's entries for the units' remote ids (from `map.id` alone), in one query. */
+  private async lookAtSources(items: readonly (Unit | MappedUnit)[]): Promise<EarlyLook> {
+    const fingerprinter = this.deps.sourcePrints;
+    if (!fingerprinter) return { candidates: [], ledger: new Map(), asked: new Set() };
+    const candidates: (SourceCandidate | undefined)[] = [];
+    for (const item of items) {
+      const candidate = fingerprinter.candidate('unit' in item ? item.unit : item);
+      candidates.push(candidate instanceof Promise ? await candidate : candidate);
+    }
+    const asked = new Set(candidates.flatMap((c) => (c ? [c.remoteId] : [])));
+    const ledger = asked.size === 0 ? new Map<string, FingerprintHit>() : await this.deps.store.fingerprints(this.deps.sync.name, [...asked]);
+    return { candidates, ledger, asked };
+  }
+
+  /** The ledger's entries for these ids: what the early look found, plus one query for the ids it did not ask about. */
+  private async ledgerFor(remoteIds: string[], early: EarlyLook): Promise<Map<string, FingerprintHit>> {
+    const missing = [...new Set(remoteIds.filter((id) => !early.asked.has(id)))];
+    if (missing.length === 0) return early.ledger;
+    const found = await this.deps.store.fingerprints(this.deps.sync.name, missing);
+    for (const [id, hit] of early.ledger) found.set(id, hit);
+    return found;
+  }
+
+  /** The fast path, once per unchanged record: no promise unless a replayed entry goes or a checkpoint is due. */
+  private unchangedAtSource(unit: Unit, ticket: number, remoteId: string): Promise<void> | undefined {
+    this.deps.counts.unchanged++;
+    this.deps.seen?.add(remoteId);
+    if (!this.deps.dryRun && unit.failureId !== undefined) return this.resolveReplayed(unit).then(() => this.settled(ticket));
+    return this.settled(ticket);
+  }
+
+  /** Unchanged (nothing to send), or create/update: counted on a dry run, pushed otherwise. */
+  private async decide(ready: ReadyUnit, known: FingerprintHit | undefined): Promise<void> {
+    const { counts } = this.deps;
+    const { unit, ticket, body } = ready;
+    if (known?.status === 'pushed' && known.fingerprint === ready.print) {
+      counts.unchanged++;
+      await this.resolveReplayed(unit);
+      await this.vouchForSource(ready, known);
+      this.sample(unit, 'unchanged', body);
+      return this.settled(ticket);
+    }
+    const action = known?.status === 'pushed' ? 'update' : 'create';
+    if (!this.deps.pusher) {
+      counts[action === 'update' ? 'updated' : 'created']++;
+      this.sample(unit, action, body);
+      return this.settled(ticket);
+    }
+    await this.deps.pusher.waitForCapacity();
+    if (this.deps.stop.failed) return; // the run is stopping: this unit stays unfinished, for the next run
+    this.push(ready);
+  }
+
+  /** Waits until every push in flight has been answered and its outcome recorded. */
+  async drain(): Promise<void> {
+    await this.deps.pusher?.onIdle();
+    await Promise.all(this.recording);
+  }
+
+  private async build(entry: MappedUnit): Promise<Built> {
+    if (!entry.mapped) return { ok: false, reason: entry.error ?? 'mapping failed', field: null };
+    let mapped = entry.mapped;
+    const { evolver, sync } = this.deps;
+    if (evolver && isRecord(mapped.fields)) {
+      const resolved = await evolver.resolve(mapped.fields);
+      if (resolved.rejected.length > 0) {
+        const reason = resolved.reason ?? `fields not accepted by object type "${sync.target.objectType?.name}": ${resolved.rejected.join(', ')}`;
+        return { ok: false, reason, field: 'fields' };
+      }
+      mapped = { ...mapped, fields: resolved.fields };
+    }
+    const built = buildRequest(this.kind, mapped, {
+      sourceId: this.deps.sourceId,
+      ...(evolver ? { objectTypeId: evolver.objectTypeId, fieldTypes: evolver.fieldTypes, fieldLabels: evolver.fieldLabels } : {}),
+    });
+    return built.ok ? built : { ok: false, reason: built.reason, field: built.field, body: built.partialBody };
+  }
+
+  /** An unchanged body whose source fingerprint is new (a changed mapping, an older ledger): store it, so the next run skips mapping. */
+  private async vouchForSource(ready: ReadyUnit, known: FingerprintHit): Promise<void> {
+    if (ready.sourcePrint === undefined || ready.sourcePrint === known.sourceFingerprint || known.recordId === null) return;
+    const { unit, remoteId, print, sourcePrint } = ready;
+    await this.deps.store.recordAcknowledged({ sync: this.deps.sync.name, remoteId, fingerprint: print, recordId: known.recordId, origin: unit.origin, sourceFingerprint: sourcePrint });
+  }
+
+  private push({ unit, ticket, remoteId, body, print, sourcePrint }: ReadyUnit): void {
+    const { pusher, stop } = this.deps;
+    const recorded = pusher!
+      .push({ kind: this.kind, remoteId, body })
+      .then(async (outcome) => {
+        await this.resolveReplayed(unit);
+        if (outcome.ok) {
+          this.deps.counts.pushed++;
+          this.deps.counts[outcome.status === 'created' ? 'created' : 'updated']++;
+          await this.deps.store.recordAcknowledged({
+            sync: this.deps.sync.name,
+            remoteId,
+            fingerprint: print,
+            recordId: outcome.recordId,
+            origin: unit.origin,
+            ...(sourcePrint !== undefined ? { sourceFingerprint: sourcePrint } : {}),
+          });
+        } else {
+          this.deps.counts.failed++;
+          const { reason, status, errorBody } = outcome;
+          await this.deps.store.recordFailure(this.failure(unit, { remoteId, kind: 'rejected', reason, status, errorBody, body, fingerprint: print }));
+        }
+        await this.settled(ticket);
+      })
+      .catch((error: unknown) => {
+        // After a fatal error the pusher rejects what is still queued with
+        // FERRY_ABORTED: those units stay unfinished for the next run.
+        if (stop.pushSignal.aborted && isFerryError(error, 'FERRY_ABORTED')) return;
+        stop.fail(error);
+      });
+    this.recording.add(recorded);
+    void recorded.finally(() => this.recording.delete(recorded));
+  }
+
+  private async deadLetterInvalid(unit: Unit, ticket: number, built: Extract<Built, { ok: false }>): Promise<void> {
+    const { reason, field, body } = built;
+    this.deps.counts.failed++;
+    await this.resolveReplayed(unit);
+    if (!this.deps.dryRun) {
+      const remoteId = isRecord(body) && 'id' in body ? String(body.id) : null;
+      const described = field && !reason.includes(field) ? `${field}: ${reason}` : reason;
+      await this.deps.store.recordFailure(this.failure(unit, { remoteId, kind: 'invalid', reason: described, status: null, errorBody: null, body: body ?? null }));
+    }
+    this.deps.onSample?.({ origin: unit.origin, input: unit.input, error: reason, action: 'invalid' });
+    this.deps.log.debug({ origin: unit.origin, reason }, 'record invalid');
+    await this.settled(ticket);
+  }
+
+  private failure(unit: Unit, f: Pick<FailureWrite, 'remoteId' | 'kind' | 'reason' | 'status' | 'errorBody' | 'body'> & { fingerprint?: string }): FailureWrite {
+    return { sync: this.deps.sync.name, runId: this.deps.runId, origin: unit.origin, sourceRecord: unit.input, ...f };
+  }
+
+  /**
+   * A replayed dead-letter entry (`failures retry`) goes once its unit has an
+   * outcome; removed before a new failure is recorded, which opens a new entry.
+   */
+  private async resolveReplayed(unit: Unit): Promise<void> {
+    if (!this.deps.dryRun && unit.failureId !== undefined) await this.deps.store.removeFailure(unit.failureId);
+  }
+
+  /** The unit is done (landed, unchanged or dead-lettered): the checkpoint may move past it. */
+  private settled(ticket: number): Promise<void> | undefined {
+    this.deps.onProgress();
+    return this.deps.checkpointer.finished(ticket);
+  }
+
+  private sample(unit: Unit, action: UnitSample['action'], body: Record<string, unknown>): void {
+    this.deps.onSample?.({ origin: unit.origin, input: unit.input, body, action });
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
