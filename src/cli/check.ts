@@ -4,8 +4,8 @@
  */
 import type { Command } from 'commander';
 import { formatConfigIssues } from '../config/index.js';
-import { runChecks } from '../pipeline/check-project.js';
-import type { CheckItem } from '../pipeline/check-project.js';
+import { runChecks } from '../project/check.js';
+import type { CheckItem } from '../project/check.js';
 import { configFileOf, quietLogger } from './context.js';
 import { mark, plural } from './format.js';
 import type { RegisterCommand } from './main.js';

@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import { ferryPackageVersion, ferryRoot } from '../ferry-package.js';
+import { ferryPackageVersion, ferryRoot } from '../sdk/ferry-package.js';
 import { FerryError } from '../sdk/errors.js';
 import { connectorNames, connectorScaffold, type ConnectorKind } from './connector-templates.js';
 import type { RegisterCommand } from './main.js';

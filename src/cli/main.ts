@@ -5,7 +5,7 @@
  * of DESIGN.md.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { ferryPackageVersion } from '../ferry-package.js';
+import { ferryPackageVersion } from '../sdk/ferry-package.js';
 import { isFerryError } from '../sdk/errors.js';
 import { configureLogs, LOG_FORMATS, LOG_LEVELS } from '../pipeline/logger.js';
 import type { LogFormat } from '../pipeline/logger.js';

@@ -10,7 +10,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ferryRoot } from '../../ferry-package.js';
+import { ferryRoot } from '../../sdk/ferry-package.js';
 import { generateCalls } from './generate-calls.js';
 import { crmActivityMessages, generateCrm } from './generate-crm.js';
 import { generateDocuments } from './generate-documents.js';

@@ -18,13 +18,17 @@ import type { FieldType } from '../sdk/types.js';
 import { ensureTarget } from '../sink/index.js';
 import type { SinkService } from '../sink/index.js';
 import { parseStateUrl } from '../state/index.js';
-import { fieldHints } from './field-hints.js';
-import { createLogger } from './logger.js';
-import { inspectSync } from './prepare.js';
-import type { PreparedSync } from './prepare.js';
-import { loadProject, openProjectState } from './project.js';
-import { openService } from './service.js';
-import { plural } from '../cli/format.js';
+import { fieldHints } from '../pipeline/field-hints.js';
+import { createLogger } from '../pipeline/logger.js';
+import { inspectSync } from '../pipeline/prepare.js';
+import type { PreparedSync } from '../pipeline/prepare.js';
+import { loadProject, openProjectState } from '../pipeline/project.js';
+import { openService } from '../pipeline/service.js';
+
+/** `1 sync`, `3 problems`: the counts in check messages. */
+function plural(n: number, noun: string): string {
+  return `${n} ${n === 1 ? noun : `${noun}s`}`;
+}
 
 export interface CheckItem {
   kind: 'config' | 'warning' | 'sync' | 'state' | 'source' | 'target' | 'export' | 'service' | 'scopes';

@@ -1,5 +1,6 @@
 /**
- * Where ferry itself is installed. The same code runs from the sources
+ * Where ferry itself is installed (internal: not exported from ferry/sdk;
+ * here because every layer may import src/sdk). The same code runs from the sources
  * (src/…, through tsx in development and tests) and compiled (dist/src/…, as
  * published), so paths are found from this module rather than assumed.
  */
@@ -13,7 +14,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 export const RUNS_COMPILED = import.meta.url.endsWith('.js');
 
 /** The built-in connectors next to this tree: connectors/ beside src/ (or dist/connectors beside dist/src). */
-export const BUILTIN_CONNECTORS_DIR = join(HERE, '..', 'connectors');
+export const BUILTIN_CONNECTORS_DIR = join(HERE, '..', '..', 'connectors');
 
 let root: string | undefined;
 let manifest: { name?: unknown; version?: unknown } | undefined;
