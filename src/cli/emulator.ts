@@ -140,6 +140,8 @@ export const register: RegisterCommand = (command) => {
       if (flags.datasets !== undefined) checkDatasets(flags.datasets);
       const seed =
         flags.seed === DEMO_SEED && flags.datasets !== undefined ? generateSeed({ ...DEMO_OPTIONS, datasetsDir: flags.datasets }) : flags.seed;
+      // Loaded here, not at the top: prom-client would slow every other command's start.
+      const { EmulatorRequestMetrics } = await import('../metrics/emulator.js');
       const emulator = await startEmulator({
         host: flags.host,
         port: flags.port,
@@ -151,6 +153,7 @@ export const register: RegisterCommand = (command) => {
         faults,
         // The request log follows the global --log-level and --log-format.
         logger: createLogger({ level: 'info' }),
+        metrics: new EmulatorRequestMetrics({ processMetrics: true }),
       });
 
       console.log(`ferry emulator listening on ${emulator.url} (${flags.memory ? 'in memory' : flags.db})`);
@@ -164,6 +167,7 @@ export const register: RegisterCommand = (command) => {
         console.log(`seeded: ${Object.entries(emulator.seeded).map(([kind, n]) => `${n} ${kind}`).join(', ')}`);
       }
       if (Object.keys(faults).length > 0) console.log(`faults: ${JSON.stringify(faults)}`);
+      console.log(`metrics: ${emulator.url}/metrics`);
 
       await new Promise<void>((resolve) => {
         const stop = () => {

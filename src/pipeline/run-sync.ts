@@ -60,8 +60,16 @@ export interface RunOptions {
    * entry is removed once it lands or fails anew.
    */
   replay?: AsyncIterable<Unit>;
+  /** Called once the run has started, with objects that stay live until it ends (metrics read them when scraped). */
+  onRunStart?: (run: LiveRun) => void;
   /** Dry runs: called for each mapped unit, for `ferry preview`. */
   onSample?: (sample: UnitSample) => void;
+}
+
+/** A run in progress, as observers see it: its counts (updated in place) and its pusher (absent on dry runs). */
+export interface LiveRun {
+  counts: Readonly<RunCounts>;
+  pusher?: Pusher;
 }
 
 export async function runSync(
@@ -125,6 +133,7 @@ class SyncRun {
   }
 
   async run(): Promise<RunSummary> {
+    this.options.onRunStart?.(this.pusher ? { counts: this.counts, pusher: this.pusher } : { counts: this.counts });
     try {
       if (!this.options.fullRefresh && !this.options.replay) this.storedCursor = await this.deps.store.cursor(this.prepared.sync.name);
       await this.pushAll();
