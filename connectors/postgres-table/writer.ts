@@ -1,80 +1,129 @@
 /**
- * The open `postgres-table` destination: one transaction per batch that adds
- * any new columns and upserts every record with multi-row
- * `INSERT … ON CONFLICT (key) DO UPDATE`, values always bound as parameters.
- * Nested values are jsonb, numbers numeric (exact for integers and
- * decimals alike), strings text.
+ * The open `postgres-table` destination: one transaction per batch. Each
+ * table of the batch (one, or several with `shape: relational`) gets any new
+ * columns, then its rows are COPYed into a session-local staging table and
+ * merged: parent tables with `INSERT … SELECT … ON CONFLICT (key) DO
+ * UPDATE`, child tables by deleting the batch's parents' old rows and
+ * inserting the new ones. Nested values are jsonb, numbers numeric (exact
+ * for integers and decimals alike), strings text.
  */
 import pg from 'pg';
 import { FerryError, type ConnectorContext, type DestinationWriter } from '../../src/sdk/index.js';
 import { inferColumns, lastByKey, quoteIdentifier, type ColumnKind } from '../_export/columns.js';
 import { assertKeys, keyOf } from '../_export/key.js';
+import { collectKeys } from '../_export/flatten.js';
+import { shapeBatch, type TableBatch } from '../_export/shape.js';
+import { copyRows } from './copy.js';
 import type { PostgresTableOptions } from './options.js';
 import { redactMessage, redactUrl } from './redact.js';
 
 const SQL_TYPES: Record<ColumnKind, string> = { boolean: 'boolean', integer: 'numeric', number: 'numeric', text: 'text', json: 'jsonb' };
-/** Postgres allows 65535 bound parameters per statement; stay well below. */
-const MAX_PARAMETERS = 30_000;
+
+/** What the writer knows of one target table: its columns (name → data type) and the key it has a unique index on. */
+interface TableState {
+  columns: Map<string, string>;
+  uniqueKey?: string;
+  parentIndexed?: boolean;
+}
 
 export async function openPostgresWriter(ctx: ConnectorContext<PostgresTableOptions>): Promise<DestinationWriter> {
   const { options } = ctx;
   const client = await connect(options.url, ctx.syncName);
-  const table = options.schema ? `${quoteIdentifier(options.schema)}.${quoteIdentifier(options.table)}` : quoteIdentifier(options.table);
-  /** Column name → Postgres data type, once the table is known to exist. */
-  let columns: Map<string, string> | undefined;
-  let keyColumn: string | undefined;
+  const qualified = (name: string) => (options.schema ? `${quoteIdentifier(options.schema)}.${quoteIdentifier(name)}` : quoteIdentifier(name));
+  const tables = new Map<string, TableState>();
+  /** Staging tables of this session, by target table and column list; emptied by every commit. */
+  const stages = new Map<string, string>();
+  let schemaReady = false;
 
-  const readColumns = async (): Promise<Map<string, string>> => {
+  const readColumns = async (table: string): Promise<Map<string, string>> => {
     const result = await client.query<{ column_name: string; data_type: string }>(
       `SELECT column_name, data_type FROM information_schema.columns
         WHERE table_schema = COALESCE($1, current_schema()) AND table_name = $2 ORDER BY ordinal_position`,
-      [options.schema ?? null, options.table],
+      [options.schema ?? null, table],
     );
     return new Map(result.rows.map((row) => [row.column_name, row.data_type]));
   };
 
-  const ensureTable = async (kinds: Map<string, ColumnKind>, key: string) => {
-    if (!columns) {
-      if (options.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(options.schema)}`);
-      columns = await readColumns();
+  const ensureTable = async (batch: TableBatch, kinds: Map<string, ColumnKind>): Promise<TableState> => {
+    if (!schemaReady && options.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(options.schema)}`);
+    schemaReady = true;
+    const target = qualified(batch.table);
+    let state = tables.get(batch.table);
+    if (!state) {
+      state = { columns: await readColumns(batch.table) };
+      tables.set(batch.table, state);
     }
-    if (columns.size === 0) {
+    if (state.columns.size === 0) {
       const definitions = [...kinds].map(([name, kind]) => `${quoteIdentifier(name)} ${SQL_TYPES[kind]}`);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${table} (${definitions.join(', ')})`);
-      columns = await readColumns();
+      await client.query(`CREATE TABLE IF NOT EXISTS ${target} (${definitions.join(', ')})`);
+      state.columns = await readColumns(batch.table);
     }
-    const added = [...kinds].filter(([name]) => !columns!.has(name));
+    const added = [...kinds].filter(([name]) => !state.columns.has(name));
     if (added.length > 0) {
-      await client.query(`ALTER TABLE ${table} ${added.map(([name, kind]) => `ADD COLUMN IF NOT EXISTS ${quoteIdentifier(name)} ${SQL_TYPES[kind]}`).join(', ')}`);
-      columns = await readColumns();
+      await client.query(`ALTER TABLE ${target} ${added.map(([name, kind]) => `ADD COLUMN IF NOT EXISTS ${quoteIdentifier(name)} ${SQL_TYPES[kind]}`).join(', ')}`);
+      state.columns = await readColumns(batch.table);
     }
-    if (keyColumn !== key) {
-      if (!columns.has(key)) throw failure(`table ${options.table} has no key column "${key}"`, ctx.syncName);
+    const key = batch.key ?? batch.replace?.column;
+    if (key !== undefined && !state.columns.has(key)) throw failure(`table ${batch.table} has no key column "${key}"`, ctx.syncName);
+    if (batch.replace && !state.parentIndexed) {
+      // Child rows are found by their parent, on every replace and in every join.
+      const index = `${batch.table}__${batch.replace.column}__parent`.slice(0, 63);
+      await client.query(`CREATE INDEX IF NOT EXISTS ${quoteIdentifier(index)} ON ${target} (${quoteIdentifier(batch.replace.column)})`);
+      state.parentIndexed = true;
+    }
+    if (batch.key !== undefined && state.uniqueKey !== batch.key) {
       // A unique index, not a primary key, so a table that already existed can take upserts too.
-      const index = `${options.table}__${key}__key`.slice(0, 63);
-      await client.query(`CREATE UNIQUE INDEX IF NOT EXISTS ${quoteIdentifier(index)} ON ${table} (${quoteIdentifier(key)})`);
-      keyColumn = key;
+      const index = `${batch.table}__${batch.key}__key`.slice(0, 63);
+      await client.query(`CREATE UNIQUE INDEX IF NOT EXISTS ${quoteIdentifier(index)} ON ${target} (${quoteIdentifier(batch.key)})`);
+      state.uniqueKey = batch.key;
     }
+    return state;
   };
 
-  const upsert = async (records: readonly Readonly<Record<string, unknown>>[], names: readonly string[], key: string) => {
-    const types = names.map((name) => columns!.get(name) ?? 'text');
+  /** A temporary table with the given columns of the target, created once per session; commits empty it. */
+  const stageFor = async (table: string, names: readonly string[]): Promise<string> => {
+    const id = `${table}\u0000${names.join('\u0000')}`;
+    let stage = stages.get(id);
+    if (!stage) {
+      stage = quoteIdentifier(`ferry_stage_${stages.size + 1}`);
+      const columns = names.map(quoteIdentifier).join(', ');
+      await client.query(`CREATE TEMP TABLE ${stage} ON COMMIT DELETE ROWS AS SELECT ${columns} FROM ${qualified(table)} WITH NO DATA`);
+      stages.set(id, stage);
+    }
+    return stage;
+  };
+
+  const load = async (batch: TableBatch, state: TableState, names: readonly string[]) => {
+    const target = qualified(batch.table);
+    const stage = await stageFor(batch.table, names);
+    const types = names.map((name) => state.columns.get(name) ?? 'text');
+    await copyRows(client, stage, names, types, batch.rows);
+    const columns = names.map(quoteIdentifier).join(', ');
+    if (batch.replace) {
+      const key = quoteIdentifier(batch.replace.column);
+      const type = state.columns.get(batch.replace.column) ?? 'text';
+      await client.query(`DELETE FROM ${target} WHERE ${key} = ANY($1::${type}[])`, [batch.replace.ids]);
+      await client.query(`INSERT INTO ${target} (${columns}) SELECT ${columns} FROM ${stage}`);
+      return;
+    }
+    const key = batch.key!;
     const updates = names.filter((name) => name !== key).map((name) => `${quoteIdentifier(name)} = EXCLUDED.${quoteIdentifier(name)}`);
     const conflict = `ON CONFLICT (${quoteIdentifier(key)}) DO ${updates.length > 0 ? `UPDATE SET ${updates.join(', ')}` : 'NOTHING'}`;
-    const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS / names.length));
-    for (let start = 0; start < records.length; start += perStatement) {
-      const chunk = records.slice(start, start + perStatement);
-      const values: unknown[] = [];
-      const tuples = chunk.map((record) => {
-        const placeholders = names.map((name, i) => {
-          values.push(encode(record[name], types[i]!));
-          return `$${values.length}`;
-        });
-        return `(${placeholders.join(', ')})`;
-      });
-      await client.query(`INSERT INTO ${table} (${names.map(quoteIdentifier).join(', ')}) VALUES ${tuples.join(', ')} ${conflict}`, values);
-    }
+    await client.query(`INSERT INTO ${target} (${columns}) SELECT ${columns} FROM ${stage} ${conflict}`);
   };
+
+  const writeTable = async (batch: TableBatch) => {
+    // A child table seen only through empty arrays has nothing to replace until it exists.
+    if (batch.rows.length === 0 && (!batch.replace || !(await tableExists(batch.table)))) return;
+    const names = collectKeys(batch.rows);
+    if (batch.replace && !names.includes(batch.replace.column)) names.push(batch.replace.column);
+    const known = tables.get(batch.table);
+    // Inferring kinds reads every value; it is only needed while the table lacks a column.
+    const state = known?.columns.size && names.every((name) => known.columns.has(name)) && known.uniqueKey === batch.key ? known : await ensureTable(batch, inferColumns(batch.rows));
+    await load(batch, state, names);
+  };
+
+  const tableExists = async (table: string) => (tables.get(table)?.columns.size ?? (await readColumns(table)).size) > 0;
 
   let closed = false;
   return {
@@ -82,18 +131,18 @@ export async function openPostgresWriter(ctx: ConnectorContext<PostgresTableOpti
       if (batch.records.length === 0) return;
       const key = keyOf(batch, options.key, 'postgres-table', ctx.syncName);
       assertKeys(batch.records, key, 'postgres-table', ctx.syncName);
-      const records = lastByKey(batch.records, key);
-      const kinds = inferColumns(records);
+      const shaped = shapeBatch(lastByKey(batch.records, key), options.table, key, options.shape);
       try {
-        await client.query('BEGIN');
-        await ensureTable(kinds, key);
-        await upsert(records, [...kinds.keys()], key);
+        // Batches commit without waiting for the disk; close() waits once for all of them (see durable()).
+        await client.query('BEGIN; SET LOCAL synchronous_commit = off');
+        for (const table of shaped) await writeTable(table);
         await client.query('COMMIT');
       } catch (cause) {
         await client.query('ROLLBACK').catch(() => undefined);
-        // DDL rolled back with the batch: read the columns afresh next time.
-        columns = undefined;
-        keyColumn = undefined;
+        // DDL (new columns, staging tables) rolled back with the batch: read it all afresh next time.
+        tables.clear();
+        stages.clear();
+        schemaReady = false;
         if (cause instanceof FerryError) throw cause;
         throw failure(`cannot write ${options.table}: ${redactMessage(messageOf(cause), options.url)}`, ctx.syncName);
       }
@@ -101,7 +150,13 @@ export async function openPostgresWriter(ctx: ConnectorContext<PostgresTableOpti
     async close() {
       if (closed) return;
       closed = true;
-      await client.end();
+      try {
+        await durable(client);
+      } catch (cause) {
+        throw failure(`cannot commit ${options.table}: ${redactMessage(messageOf(cause), options.url)}`, ctx.syncName);
+      } finally {
+        await client.end().catch(() => undefined);
+      }
     },
     async abort() {
       if (closed) return;
@@ -109,6 +164,16 @@ export async function openPostgresWriter(ctx: ConnectorContext<PostgresTableOpti
       await client.end().catch(() => undefined);
     },
   };
+}
+
+/**
+ * Wait until every batch committed so far is on disk. Batches commit
+ * asynchronously (no fsync each); a synchronous commit that writes a WAL
+ * record (txid_current() assigns an id) flushes the log up to itself, and
+ * with it every earlier commit. The export's watermark moves only after this.
+ */
+async function durable(client: pg.Client): Promise<void> {
+  await client.query('BEGIN; SET LOCAL synchronous_commit = on; SELECT txid_current(); COMMIT');
 }
 
 /** A connected client, or a destination error that names the server without the password. */
@@ -126,16 +191,6 @@ export async function connect(url: string, exportName: string): Promise<pg.Clien
       hint: 'check the URL, network and credentials (the password is never printed)',
     });
   }
-}
-
-/** A value for a column of the given Postgres type; JSON columns always get JSON text. */
-function encode(value: unknown, type: string): unknown {
-  if (value === null || value === undefined) return null;
-  if (type === 'jsonb' || type === 'json') return JSON.stringify(value);
-  if (typeof value === 'object' && !(value instanceof Date)) return JSON.stringify(value);
-  if (typeof value === 'number' && !Number.isFinite(value)) return null;
-  if (type === 'text' || type === 'character varying') return typeof value === 'string' ? value : String(value);
-  return value;
 }
 
 function messageOf(error: unknown): string {

@@ -22,7 +22,7 @@ export interface ExportRunOptions {
   logger: Logger;
   /** Ignore the stored watermark and export everything the filters select. */
   fullRefresh?: boolean;
-  /** Records per destination write. @default 500 */
+  /** Records per destination write. @default the destination's batchSize, else 500 */
   batchSize?: number;
   /** Detail requests in flight at once. @default 4 */
   detailConcurrency?: number;
@@ -69,7 +69,7 @@ export async function runExport(
   const key = exportStateKey(exp.name);
   const started = Date.now();
   const counts = emptyCounts();
-  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const batchSize = options.batchSize ?? destination.batchSize ?? DEFAULT_BATCH_SIZE;
   const log = options.logger.child({ export: exp.name, connector: destination.name });
 
   const owner = `${process.pid}:${Math.random().toString(36).slice(2)}`;

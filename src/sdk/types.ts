@@ -170,6 +170,12 @@ export interface DestinationDefinition<Schema extends z.ZodType = z.ZodType> {
   readonly name: string;
   readonly options: Schema;
   readonly example?: z.input<Schema>;
+  /**
+   * Records per `write()` the destination loads best with (bulk loaders
+   * amortise a transaction over thousands of rows). The export's own batch
+   * size, when set, wins. @default 500
+   */
+  readonly batchSize?: number;
   check?(ctx: ConnectorContext<z.output<Schema>>): Promise<void>;
   open(ctx: ConnectorContext<z.output<Schema>>): Promise<DestinationWriter>;
 }

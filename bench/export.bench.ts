@@ -1,0 +1,95 @@
+/**
+ * Export speed. postgres-table: 100k deal-like records written through the
+ * destination (COPY into a staging table, merged by key, one transaction per
+ * batch of the destination's batchSize, as `ferry export` writes them) against one raw COPY of
+ * the same rows into the same table; the ratio raw time / export time is the
+ * target (≥ 0.5). `npx tsx bench/export.bench.ts` prints the figures.
+ */
+import { pathToFileURL } from 'node:url';
+import pg from 'pg';
+import postgresTable from '../connectors/postgres-table/index.js';
+import { copyRows } from '../connectors/postgres-table/copy.js';
+
+const PG_URL = process.env.FERRY_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+const ROWS = Number(process.env.BENCH_EXPORT_ROWS ?? 100_000);
+/** What `ferry export` writes per batch to this destination. */
+const BATCH = postgresTable.batchSize ?? 500;
+
+function deal(i: number): Record<string, unknown> {
+  return {
+    dealId: `D-${i}`,
+    name: `Deal ${i}\twith a tab`,
+    stage: ['Prospecting', 'Engaging', 'Won', 'Lost'][i % 4],
+    amount: 1000 + (i % 997) + 0.5,
+    closed: i % 4 >= 2,
+    lastActivityDate: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString(),
+    owner: { name: `Owner ${i % 40}`, email: `owner${i % 40}@example.com` },
+  };
+}
+
+async function seconds(fn: () => Promise<void>): Promise<number> {
+  const started = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+/** Raw COPY vs the destination, into the same freshly emptied table. */
+export async function postgresCopyRatio(rows = ROWS): Promise<Record<string, number>> {
+  const schema = `ferry_bench_export_${process.pid}`;
+  const records = Array.from({ length: rows }, (_, i) => deal(i));
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  try {
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE; CREATE SCHEMA "${schema}"`);
+    const ctx = { options: postgresTable.options.parse({ url: PG_URL, schema, table: 'deals' }), baseDir: process.cwd(), syncName: 'bench', logger: silent, signal: new AbortController().signal };
+    // A first batch creates the table and its unique key index, so both runs meet the same table.
+    const setup = await postgresTable.open(ctx);
+    await setup.write({ stream: 'deals', key: 'dealId', records: records.slice(0, 1) });
+    await setup.close();
+    const table = `"${schema}".deals`;
+    const types = await admin.query<{ column_name: string; data_type: string }>(
+      `SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'deals' ORDER BY ordinal_position`,
+      [schema],
+    );
+    const names = types.rows.map((r) => r.column_name);
+
+    const fresh = async (load: () => Promise<void>) => {
+      await admin.query(`TRUNCATE ${table}`);
+      return seconds(load);
+    };
+    const rawCopy = () => copyRows(admin, table, names, types.rows.map((r) => r.data_type), records);
+    const viaExport = async () => {
+      const writer = await postgresTable.open(ctx);
+      for (let i = 0; i < records.length; i += BATCH) {
+        await writer.write({ stream: 'deals', key: 'dealId', records: records.slice(i, i + BATCH) });
+      }
+      await writer.close();
+    };
+    // Best of two each, interleaved: the machine is shared and one slow moment should not decide the ratio.
+    let raw = Infinity;
+    let exported = Infinity;
+    for (let round = 0; round < 2; round++) {
+      raw = Math.min(raw, await fresh(rawCopy));
+      exported = Math.min(exported, await fresh(viaExport));
+    }
+    const counted = await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`);
+    if (counted.rows[0]!.n !== rows) throw new Error(`expected ${rows} rows, found ${counted.rows[0]!.n}`);
+    return {
+      [`postgres-table: raw COPY rows/s (${rows})`]: Math.round(rows / raw),
+      [`postgres-table: export rows/s (${rows}, batches of ${BATCH})`]: Math.round(rows / exported),
+      'postgres-table: export speed / raw COPY speed (target ≥ 0.5)': +(raw / exported).toFixed(3),
+    };
+  } finally {
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
+    await admin.end();
+  }
+}
+
+export async function run(): Promise<Record<string, number>> {
+  return { ...(await postgresCopyRatio()) };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  for (const [name, value] of Object.entries(await run())) console.log(`${name}  ${value}`);
+}
