@@ -5,21 +5,30 @@
  */
 import { isPlainObject } from './flatten.js';
 
-export type ColumnKind = 'boolean' | 'integer' | 'number' | 'text' | 'json';
+export type ColumnKind = 'boolean' | 'integer' | 'number' | 'timestamp' | 'text' | 'json';
+
+export interface InferOptions {
+  /** Strings that are ISO-8601 instants (with a zone) and Dates are timestamps, not text. @default false */
+  timestamps?: boolean;
+}
+
+/** An ISO-8601 date-time with seconds and an explicit zone, as the service writes them. */
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:?\d{2})$/;
 
 /** The kind a value asks for; `undefined` for null (it says nothing). */
-export function kindOf(value: unknown): ColumnKind | undefined {
+export function kindOf(value: unknown, options: InferOptions = {}): ColumnKind | undefined {
   if (value === null || value === undefined) return undefined;
   if (typeof value === 'boolean') return 'boolean';
   if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
   if (typeof value === 'bigint') return 'integer';
+  if (options.timestamps && (value instanceof Date || (typeof value === 'string' && ISO_INSTANT.test(value)))) return 'timestamp';
   if (typeof value === 'string' || value instanceof Date) return 'text';
   if (Array.isArray(value) || isPlainObject(value)) return 'json';
   return 'text';
 }
 
 /** Two kinds seen in one column: integers widen to numbers, anything else mixed is text. */
-function widen(a: ColumnKind, b: ColumnKind): ColumnKind {
+export function widen(a: ColumnKind, b: ColumnKind): ColumnKind {
   if (a === b) return a;
   if ((a === 'integer' && b === 'number') || (a === 'number' && b === 'integer')) return 'number';
   return 'text';
@@ -29,11 +38,11 @@ function widen(a: ColumnKind, b: ColumnKind): ColumnKind {
  * The columns of a batch in first-seen order, each with the kind its values
  * need. A column holding only nulls is text.
  */
-export function inferColumns(records: readonly Readonly<Record<string, unknown>>[]): Map<string, ColumnKind> {
+export function inferColumns(records: readonly Readonly<Record<string, unknown>>[], options: InferOptions = {}): Map<string, ColumnKind> {
   const kinds = new Map<string, ColumnKind | undefined>();
   for (const record of records) {
     for (const [name, value] of Object.entries(record)) {
-      const kind = kindOf(value);
+      const kind = kindOf(value, options);
       const known = kinds.get(name);
       if (!kinds.has(name) || known === undefined) kinds.set(name, kind);
       else if (kind !== undefined) kinds.set(name, widen(known, kind));

@@ -17,7 +17,7 @@ import { copyRows } from './copy.js';
 import type { PostgresTableOptions } from './options.js';
 import { redactMessage, redactUrl } from './redact.js';
 
-const SQL_TYPES: Record<ColumnKind, string> = { boolean: 'boolean', integer: 'numeric', number: 'numeric', text: 'text', json: 'jsonb' };
+const SQL_TYPES: Record<ColumnKind, string> = { boolean: 'boolean', integer: 'numeric', number: 'numeric', timestamp: 'timestamptz', text: 'text', json: 'jsonb' };
 
 /** What the writer knows of one target table: its columns (name → data type) and the key it has a unique index on. */
 interface TableState {

@@ -10,7 +10,7 @@ import { assertKeys, keyOf } from '../_export/key.js';
 import { messageOf, outputPath, prepareFolder } from '../_export/paths.js';
 import type { SqliteTableOptions } from './options.js';
 
-const SQL_TYPES: Record<ColumnKind, string> = { boolean: 'INTEGER', integer: 'INTEGER', number: 'REAL', text: 'TEXT', json: 'TEXT' };
+const SQL_TYPES: Record<ColumnKind, string> = { boolean: 'INTEGER', integer: 'INTEGER', number: 'REAL', timestamp: 'TEXT', text: 'TEXT', json: 'TEXT' };
 
 export async function openSqliteWriter(ctx: ConnectorContext<SqliteTableOptions>): Promise<DestinationWriter> {
   const { options } = ctx;

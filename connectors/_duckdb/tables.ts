@@ -1,0 +1,158 @@
+/**
+ * Typed tables in a DuckDB database, loaded from an export's table batches;
+ * shared by the `duckdb` destination (the user's database) and `parquet`
+ * (a scratch database copied out to files). Columns are typed from the data
+ * (BOOLEAN, BIGINT, DOUBLE, TIMESTAMPTZ for ISO instants, VARCHAR, JSON for
+ * nested values); a column whose values change kind (an object type's field
+ * that was a number and now holds text) is widened in place and the change
+ * logged. Rows go through DuckDB's appender into a temporary staging table,
+ * then parent tables are merged by key (`MERGE INTO … WHEN MATCHED UPDATE …
+ * WHEN NOT MATCHED INSERT`) and child tables replace their parents' rows.
+ */
+import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
+import type { ConnectorLogger } from '../../src/sdk/index.js';
+import { inferColumns, quoteIdentifier, widen, type ColumnKind } from '../_export/columns.js';
+import type { Row, TableBatch } from '../_export/shape.js';
+
+const DUCK_TYPES: Record<ColumnKind, string> = {
+  boolean: 'BOOLEAN',
+  integer: 'BIGINT',
+  number: 'DOUBLE',
+  timestamp: 'TIMESTAMPTZ',
+  text: 'VARCHAR',
+  json: 'JSON',
+};
+
+/** A column's kind, or `other` for a type ferry did not create (a table the user made): values are appended as text and cast by DuckDB. */
+type StoredKind = ColumnKind | 'other';
+
+const STAGE = 'ferry_stage';
+
+export interface DuckTables {
+  /** Load one table batch; the caller owns the transaction. */
+  load(batch: TableBatch): Promise<void>;
+  /** Tables written to, in first-written order. */
+  readonly written: readonly string[];
+}
+
+export function duckTables(connection: DuckDBConnection, logger: ConnectorLogger, destination: string): DuckTables {
+  const tables = new Map<string, Map<string, StoredKind>>();
+  const written: string[] = [];
+
+  const readColumns = async (table: string): Promise<Map<string, StoredKind>> => {
+    const reader = await connection.runAndReadAll(
+      'SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position',
+      [table],
+    );
+    return new Map(reader.getRowObjectsJS().map((row) => [String(row.column_name), kindOfType(String(row.data_type))]));
+  };
+
+  const ensureTable = async (batch: TableBatch, kinds: Map<string, ColumnKind>): Promise<Map<string, StoredKind>> => {
+    const target = quoteIdentifier(batch.table);
+    let columns = tables.get(batch.table) ?? (await readColumns(batch.table));
+    if (columns.size === 0) {
+      const definitions = [...kinds].map(([name, kind]) => `${quoteIdentifier(name)} ${DUCK_TYPES[kind]}`);
+      await connection.run(`CREATE TABLE IF NOT EXISTS ${target} (${definitions.join(', ')})`);
+      columns = await readColumns(batch.table);
+    }
+    for (const [name, kind] of kinds) {
+      const stored = columns.get(name);
+      if (stored === undefined) {
+        await connection.run(`ALTER TABLE ${target} ADD COLUMN ${quoteIdentifier(name)} ${DUCK_TYPES[kind]}`);
+        columns.set(name, kind);
+      } else if (stored !== 'other' && stored !== kind && widen(stored, kind) !== stored && batch.rows.some((row) => row[name] !== null && row[name] !== undefined)) {
+        // (A column holding only nulls in this batch says nothing about its type.)
+        const wider = widen(stored, kind);
+        await connection.run(`ALTER TABLE ${target} ALTER ${quoteIdentifier(name)} TYPE ${DUCK_TYPES[wider]}`);
+        logger.warn({ table: batch.table, column: name, from: DUCK_TYPES[stored], to: DUCK_TYPES[wider] }, `${destination}: a column now holds other values; its type was widened`);
+        columns.set(name, wider);
+      }
+    }
+    const key = batch.key ?? batch.replace?.column;
+    if (key !== undefined && !columns.has(key)) {
+      throw new Error(`table ${batch.table} has no key column "${key}"`);
+    }
+    tables.set(batch.table, columns);
+    return columns;
+  };
+
+  const stage = async (table: string, names: readonly string[], kinds: readonly StoredKind[], rows: readonly Readonly<Row>[]) => {
+    await connection.run(`CREATE OR REPLACE TEMP TABLE ${STAGE} AS SELECT ${names.map(quoteIdentifier).join(', ')} FROM ${quoteIdentifier(table)} LIMIT 0`);
+    const appender = await connection.createAppender(STAGE, 'main', 'temp');
+    try {
+      for (const row of rows) {
+        names.forEach((name, i) => appendValue(appender, row[name], kinds[i]!));
+        appender.endRow();
+      }
+      appender.flushSync();
+    } finally {
+      appender.closeSync();
+    }
+  };
+
+  return {
+    written,
+    async load(batch) {
+      const known = tables.get(batch.table);
+      if (batch.rows.length === 0 && (!batch.replace || !(known ?? (await readColumns(batch.table))).size)) return;
+      const kinds = inferColumns(batch.rows, { timestamps: true });
+      const columns = await ensureTable(batch, kinds);
+      const names = kinds.size > 0 ? [...kinds.keys()] : [batch.replace!.column];
+      await stage(batch.table, names, names.map((name) => columns.get(name)!), batch.rows);
+      const target = quoteIdentifier(batch.table);
+      if (batch.replace) {
+        const ids = batch.replace.ids.map(sqlLiteral).join(', ');
+        if (ids !== '') await connection.run(`DELETE FROM ${target} WHERE ${quoteIdentifier(batch.replace.column)} IN (${ids})`);
+        await connection.run(`INSERT INTO ${target} BY NAME SELECT * FROM ${STAGE}`);
+      } else {
+        const key = quoteIdentifier(batch.key!);
+        const updates = names.filter((name) => name !== batch.key).map((name) => `${quoteIdentifier(name)} = s.${quoteIdentifier(name)}`);
+        const matched = updates.length > 0 ? `WHEN MATCHED THEN UPDATE SET ${updates.join(', ')} ` : '';
+        await connection.run(`MERGE INTO ${target} AS t USING ${STAGE} AS s ON t.${key} = s.${key} ${matched}WHEN NOT MATCHED THEN INSERT BY NAME`);
+      }
+      await connection.run(`DROP TABLE ${STAGE}`);
+      if (!written.includes(batch.table)) written.push(batch.table);
+    },
+  };
+}
+
+function kindOfType(type: string): StoredKind {
+  const entry = Object.entries(DUCK_TYPES).find(([, name]) => name === type || (name === 'TIMESTAMPTZ' && type === 'TIMESTAMP WITH TIME ZONE'));
+  return entry ? (entry[0] as ColumnKind) : 'other';
+}
+
+/** Append a value to a column of the given kind; the column was typed (or widened) for it. */
+function appendValue(appender: DuckDBAppender, value: unknown, kind: StoredKind): void {
+  if (value === null || value === undefined || (typeof value === 'number' && !Number.isFinite(value))) {
+    appender.appendNull();
+    return;
+  }
+  switch (kind) {
+    case 'boolean':
+      appender.appendBoolean(Boolean(value));
+      return;
+    case 'integer':
+      appender.appendBigInt(BigInt(value as number | bigint));
+      return;
+    case 'number':
+      appender.appendDouble(Number(value));
+      return;
+    case 'json':
+      appender.appendVarchar(JSON.stringify(value));
+      return;
+    default:
+      appender.appendVarchar(textOf(value));
+  }
+}
+
+function textOf(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+function sqlLiteral(value: unknown): string {
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+  return `'${String(value).replaceAll("'", "''")}'`;
+}
