@@ -1,16 +1,24 @@
 /**
  * The open `sqlite-table` destination: one transaction per batch that adds
- * any new columns and upserts every record by the key column. Nested values
- * are stored as JSON text, booleans as 0/1.
+ * any new columns to each table of the batch (one, or several with `shape:
+ * relational`), upserts parent rows by the key column and replaces child
+ * rows per parent. Nested values are stored as JSON text, booleans as 0/1.
  */
 import Database from 'better-sqlite3';
 import { FerryError, type ConnectorContext, type DestinationWriter } from '../../src/sdk/index.js';
 import { inferColumns, lastByKey, quoteIdentifier, type ColumnKind } from '../_export/columns.js';
 import { assertKeys, keyOf } from '../_export/key.js';
 import { messageOf, outputPath, prepareFolder } from '../_export/paths.js';
+import { shapeBatch, type TableBatch } from '../_export/shape.js';
 import type { SqliteTableOptions } from './options.js';
 
 const SQL_TYPES: Record<ColumnKind, string> = { boolean: 'INTEGER', integer: 'INTEGER', number: 'REAL', timestamp: 'TEXT', text: 'TEXT', json: 'TEXT' };
+
+/** What the writer knows of one table: its columns and the index it made sure of. */
+interface TableState {
+  columns: Set<string>;
+  indexed?: string;
+}
 
 export async function openSqliteWriter(ctx: ConnectorContext<SqliteTableOptions>): Promise<DestinationWriter> {
   const { options } = ctx;
@@ -23,52 +31,67 @@ export async function openSqliteWriter(ctx: ConnectorContext<SqliteTableOptions>
   } catch (cause) {
     throw new FerryError('FERRY_DESTINATION_UNREACHABLE', `sqlite-table: cannot open ${file}: ${messageOf(cause)}`, { where: `export ${ctx.syncName}`, cause });
   }
-  const table = quoteIdentifier(options.table);
-  /** Columns the table has, once it is known to exist. */
-  let columns: Set<string> | undefined;
-  let keyColumn: string | undefined;
+  const tables = new Map<string, TableState>();
   const statements = new Map<string, Database.Statement>();
 
-  const existingColumns = (): Set<string> => {
-    const info = db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[];
+  const existingColumns = (table: string): Set<string> => {
+    const info = db.prepare(`PRAGMA table_info(${quoteIdentifier(table)})`).all() as { name: string }[];
     return new Set(info.map((column) => column.name));
   };
 
-  const ensureTable = (kinds: Map<string, ColumnKind>, key: string) => {
-    columns ??= existingColumns();
-    if (columns.size === 0) {
+  const ensureTable = (batch: TableBatch, kinds: Map<string, ColumnKind>): void => {
+    const table = quoteIdentifier(batch.table);
+    let state = tables.get(batch.table);
+    if (!state) {
+      state = { columns: existingColumns(batch.table) };
+      tables.set(batch.table, state);
+    }
+    if (state.columns.size === 0) {
       const definitions = [...kinds].map(([name, kind]) => `${quoteIdentifier(name)} ${SQL_TYPES[kind]}`);
-      if (!kinds.has(key)) definitions.unshift(`${quoteIdentifier(key)} TEXT`);
       db.exec(`CREATE TABLE ${table} (${definitions.join(', ')})`);
-      columns = existingColumns();
+      state.columns = existingColumns(batch.table);
     }
     for (const [name, kind] of kinds) {
-      if (columns.has(name)) continue;
+      if (state.columns.has(name)) continue;
       db.exec(`ALTER TABLE ${table} ADD COLUMN ${quoteIdentifier(name)} ${SQL_TYPES[kind]}`);
-      columns.add(name);
+      state.columns.add(name);
     }
-    if (keyColumn !== key) {
-      if (!columns.has(key)) throw failure(`table ${options.table} has no key column "${key}"`, ctx.syncName);
-      // A unique index, not a primary key, so a table that already existed can take upserts too.
-      db.exec(`CREATE UNIQUE INDEX IF NOT EXISTS ${quoteIdentifier(`${options.table}__${key}__key`)} ON ${table} (${quoteIdentifier(key)})`);
-      keyColumn = key;
-    }
+    const key = batch.key ?? batch.replace!.column;
+    if (state.indexed === key) return;
+    if (!state.columns.has(key)) throw failure(`table ${batch.table} has no key column "${key}"`, ctx.syncName);
+    // Parents: a unique index, not a primary key, so a table that already existed can take upserts too.
+    // Children: a plain index on the parent's key, for replacing and joining.
+    const unique = batch.key !== undefined;
+    const index = quoteIdentifier(`${batch.table}__${key}__${unique ? 'key' : 'parent'}`);
+    db.exec(`CREATE ${unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${index} ON ${table} (${quoteIdentifier(key)})`);
+    state.indexed = key;
   };
 
-  /** The upsert for one set of columns; columns no record of the batch has keep their values. */
-  const upsertFor = (names: readonly string[], key: string): Database.Statement => {
-    const id = `${key}\u0000${names.join('\u0000')}`;
+  /** The insert for one table and set of columns: an upsert by key, or a plain insert for child rows. */
+  const insertFor = (batch: TableBatch, names: readonly string[]): Database.Statement => {
+    const id = `${batch.table}\u0000${batch.key ?? ''}\u0000${names.join('\u0000')}`;
     let statement = statements.get(id);
     if (!statement) {
-      const quoted = names.map(quoteIdentifier);
-      const updates = names.filter((name) => name !== key).map((name) => `${quoteIdentifier(name)} = excluded.${quoteIdentifier(name)}`);
-      statement = db.prepare(
-        `INSERT INTO ${table} (${quoted.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ` +
-          `ON CONFLICT (${quoteIdentifier(key)}) DO ${updates.length > 0 ? `UPDATE SET ${updates.join(', ')}` : 'NOTHING'}`,
-      );
+      const insert = `INSERT INTO ${quoteIdentifier(batch.table)} (${names.map(quoteIdentifier).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`;
+      statement = db.prepare(batch.key === undefined ? insert : `${insert} ${conflictClause(names, batch.key)}`);
       statements.set(id, statement);
     }
     return statement;
+  };
+
+  const writeTable = (batch: TableBatch) => {
+    // A child table seen only through empty arrays has nothing to replace until it exists.
+    if (batch.rows.length === 0 && (!batch.replace || (tables.get(batch.table)?.columns ?? existingColumns(batch.table)).size === 0)) return;
+    const kinds = inferColumns(batch.rows);
+    ensureTable(batch, kinds);
+    if (batch.replace) {
+      const remove = db.prepare(`DELETE FROM ${quoteIdentifier(batch.table)} WHERE ${quoteIdentifier(batch.replace.column)} = ?`);
+      for (const id of batch.replace.ids) remove.run(encode(id));
+    }
+    const names = [...kinds.keys()];
+    if (names.length === 0) return;
+    const statement = insertFor(batch, names);
+    for (const row of batch.rows) statement.run(names.map((name) => encode(row[name])));
   };
 
   let closed = false;
@@ -77,16 +100,15 @@ export async function openSqliteWriter(ctx: ConnectorContext<SqliteTableOptions>
       if (batch.records.length === 0) return;
       const key = keyOf(batch, options.key, 'sqlite-table', ctx.syncName);
       assertKeys(batch.records, key, 'sqlite-table', ctx.syncName);
-      const records = lastByKey(batch.records, key);
-      const kinds = inferColumns(records);
+      const shaped = shapeBatch(lastByKey(batch.records, key), options.table, key, options.shape);
       try {
         db.transaction(() => {
-          ensureTable(kinds, key);
-          const names = [...kinds.keys()];
-          const statement = upsertFor(names, key);
-          for (const record of records) statement.run(names.map((name) => encode(record[name])));
+          for (const table of shaped) writeTable(table);
         })();
       } catch (cause) {
+        // DDL rolled back with the batch: read the tables afresh next time.
+        tables.clear();
+        statements.clear();
         if (cause instanceof FerryError) throw cause;
         throw failure(`cannot write ${options.table} in ${file}: ${messageOf(cause)}`, ctx.syncName, cause);
       }
@@ -102,6 +124,12 @@ export async function openSqliteWriter(ctx: ConnectorContext<SqliteTableOptions>
       db.close();
     },
   };
+}
+
+/** Columns no record of the batch has keep their values. */
+function conflictClause(names: readonly string[], key: string): string {
+  const updates = names.filter((name) => name !== key).map((name) => `${quoteIdentifier(name)} = excluded.${quoteIdentifier(name)}`);
+  return `ON CONFLICT (${quoteIdentifier(key)}) DO ${updates.length > 0 ? `UPDATE SET ${updates.join(', ')}` : 'NOTHING'}`;
 }
 
 function encode(value: unknown): string | number | bigint | null {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import duckdb from '../../../connectors/duckdb/index.js';
-import { contextFor, openWriter, tempDir } from '../../unit/export/helpers.js';
+import { contextFor, conversationRecord, openWriter, tempDir } from '../../unit/export/helpers.js';
 
 async function query(file: string, sql: string): Promise<Record<string, unknown>[]> {
   const instance = await DuckDBInstance.create(file);
@@ -15,17 +15,6 @@ async function query(file: string, sql: string): Promise<Record<string, unknown>
     instance.closeSync();
   }
 }
-
-const conversation = (id: string, lines: number) => ({
-  conversationId: id,
-  title: `Call ${id}`,
-  startTime: '2024-03-01T09:00:00.000Z',
-  participants: [
-    { name: 'Ann', email: 'ann@example.com', attended: true },
-    { name: 'Bob', email: null, attended: false },
-  ],
-  transcript: Array.from({ length: lines }, (_, i) => ({ speaker: i % 2 ? 'Bob' : 'Ann', text: `line ${i}`, startTime: i * 10, endTime: i * 10 + 8 })),
-});
 
 describe('duckdb destination', () => {
   it('creates typed columns relative to the YAML folder and upserts by key', async () => {
@@ -64,8 +53,8 @@ describe('duckdb destination', () => {
   it('relational shape: child tables keyed by parent and position, replaced when the parent is written again', async () => {
     const dir = tempDir();
     const writer = await openWriter(duckdb, { path: 'w.duckdb', table: 'conversations', shape: 'relational' }, dir);
-    await writer.write({ stream: 'conversations', key: 'conversationId', records: [conversation('c1', 4), conversation('c2', 2)] });
-    await writer.write({ stream: 'conversations', key: 'conversationId', records: [{ ...conversation('c1', 1), transcript: [{ speaker: 'Ann', text: 'only', startTime: 0, endTime: 5 }] }] });
+    await writer.write({ stream: 'conversations', key: 'conversationId', records: [conversationRecord('c1', 4), conversationRecord('c2', 2)] });
+    await writer.write({ stream: 'conversations', key: 'conversationId', records: [{ ...conversationRecord('c1', 1), transcript: [{ speaker: 'Ann', text: 'only', startTime: 0, endTime: 5 }] }] });
     await writer.close();
     const file = join(dir, 'w.duckdb');
     expect(await query(file, 'SELECT conversationId, title FROM conversations ORDER BY 1')).toEqual([
