@@ -1,0 +1,122 @@
+/**
+ * The open `parquet` destination. Batches are loaded into a scratch DuckDB
+ * database next to the output (typed like the `duckdb` destination, records
+ * de-duplicated by key within the run); when the export completes each table
+ * is copied out to Parquet in a hidden staging folder and moved into place:
+ * - overwrite: the dataset folder is swapped for the new one;
+ * - append: the run's files, named after the run, are added beside the
+ *   earlier runs' files, which are never rewritten.
+ * A failed or stopped export moves nothing and removes the scratch folder.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { FerryError, type ConnectorContext, type DestinationWriter } from '../../src/sdk/index.js';
+import { duckTables } from '../_duckdb/tables.js';
+import { lastByKey, quoteIdentifier } from '../_export/columns.js';
+import { assertKeys, keyOf } from '../_export/key.js';
+import { messageOf, outputPath, prepareFolder } from '../_export/paths.js';
+import { shapeBatch } from '../_export/shape.js';
+import type { ParquetOptions } from './options.js';
+
+const PARTITION_FORMATS = { year: '%Y', month: '%Y-%m', day: '%Y-%m-%d' } as const;
+
+export async function openParquetWriter(ctx: ConnectorContext<ParquetOptions>): Promise<DestinationWriter> {
+  const { options } = ctx;
+  const root = outputPath(options.path, ctx.baseDir);
+  const runId = `${new Date().toISOString().replace(/[-:.]/g, '')}-${randomBytes(3).toString('hex')}`;
+  const scratch = join(root, `.ferry-${runId}`);
+  await prepareFolder(join(scratch, 'scratch.duckdb'), 'parquet', ctx.syncName);
+  const instance = await DuckDBInstance.create(join(scratch, 'scratch.duckdb'));
+  const connection = await instance.connect();
+  // Partition folders are cut in UTC, whatever the machine's zone.
+  await connection.run("SET TimeZone = 'UTC'");
+  const tables = duckTables(connection, ctx.logger, 'parquet');
+  const where = `export ${ctx.syncName}`;
+
+  const copyOut = async (table: string): Promise<string> => {
+    const staged = join(scratch, 'out', table);
+    await mkdir(staged, { recursive: true });
+    const partition = table === options.table ? options.partition : undefined;
+    if (partition) {
+      const column = quoteIdentifier(partition.by);
+      const value = `strftime(TRY_CAST(${quoteIdentifier(partition.field)} AS TIMESTAMPTZ), '${PARTITION_FORMATS[partition.by]}')`;
+      await connection.run(
+        `COPY (SELECT *, ${value} AS ${column} FROM ${quoteIdentifier(table)}) TO '${sqlText(staged)}' ` +
+          `(FORMAT PARQUET, PARTITION_BY (${column}), FILENAME_PATTERN 'part-${runId}-{i}', OVERWRITE_OR_IGNORE)`,
+      );
+    } else {
+      await connection.run(`COPY ${quoteIdentifier(table)} TO '${sqlText(join(staged, `part-${runId}.parquet`))}' (FORMAT PARQUET)`);
+    }
+    return staged;
+  };
+
+  const publish = async (table: string, staged: string) => {
+    const target = join(root, table);
+    if (options.mode === 'append') {
+      for (const file of await filesUnder(staged)) {
+        const destination = join(target, relative(staged, file));
+        await mkdir(dirname(destination), { recursive: true });
+        await rename(file, destination);
+      }
+      return;
+    }
+    const old = join(root, `.ferry-${runId}-old-${table}`);
+    await rename(target, old).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
+    await rename(staged, target);
+    await rm(old, { recursive: true, force: true });
+  };
+
+  let finished = false;
+  const release = async () => {
+    finished = true;
+    connection.closeSync();
+    instance.closeSync();
+    await rm(scratch, { recursive: true, force: true });
+  };
+  return {
+    async write(batch) {
+      if (batch.records.length === 0) return;
+      const key = keyOf(batch, options.key, 'parquet', ctx.syncName);
+      assertKeys(batch.records, key, 'parquet', ctx.syncName);
+      const shaped = shapeBatch(lastByKey(batch.records, key), options.table, key, options.shape);
+      try {
+        await connection.run('BEGIN TRANSACTION');
+        for (const table of shaped) await tables.load(table);
+        await connection.run('COMMIT');
+      } catch (cause) {
+        await connection.run('ROLLBACK').catch(() => undefined);
+        throw new FerryError('FERRY_DESTINATION_WRITE_FAILED', `parquet: cannot stage ${options.table}: ${messageOf(cause)}`, { where, cause });
+      }
+    },
+    async close() {
+      if (finished) return;
+      try {
+        const staged = new Map<string, string>();
+        for (const table of tables.written) staged.set(table, await copyOut(table));
+        for (const [table, folder] of staged) await publish(table, folder);
+      } catch (cause) {
+        throw new FerryError('FERRY_DESTINATION_WRITE_FAILED', `parquet: cannot write ${join(root, options.table)}: ${messageOf(cause)}`, { where, cause });
+      } finally {
+        await release();
+      }
+    },
+    async abort() {
+      if (finished) return;
+      await release();
+    },
+  };
+}
+
+async function filesUnder(folder: string): Promise<string[]> {
+  const entries = await readdir(folder, { recursive: true, withFileTypes: true });
+  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
+}
+
+/** A path inside a SQL string literal. */
+function sqlText(text: string): string {
+  return text.replaceAll("'", "''");
+}
