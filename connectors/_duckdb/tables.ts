@@ -11,7 +11,7 @@
  */
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import type { ConnectorLogger } from '../../src/sdk/index.js';
-import { inferColumns, quoteIdentifier, widen, type ColumnKind } from '../_export/columns.js';
+import { inferColumns, quoteIdentifier, widenings, type ColumnKind } from '../_export/columns.js';
 import type { Row, TableBatch } from '../_export/shape.js';
 
 const DUCK_TYPES: Record<ColumnKind, string> = {
@@ -56,17 +56,15 @@ export function duckTables(connection: DuckDBConnection, logger: ConnectorLogger
       columns = await readColumns(batch.table);
     }
     for (const [name, kind] of kinds) {
-      const stored = columns.get(name);
-      if (stored === undefined) {
-        await connection.run(`ALTER TABLE ${target} ADD COLUMN ${quoteIdentifier(name)} ${DUCK_TYPES[kind]}`);
-        columns.set(name, kind);
-      } else if (stored !== 'other' && stored !== kind && widen(stored, kind) !== stored && batch.rows.some((row) => row[name] !== null && row[name] !== undefined)) {
-        // (A column holding only nulls in this batch says nothing about its type.)
-        const wider = widen(stored, kind);
-        await connection.run(`ALTER TABLE ${target} ALTER ${quoteIdentifier(name)} TYPE ${DUCK_TYPES[wider]}`);
-        logger.warn({ table: batch.table, column: name, from: DUCK_TYPES[stored], to: DUCK_TYPES[wider] }, `${destination}: a column now holds other values; its type was widened`);
-        columns.set(name, wider);
-      }
+      if (columns.has(name)) continue;
+      await connection.run(`ALTER TABLE ${target} ADD COLUMN ${quoteIdentifier(name)} ${DUCK_TYPES[kind]}`);
+      columns.set(name, kind);
+    }
+    const typed = columns;
+    for (const { column, from, to } of widenings(kinds, (name) => ferryKind(typed.get(name)), batch.rows)) {
+      await connection.run(`ALTER TABLE ${target} ALTER ${quoteIdentifier(column)} TYPE ${DUCK_TYPES[to]}`);
+      logger.warn({ table: batch.table, column, from: DUCK_TYPES[from], to: DUCK_TYPES[to] }, `${destination}: a column now holds other values; its type was widened`);
+      columns.set(column, to);
     }
     const key = batch.key ?? batch.replace?.column;
     if (key !== undefined && !columns.has(key)) {
@@ -114,6 +112,10 @@ export function duckTables(connection: DuckDBConnection, logger: ConnectorLogger
       if (!written.includes(batch.table)) written.push(batch.table);
     },
   };
+}
+
+function ferryKind(kind: StoredKind | undefined): ColumnKind | undefined {
+  return kind === 'other' ? undefined : kind;
 }
 
 function kindOfType(type: string): StoredKind {

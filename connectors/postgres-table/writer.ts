@@ -9,15 +9,16 @@
  */
 import pg from 'pg';
 import { FerryError, type ConnectorContext, type DestinationWriter } from '../../src/sdk/index.js';
-import { inferColumns, lastByKey, quoteIdentifier, type ColumnKind } from '../_export/columns.js';
+import { inferColumns, lastByKey, quoteIdentifier, widenings, type ColumnKind } from '../_export/columns.js';
 import { assertKeys, keyOf } from '../_export/key.js';
-import { collectKeys } from '../_export/flatten.js';
 import { shapeBatch, type TableBatch } from '../_export/shape.js';
 import { copyRows } from './copy.js';
 import type { PostgresTableOptions } from './options.js';
 import { redactMessage, redactUrl } from './redact.js';
 
 const SQL_TYPES: Record<ColumnKind, string> = { boolean: 'boolean', integer: 'numeric', number: 'numeric', timestamp: 'timestamptz', text: 'text', json: 'jsonb' };
+/** information_schema data types ferry creates, as kinds; other types are the user's and never widened. */
+const KINDS_OF_TYPES: Readonly<Record<string, ColumnKind>> = { boolean: 'boolean', numeric: 'number', 'timestamp with time zone': 'timestamp', text: 'text', jsonb: 'json' };
 
 /** What the writer knows of one target table: its columns (name → data type) and the key it has a unique index on. */
 interface TableState {
@@ -33,6 +34,7 @@ export async function openPostgresWriter(ctx: ConnectorContext<PostgresTableOpti
   const tables = new Map<string, TableState>();
   /** Staging tables of this session, by target table and column list; emptied by every commit. */
   const stages = new Map<string, string>();
+  let stageCount = 0;
   let schemaReady = false;
 
   const readColumns = async (table: string): Promise<Map<string, string>> => {
@@ -63,6 +65,16 @@ export async function openPostgresWriter(ctx: ConnectorContext<PostgresTableOpti
       await client.query(`ALTER TABLE ${target} ${added.map(([name, kind]) => `ADD COLUMN IF NOT EXISTS ${quoteIdentifier(name)} ${SQL_TYPES[kind]}`).join(', ')}`);
       state.columns = await readColumns(batch.table);
     }
+    const widened = widenings(kinds, (name) => KINDS_OF_TYPES[state.columns.get(name) ?? ''], batch.rows);
+    if (widened.length > 0) {
+      // Every widening ends in text (numbers stay numeric): any value has a text form.
+      await client.query(`ALTER TABLE ${target} ${widened.map(({ column }) => `ALTER COLUMN ${quoteIdentifier(column)} TYPE text USING ${quoteIdentifier(column)}::text`).join(', ')}`);
+      for (const { column, from, to } of widened) {
+        ctx.logger.warn({ table: batch.table, column, from: SQL_TYPES[from], to: SQL_TYPES[to] }, 'postgres-table: a column now holds other values; its type was widened');
+      }
+      state.columns = await readColumns(batch.table);
+      for (const id of [...stages.keys()]) if (id.startsWith(`${batch.table}\u0000`)) stages.delete(id);
+    }
     const key = batch.key ?? batch.replace?.column;
     if (key !== undefined && !state.columns.has(key)) throw failure(`table ${batch.table} has no key column "${key}"`, ctx.syncName);
     if (batch.replace && !state.parentIndexed) {
@@ -85,7 +97,7 @@ export async function openPostgresWriter(ctx: ConnectorContext<PostgresTableOpti
     const id = `${table}\u0000${names.join('\u0000')}`;
     let stage = stages.get(id);
     if (!stage) {
-      stage = quoteIdentifier(`ferry_stage_${stages.size + 1}`);
+      stage = quoteIdentifier(`ferry_stage_${++stageCount}`);
       const columns = names.map(quoteIdentifier).join(', ');
       await client.query(`CREATE TEMP TABLE ${stage} ON COMMIT DELETE ROWS AS SELECT ${columns} FROM ${qualified(table)} WITH NO DATA`);
       stages.set(id, stage);
@@ -115,12 +127,10 @@ export async function openPostgresWriter(ctx: ConnectorContext<PostgresTableOpti
   const writeTable = async (batch: TableBatch) => {
     // A child table seen only through empty arrays has nothing to replace until it exists.
     if (batch.rows.length === 0 && (!batch.replace || !(await tableExists(batch.table)))) return;
-    const names = collectKeys(batch.rows);
-    if (batch.replace && !names.includes(batch.replace.column)) names.push(batch.replace.column);
-    const known = tables.get(batch.table);
-    // Inferring kinds reads every value; it is only needed while the table lacks a column.
-    const state = known?.columns.size && names.every((name) => known.columns.has(name)) && known.uniqueKey === batch.key ? known : await ensureTable(batch, inferColumns(batch.rows));
-    await load(batch, state, names);
+    const kinds = inferColumns(batch.rows);
+    if (batch.replace && !kinds.has(batch.replace.column)) kinds.set(batch.replace.column, 'text');
+    const state = await ensureTable(batch, kinds);
+    await load(batch, state, [...kinds.keys()]);
   };
 
   const tableExists = async (table: string) => (tables.get(table)?.columns.size ?? (await readColumns(table)).size) > 0;
