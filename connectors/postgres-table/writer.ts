@@ -1,15 +1,15 @@
 /**
  * The open `postgres-table` destination: one transaction per batch. Each
  * table of the batch (one, or several with `shape: relational`) gets any new
- * columns, then its rows are COPYed into a session-local staging table and
- * merged: parent tables with `INSERT … SELECT … ON CONFLICT (key) DO
- * UPDATE`, child tables by deleting the batch's parents' old rows and
- * inserting the new ones. Nested values are jsonb, numbers numeric (exact
+ * columns, then its rows are loaded with COPY (see load()): parent rows
+ * through a session-local staging table merged with `INSERT … SELECT … ON
+ * CONFLICT (key) DO UPDATE`, child rows replacing the batch's parents' old
+ * rows. Nested values are jsonb, numbers numeric (exact
  * for integers and decimals alike), strings text.
  */
 import pg from 'pg';
 import { FerryError, type ConnectorContext, type DestinationWriter } from '../../src/sdk/index.js';
-import { inferColumns, lastByKey, quoteIdentifier, widenings, type ColumnKind } from '../_export/columns.js';
+import { inferColumns, keyText, lastByKey, quoteIdentifier, widenings, type ColumnKind } from '../_export/columns.js';
 import { assertKeys, keyOf } from '../_export/key.js';
 import { shapeBatch, type TableBatch } from '../_export/shape.js';
 import { copyRows } from './copy.js';
@@ -25,7 +25,14 @@ interface TableState {
   columns: Map<string, string>;
   uniqueKey?: string;
   parentIndexed?: boolean;
+  /** Whether the writer looked if the table was empty when it first loaded it. */
+  emptyChecked?: boolean;
+  /** The keys this writer loaded into a table that was empty: the table's only keys. */
+  ownKeys?: Set<string>;
 }
+
+/** Keys remembered per table before asking Postgres instead (about 50 MB of short ids). */
+const MAX_OWN_KEYS = 1_000_000;
 
 export async function openPostgresWriter(ctx: ConnectorContext<PostgresTableOptions>): Promise<DestinationWriter> {
   const { options } = ctx;
@@ -105,23 +112,53 @@ export async function openPostgresWriter(ctx: ConnectorContext<PostgresTableOpti
     return stage;
   };
 
+  /**
+   * Parent rows: COPY into the staging table and merge by key. When none of
+   * the batch's keys is in the table yet (a first export; an incremental run
+   * that only sees new records) there is nothing to merge and the rows are
+   * COPYed straight into the table. Child rows: the batch's parents' old rows
+   * are deleted and the new ones COPYed in.
+   */
   const load = async (batch: TableBatch, state: TableState, names: readonly string[]) => {
     const target = qualified(batch.table);
-    const stage = await stageFor(batch.table, names);
     const types = names.map((name) => state.columns.get(name) ?? 'text');
-    await copyRows(client, stage, names, types, batch.rows);
-    const columns = names.map(quoteIdentifier).join(', ');
+    const keyColumn = batch.key ?? batch.replace!.column;
+    const keys = batch.replace ? batch.replace.ids : batch.rows.map((row) => row[keyColumn]);
+    const anyKey = `${quoteIdentifier(keyColumn)} = ANY($1::${state.columns.get(keyColumn) ?? 'text'}[])`;
     if (batch.replace) {
-      const key = quoteIdentifier(batch.replace.column);
-      const type = state.columns.get(batch.replace.column) ?? 'text';
-      await client.query(`DELETE FROM ${target} WHERE ${key} = ANY($1::${type}[])`, [batch.replace.ids]);
-      await client.query(`INSERT INTO ${target} (${columns}) SELECT ${columns} FROM ${stage}`);
+      await client.query(`DELETE FROM ${target} WHERE ${anyKey}`, [keys]);
+      await copyRows(client, target, names, types, batch.rows);
       return;
     }
-    const key = batch.key!;
-    const updates = names.filter((name) => name !== key).map((name) => `${quoteIdentifier(name)} = EXCLUDED.${quoteIdentifier(name)}`);
-    const conflict = `ON CONFLICT (${quoteIdentifier(key)}) DO ${updates.length > 0 ? `UPDATE SET ${updates.join(', ')}` : 'NOTHING'}`;
+    if (!(await anyKeyExists(batch.table, state, anyKey, keys))) {
+      await copyRows(client, target, names, types, batch.rows);
+      for (const key of keys) state.ownKeys?.add(keyText(key));
+      if ((state.ownKeys?.size ?? 0) > MAX_OWN_KEYS) delete state.ownKeys;
+      return;
+    }
+    const stage = await stageFor(batch.table, names);
+    await copyRows(client, stage, names, types, batch.rows);
+    const columns = names.map(quoteIdentifier).join(', ');
+    const updates = names.filter((name) => name !== keyColumn).map((name) => `${quoteIdentifier(name)} = EXCLUDED.${quoteIdentifier(name)}`);
+    const conflict = `ON CONFLICT (${quoteIdentifier(keyColumn)}) DO ${updates.length > 0 ? `UPDATE SET ${updates.join(', ')}` : 'NOTHING'}`;
     await client.query(`INSERT INTO ${target} (${columns}) SELECT ${columns} FROM ${stage} ${conflict}`);
+  };
+
+  /**
+   * Whether any of the keys is in the table already. A table that was empty
+   * when this writer first met it holds only the keys the writer put there,
+   * kept in memory (up to MAX_OWN_KEYS), so a first export asks nothing.
+   */
+  const anyKeyExists = async (table: string, state: TableState, anyKey: string, keys: readonly unknown[]): Promise<boolean> => {
+    const target = qualified(table);
+    if (state.ownKeys === undefined && state.emptyChecked !== true) {
+      state.emptyChecked = true;
+      const rows = await client.query(`SELECT 1 FROM ${target} LIMIT 1`);
+      if (rows.rowCount === 0) state.ownKeys = new Set();
+    }
+    if (state.ownKeys) return keys.some((key) => state.ownKeys!.has(keyText(key)));
+    const existing = await client.query(`SELECT 1 FROM ${target} WHERE ${anyKey} LIMIT 1`, [keys]);
+    return (existing.rowCount ?? 0) > 0;
   };
 
   const writeTable = async (batch: TableBatch) => {
