@@ -24,8 +24,10 @@ export interface ExportRunOptions {
   fullRefresh?: boolean;
   /** Records per destination write. @default the destination's batchSize, else 500 */
   batchSize?: number;
-  /** Detail requests in flight at once. @default 4 */
+  /** Requests (list pages and details) in flight at once. @default 4 */
   detailConcurrency?: number;
+  /** Requests started per second at most (service.maxRequestsPerSecond). @default unlimited */
+  requestsPerSecond?: number;
   onProgress?: (counts: RunCounts) => void;
 }
 
@@ -110,6 +112,7 @@ export async function runExport(
     const pages = readItems(service, spec, query, {
       details: exp.details,
       concurrency: options.detailConcurrency ?? DEFAULT_DETAIL_CONCURRENCY,
+      ...(options.requestsPerSecond ? { requestsPerSecond: options.requestsPerSecond } : {}),
       logger: runLog,
     });
     for await (const page of pages) {
