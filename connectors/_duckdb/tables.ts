@@ -3,7 +3,8 @@
  * shared by the `duckdb` destination (the user's database) and `parquet`
  * (a scratch database copied out to files). Columns are typed from the data
  * (BOOLEAN, BIGINT, DOUBLE, TIMESTAMPTZ for ISO instants, VARCHAR, JSON for
- * nested values); a column whose values change kind (an object type's field
+ * nested values), and a column that has held only nulls waits for a value to
+ * be created with its type; a column whose values change kind (an object type's field
  * that was a number and now holds text) is widened in place and the change
  * logged. Rows go through DuckDB's appender into a temporary staging table,
  * then parent tables are merged by key (`MERGE INTO … WHEN MATCHED UPDATE …
@@ -12,6 +13,7 @@
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import type { ConnectorLogger } from '../../src/sdk/index.js';
 import { inferColumns, quoteIdentifier, widenings, type ColumnKind } from '../_export/columns.js';
+import { collectKeys } from '../_export/flatten.js';
 import type { Row, TableBatch } from '../_export/shape.js';
 
 const DUCK_TYPES: Record<ColumnKind, string> = {
@@ -91,9 +93,11 @@ export function duckTables(connection: DuckDBConnection, logger: ConnectorLogger
   return {
     written,
     async load(batch) {
-      const known = tables.get(batch.table);
-      if (batch.rows.length === 0 && (!batch.replace || !(known ?? (await readColumns(batch.table))).size)) return;
-      const kinds = inferColumns(batch.rows, { timestamps: true });
+      if (batch.rows.length === 0 && (!batch.replace || !(tables.get(batch.table) ?? (await readColumns(batch.table))).size)) return;
+      const kinds = inferColumns(batch.rows, { timestamps: true, omitNullColumns: true });
+      const known = tables.get(batch.table) ?? (await readColumns(batch.table));
+      // A column with only nulls so far is created when a value shows its type; an existing one is set to null.
+      for (const name of collectKeys(batch.rows)) if (!kinds.has(name) && (known.has(name) || name === batch.key)) kinds.set(name, 'text');
       const columns = await ensureTable(batch, kinds);
       const names = kinds.size > 0 ? [...kinds.keys()] : [batch.replace!.column];
       await stage(batch.table, names, names.map((name) => columns.get(name)!), batch.rows);

@@ -10,6 +10,8 @@ export type ColumnKind = 'boolean' | 'integer' | 'number' | 'timestamp' | 'text'
 export interface InferOptions {
   /** Strings that are ISO-8601 instants (with a zone) and Dates are timestamps, not text. @default false */
   timestamps?: boolean;
+  /** Leave out columns that hold only nulls (they say nothing of their type; a later batch adds them typed). @default false: they are text */
+  omitNullColumns?: boolean;
 }
 
 /** An ISO-8601 date-time with seconds and an explicit zone, as the service writes them. */
@@ -50,7 +52,8 @@ export function inferColumns(records: readonly Readonly<Record<string, unknown>>
       else if (kind !== undefined && kind !== known) kinds.set(name, widen(known, kind));
     }
   }
-  return new Map([...kinds].map(([name, kind]) => [name, kind ?? 'text']));
+  const entries = [...kinds].filter(([, kind]) => kind !== undefined || !options.omitNullColumns);
+  return new Map(entries.map(([name, kind]) => [name, kind ?? 'text']));
 }
 
 /** A column that must become wider to hold a batch: an object type's field that held numbers now holds text. */
