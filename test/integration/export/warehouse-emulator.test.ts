@@ -75,11 +75,11 @@ async function exportAll(names: string[], fullRefresh = false): Promise<Record<s
   return out;
 }
 
-async function duck(sql: string): Promise<Record<string, unknown>[]> {
+async function duck(sql: string, file = 'out/w.duckdb'): Promise<Record<string, unknown>[]> {
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
   try {
-    await connection.run(`ATTACH '${join(dir, 'out/w.duckdb')}' AS w (READ_ONLY); USE w; SET TimeZone = 'UTC'`);
+    await connection.run(`ATTACH '${join(dir, file)}' AS w (READ_ONLY); USE w; SET TimeZone = 'UTC'`);
     return (await connection.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[];
   } finally {
     connection.closeSync();
@@ -97,10 +97,43 @@ async function postgres(sql: string): Promise<Record<string, unknown>[]> {
   }
 }
 
+const SEEDED_DEALS = [
+  { dealId: 'D-1', name: 'Acme renewal', accountName: 'Acme', stage: 'Negotiation', amount: 1200, closed: false },
+  { dealId: 'D-2', name: 'Beta pilot', accountName: 'Beta', stage: 'Discovery', amount: 300, closed: false },
+  { dealId: 'D-3', name: 'Gamma expansion', accountName: 'Gamma', stage: 'Discovery', amount: 800, closed: false },
+];
+const meeting = (title: string, startTime: string, crm: { id: string; name: string; type: 'opportunity' | 'account' }) => ({
+  sourceId: 'zoom', title, startTime, crm, participants: [{ name: 'Ann', email: 'ann@example.com' }],
+  transcript: [{ speaker: 'Ann', text: 'Hello', startTime: 0, endTime: 3 }],
+});
+const SEEDED_MEETINGS = [
+  meeting('Acme kickoff', '2024-01-10T10:00:00Z', { id: 'D-1', name: 'Acme renewal', type: 'opportunity' }),
+  meeting('Acme pricing', '2024-02-10T10:00:00Z', { id: 'acme', name: 'Acme', type: 'account' }),
+  meeting('Beta intro', '2024-01-05T10:00:00Z', { id: 'D-2', name: 'Beta pilot', type: 'opportunity' }),
+];
+
+/** docs/exports.md's "deals by stage with their latest conversation", as written there. */
+const DEALS_WITH_LATEST_CONVERSATION = `
+WITH linked AS (
+  SELECT d.dealId, c.title, c.startTime
+  FROM deals d
+  JOIN conversations c
+    ON ((c.crm->>'type') = 'opportunity' AND (c.crm->>'id') = d.dealId)
+    OR ((c.crm->>'type') = 'account' AND (c.crm->>'name') = d.accountName)
+)
+SELECT d.stage, d.name AS deal, d.amount,
+       arg_max(l.title, l.startTime) AS latest_conversation,
+       max(l.startTime) AS latest_at
+FROM deals d LEFT JOIN linked l USING (dealId)
+GROUP BY ALL
+ORDER BY d.stage, latest_at DESC NULLS LAST`;
+
 const EXPORTS = ['calls-duck', 'deals-duck', 'calls-parquet', ...(pgAvailable ? ['calls-pg'] : [])];
+const CRM_EXPORTS = ['crm-deals', 'crm-meetings'];
 
 beforeAll(async () => {
-  emu = await startEmulator({ db: ':memory:' });
+  // CRM deals come from a connected CRM, never from /v1: the seed stands in for it, with meetings linked to them.
+  emu = await startEmulator({ db: ':memory:', seed: { deals: SEEDED_DEALS, conversations: SEEDED_MEETINGS } });
   client = new ServiceClient({ baseUrl: emu.url, apiKey: emu.devKey ?? '', concurrency: 8, retry: { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 20 } });
   crm = await client.createSource({ name: 'crm', displayName: 'CRM' });
   calls = await client.createSource({ name: 'calls', displayName: 'Calls' });
@@ -132,6 +165,14 @@ exports:
     filters: { source: calls }
     incremental: { cursor: startTime }
     destination: { type: parquet, path: out/lake, table: conversations, mode: append, partition: { field: startTime, by: month } }
+  - name: crm-deals
+    resource: deals
+    details: true
+    destination: { type: duckdb, path: out/crm.duckdb, table: deals, shape: relational }
+  - name: crm-meetings
+    resource: conversations
+    details: true
+    destination: { type: duckdb, path: out/crm.duckdb, table: conversations, shape: relational }
   - name: calls-pg
     resource: conversations
     details: true
@@ -177,6 +218,17 @@ describe('warehouse exports against the emulator', () => {
         { speaker: 'Customer', lines: CALLS },
       ]);
     }
+  });
+
+  it('CRM deals by stage with their latest conversation, as docs/exports.md queries them', async () => {
+    const summaries = await exportAll(CRM_EXPORTS);
+    expect(summaries['crm-deals']).toMatchObject({ status: 'succeeded', exported: SEEDED_DEALS.length });
+    expect(await duck(DEALS_WITH_LATEST_CONVERSATION, 'out/crm.duckdb')).toEqual([
+      // BIGINT comes back from DuckDB's JSON reader as text.
+      { stage: 'Discovery', deal: 'Beta pilot', amount: '300', latest_conversation: 'Beta intro', latest_at: '2024-01-05 10:00:00+00' },
+      { stage: 'Discovery', deal: 'Gamma expansion', amount: '800', latest_conversation: null, latest_at: null },
+      { stage: 'Negotiation', deal: 'Acme renewal', amount: '1200', latest_conversation: 'Acme pricing', latest_at: '2024-02-10 10:00:00+00' },
+    ]);
   });
 
   it('incremental after new pushes and a soft delete: only the new records; the deleted one stays in the warehouse', async () => {
