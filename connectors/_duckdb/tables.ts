@@ -35,6 +35,8 @@ export interface DuckTables {
   load(batch: TableBatch): Promise<void>;
   /** Tables written to, in first-written order. */
   readonly written: readonly string[];
+  /** The columns of a table written to. */
+  columnsOf(table: string): string[];
 }
 
 export function duckTables(connection: DuckDBConnection, logger: ConnectorLogger, destination: string): DuckTables {
@@ -92,6 +94,7 @@ export function duckTables(connection: DuckDBConnection, logger: ConnectorLogger
 
   return {
     written,
+    columnsOf: (table) => [...(tables.get(table)?.keys() ?? [])],
     async load(batch) {
       if (batch.rows.length === 0 && (!batch.replace || !(tables.get(batch.table) ?? (await readColumns(batch.table))).size)) return;
       const kinds = inferColumns(batch.rows, { timestamps: true, omitNullColumns: true });

@@ -39,6 +39,12 @@ export async function openParquetWriter(ctx: ConnectorContext<ParquetOptions>): 
     const staged = join(scratch, 'out', table);
     await mkdir(staged, { recursive: true });
     const partition = table === options.table ? options.partition : undefined;
+    if (partition && !tables.columnsOf(table).includes(partition.field)) {
+      throw new FerryError('FERRY_DESTINATION_WRITE_FAILED', `parquet: cannot partition ${table} by "${partition.field}": no record has that field`, {
+        where,
+        hint: `destination.partition.field must be a timestamp field of the records (${tables.columnsOf(table).join(', ')})`,
+      });
+    }
     if (partition) {
       const column = quoteIdentifier(partition.by);
       const value = `strftime(TRY_CAST(${quoteIdentifier(partition.field)} AS TIMESTAMPTZ), '${PARTITION_FORMATS[partition.by]}')`;
@@ -99,6 +105,7 @@ export async function openParquetWriter(ctx: ConnectorContext<ParquetOptions>): 
         for (const table of tables.written) staged.set(table, await copyOut(table));
         for (const [table, folder] of staged) await publish(table, folder);
       } catch (cause) {
+        if (cause instanceof FerryError) throw cause;
         throw new FerryError('FERRY_DESTINATION_WRITE_FAILED', `parquet: cannot write ${join(root, options.table)}: ${messageOf(cause)}`, { where, cause });
       } finally {
         await release();

@@ -83,4 +83,12 @@ describe('parquet destination', () => {
     expect(existsSync(join(dir, 'lake', 'conversations'))).toBe(false);
     expect(readdirSync(join(dir, 'lake'))).toEqual([]);
   });
+
+  it('names the missing field when the partition field is not in the records, and moves nothing', async () => {
+    const dir = tempDir();
+    const writer = await openWriter(parquet, { path: 'lake', table: 'conversations', partition: { field: 'startedAt', by: 'day' } }, dir);
+    await writer.write(batch([call('c1', '2024-03-01T09:00:00.000Z')]));
+    await expect(writer.close()).rejects.toMatchObject({ code: 'FERRY_DESTINATION_WRITE_FAILED', message: expect.stringContaining('"startedAt"') });
+    expect(readdirSync(join(dir, 'lake'))).toEqual([]);
+  });
 });
