@@ -9,7 +9,7 @@
  * A failed or stopped export moves nothing and removes the scratch folder.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { FerryError, type ConnectorContext, type DestinationWriter } from '../../src/sdk/index.js';
@@ -28,6 +28,7 @@ export async function openParquetWriter(ctx: ConnectorContext<ParquetOptions>): 
   const runId = `${new Date().toISOString().replace(/[-:.]/g, '')}-${randomBytes(3).toString('hex')}`;
   const scratch = join(root, `.ferry-${runId}`);
   await prepareFolder(join(scratch, 'scratch.duckdb'), 'parquet', ctx.syncName);
+  await removeAbandonedScratch(root, ctx.logger);
   const instance = await DuckDBInstance.create(join(scratch, 'scratch.duckdb'));
   const connection = await instance.connect();
   // Partition folders are cut in UTC, whatever the machine's zone.
@@ -116,6 +117,19 @@ export async function openParquetWriter(ctx: ConnectorContext<ParquetOptions>): 
       await release();
     },
   };
+}
+
+/** Scratch folders of killed runs (a day old: no live run is that slow to start writing), removed and logged. */
+async function removeAbandonedScratch(root: string, logger: ConnectorContext<ParquetOptions>['logger']): Promise<void> {
+  const dayAgo = Date.now() - 24 * 3_600_000;
+  for (const entry of await readdir(root, { withFileTypes: true })) {
+    if (!entry.isDirectory() || !entry.name.startsWith('.ferry-')) continue;
+    const folder = join(root, entry.name);
+    const info = await stat(folder).catch(() => undefined);
+    if (!info || info.mtimeMs > dayAgo) continue;
+    await rm(folder, { recursive: true, force: true });
+    logger.warn({ folder }, 'parquet: removed the scratch folder of an export that was killed');
+  }
 }
 
 async function filesUnder(folder: string): Promise<string[]> {

@@ -1,10 +1,10 @@
 /** The parquet destination on real files, read back with DuckDB: types, partitions, append vs overwrite, abort. */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, utimesSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import parquet from '../../../connectors/parquet/index.js';
-import { conversationRecord, openWriter, tempDir } from '../../unit/export/helpers.js';
+import { contextFor, conversationRecord, openWriter, tempDir } from '../../unit/export/helpers.js';
 
 async function query(sql: string): Promise<Record<string, unknown>[]> {
   const instance = await DuckDBInstance.create(':memory:');
@@ -82,6 +82,21 @@ describe('parquet destination', () => {
     await writer.abort?.('stopped');
     expect(existsSync(join(dir, 'lake', 'conversations'))).toBe(false);
     expect(readdirSync(join(dir, 'lake'))).toEqual([]);
+  });
+
+  it('removes the scratch folder a killed run left a day ago, and keeps a fresh one', async () => {
+    const dir = tempDir();
+    const stale = join(dir, 'lake', '.ferry-killed');
+    const fresh = join(dir, 'lake', '.ferry-running');
+    mkdirSync(stale, { recursive: true });
+    mkdirSync(fresh);
+    const dayAndMinuteAgo = new Date(Date.now() - 24 * 3_600_000 - 60_000);
+    utimesSync(stale, dayAndMinuteAgo, dayAndMinuteAgo);
+    const ctx = contextFor(parquet, { path: 'lake', table: 'conversations' }, dir);
+    const writer = await parquet.open(ctx);
+    await writer.abort?.('stopped');
+    expect(readdirSync(join(dir, 'lake'))).toEqual(['.ferry-running']);
+    expect(ctx.warnings).toEqual([expect.objectContaining({ folder: stale })]);
   });
 
   it('names the missing field when the partition field is not in the records, and moves nothing', async () => {
