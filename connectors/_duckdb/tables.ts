@@ -14,7 +14,7 @@ import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import type { ConnectorLogger } from '../../src/sdk/index.js';
 import { inferColumns, quoteIdentifier, widenings, type ColumnKind } from '../_export/columns.js';
 import { collectKeys } from '../_export/flatten.js';
-import type { Row, TableBatch } from '../_export/shape.js';
+import { isChildTableOf, type Row, type TableBatch } from '../_export/shape.js';
 
 const DUCK_TYPES: Record<ColumnKind, string> = {
   boolean: 'BOOLEAN',
@@ -29,6 +29,8 @@ const DUCK_TYPES: Record<ColumnKind, string> = {
 type StoredKind = ColumnKind | 'other';
 
 const STAGE = 'ferry_stage';
+/** The keys a mirroring export keeps. */
+const LIVE = 'ferry_live_keys';
 
 export interface DuckTables {
   /** Load one table batch; the caller owns the transaction. */
@@ -37,6 +39,8 @@ export interface DuckTables {
   readonly written: readonly string[];
   /** The columns of a table written to. */
   columnsOf(table: string): string[];
+  /** Delete the rows of `table` whose key is not in `keys`, and its child tables' rows of those parents; the caller owns the transaction. */
+  retain(table: string, key: string, keys: ReadonlySet<string>): Promise<number>;
 }
 
 export function duckTables(connection: DuckDBConnection, logger: ConnectorLogger, destination: string): DuckTables {
@@ -95,6 +99,31 @@ export function duckTables(connection: DuckDBConnection, logger: ConnectorLogger
   return {
     written,
     columnsOf: (table) => [...(tables.get(table)?.keys() ?? [])],
+    async retain(table, key, keys) {
+      if (!(await readColumns(table)).has(key)) return 0;
+      await connection.run(`CREATE OR REPLACE TEMP TABLE ${LIVE} (k VARCHAR)`);
+      const appender = await connection.createAppender(LIVE, 'main', 'temp');
+      try {
+        for (const value of keys) {
+          appender.appendVarchar(value);
+          appender.endRow();
+        }
+        appender.flushSync();
+      } finally {
+        appender.closeSync();
+      }
+      const gone = (name: string) => `DELETE FROM ${quoteIdentifier(name)} WHERE CAST(${quoteIdentifier(key)} AS VARCHAR) NOT IN (SELECT k FROM ${LIVE})`;
+      const deleted = (await connection.run(gone(table))).rowsChanged;
+      const children = await connection.runAndReadAll(
+        'SELECT table_name FROM information_schema.columns WHERE table_schema = current_schema() AND column_name = $1',
+        [key],
+      );
+      for (const row of children.getRowObjectsJS()) {
+        if (isChildTableOf(table, String(row.table_name))) await connection.run(gone(String(row.table_name)));
+      }
+      await connection.run(`DROP TABLE ${LIVE}`);
+      return deleted;
+    },
     async load(batch) {
       if (batch.rows.length === 0 && (!batch.replace || !(tables.get(batch.table) ?? (await readColumns(batch.table))).size)) return;
       const kinds = inferColumns(batch.rows, { timestamps: true, omitNullColumns: true });
@@ -119,6 +148,19 @@ export function duckTables(connection: DuckDBConnection, logger: ConnectorLogger
       if (!written.includes(batch.table)) written.push(batch.table);
     },
   };
+}
+
+/** Run `work` in one transaction: committed when it succeeds, rolled back (and rethrown) when it fails. */
+export async function inTransaction<T>(connection: DuckDBConnection, work: () => Promise<T>): Promise<T> {
+  await connection.run('BEGIN TRANSACTION');
+  try {
+    const result = await work();
+    await connection.run('COMMIT');
+    return result;
+  } catch (error) {
+    await connection.run('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
 }
 
 function ferryKind(kind: StoredKind | undefined): ColumnKind | undefined {

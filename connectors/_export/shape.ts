@@ -71,6 +71,11 @@ export function childTableName(table: string, field: string): string {
   return `${singular}_${field}`;
 }
 
+/** Whether `candidate` is named like a child table of `table` (for mirroring deletions into child tables). */
+export function isChildTableOf(table: string, candidate: string): boolean {
+  return candidate.startsWith(childTableName(table, '')) && candidate !== table;
+}
+
 /** Nullable arrays of the service (a conversation's transcript): null means "none", so old children go. */
 const CHILD_WHEN_NULL = new Set(['transcript']);
 

@@ -6,7 +6,7 @@
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { FerryError, type ConnectorContext, type DestinationWriter } from '../../src/sdk/index.js';
-import { duckTables } from '../_duckdb/tables.js';
+import { duckTables, inTransaction } from '../_duckdb/tables.js';
 import { lastByKey } from '../_export/columns.js';
 import { assertKeys, keyOf } from '../_export/key.js';
 import { messageOf, outputPath, prepareFolder } from '../_export/paths.js';
@@ -20,6 +20,8 @@ export async function openDuckdbWriter(ctx: ConnectorContext<DuckdbOptions>): Pr
   const { instance, connection } = await openDatabase(file, ctx.syncName);
   const tables = duckTables(connection, ctx.logger, 'duckdb');
 
+  const failure = (message: string, cause: unknown) =>
+    new FerryError('FERRY_DESTINATION_WRITE_FAILED', `duckdb: ${message}`, { where: `export ${ctx.syncName}`, cause });
   let closed = false;
   const release = () => {
     if (closed) return;
@@ -34,15 +36,18 @@ export async function openDuckdbWriter(ctx: ConnectorContext<DuckdbOptions>): Pr
       assertKeys(batch.records, key, 'duckdb', ctx.syncName);
       const shaped = shapeBatch(lastByKey(batch.records, key), options.table, key, options.shape);
       try {
-        await connection.run('BEGIN TRANSACTION');
-        for (const table of shaped) await tables.load(table);
-        await connection.run('COMMIT');
-      } catch (cause) {
-        await connection.run('ROLLBACK').catch(() => undefined);
-        throw new FerryError('FERRY_DESTINATION_WRITE_FAILED', `duckdb: cannot write ${options.table} in ${file}: ${messageOf(cause)}`, {
-          where: `export ${ctx.syncName}`,
-          cause,
+        await inTransaction(connection, async () => {
+          for (const table of shaped) await tables.load(table);
         });
+      } catch (cause) {
+        throw failure(`cannot write ${options.table} in ${file}: ${messageOf(cause)}`, cause);
+      }
+    },
+    async retain(request) {
+      try {
+        return await inTransaction(connection, () => tables.retain(options.table, options.key ?? request.key, request.keys));
+      } catch (cause) {
+        throw failure(`cannot delete from ${options.table} in ${file}: ${messageOf(cause)}`, cause);
       }
     },
     async close() {

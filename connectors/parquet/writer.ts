@@ -13,7 +13,7 @@ import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { FerryError, type ConnectorContext, type DestinationWriter } from '../../src/sdk/index.js';
-import { duckTables } from '../_duckdb/tables.js';
+import { duckTables, inTransaction } from '../_duckdb/tables.js';
 import { lastByKey, quoteIdentifier } from '../_export/columns.js';
 import { assertKeys, keyOf } from '../_export/key.js';
 import { messageOf, outputPath, prepareFolder } from '../_export/paths.js';
@@ -91,11 +91,10 @@ export async function openParquetWriter(ctx: ConnectorContext<ParquetOptions>): 
       assertKeys(batch.records, key, 'parquet', ctx.syncName);
       const shaped = shapeBatch(lastByKey(batch.records, key), options.table, key, options.shape);
       try {
-        await connection.run('BEGIN TRANSACTION');
-        for (const table of shaped) await tables.load(table);
-        await connection.run('COMMIT');
+        await inTransaction(connection, async () => {
+          for (const table of shaped) await tables.load(table);
+        });
       } catch (cause) {
-        await connection.run('ROLLBACK').catch(() => undefined);
         throw new FerryError('FERRY_DESTINATION_WRITE_FAILED', `parquet: cannot stage ${options.table}: ${messageOf(cause)}`, { where, cause });
       }
     },

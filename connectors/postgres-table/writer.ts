@@ -11,7 +11,7 @@ import pg from 'pg';
 import { FerryError, type ConnectorContext, type DestinationWriter } from '../../src/sdk/index.js';
 import { inferColumns, keyText, lastByKey, quoteIdentifier, widenings, type ColumnKind } from '../_export/columns.js';
 import { assertKeys, keyOf } from '../_export/key.js';
-import { shapeBatch, type TableBatch } from '../_export/shape.js';
+import { isChildTableOf, shapeBatch, type TableBatch } from '../_export/shape.js';
 import { copyRows } from './copy.js';
 import type { PostgresTableOptions } from './options.js';
 import { redactMessage, redactUrl } from './redact.js';
@@ -30,6 +30,9 @@ interface TableState {
   /** The keys this writer loaded into a table that was empty: the table's only keys. */
   ownKeys?: Set<string>;
 }
+
+/** The temporary table of the keys a mirroring export keeps. */
+const LIVE = 'ferry_live_keys';
 
 /** Keys remembered per table before asking Postgres instead (about 50 MB of short ids). */
 const MAX_OWN_KEYS = 1_000_000;
@@ -172,6 +175,22 @@ export async function openPostgresWriter(ctx: ConnectorContext<PostgresTableOpti
 
   const tableExists = async (table: string) => (tables.get(table)?.columns.size ?? (await readColumns(table)).size) > 0;
 
+  /** Delete the parent rows whose key is not in `keys`, and their child tables' rows. */
+  const retainKeys = async (key: string, keys: ReadonlySet<string>): Promise<number> => {
+    if (!(await readColumns(options.table)).has(key)) return 0;
+    await client.query(`CREATE TEMP TABLE IF NOT EXISTS ${LIVE} (k text) ON COMMIT DROP`);
+    await copyRows(client, LIVE, ['k'], ['text'], [...keys].map((k) => ({ k })));
+    const gone = (table: string) =>
+      `DELETE FROM ${qualified(table)} AS x WHERE NOT EXISTS (SELECT 1 FROM ${LIVE} AS l WHERE l.k = x.${quoteIdentifier(key)}::text)`;
+    const deleted = (await client.query(gone(options.table))).rowCount ?? 0;
+    const children = await client.query<{ table_name: string }>(
+      'SELECT table_name FROM information_schema.columns WHERE table_schema = COALESCE($1, current_schema()) AND column_name = $2',
+      [options.schema ?? null, key],
+    );
+    for (const { table_name: child } of children.rows) if (isChildTableOf(options.table, child)) await client.query(gone(child));
+    return deleted;
+  };
+
   let closed = false;
   return {
     async write(batch) {
@@ -192,6 +211,19 @@ export async function openPostgresWriter(ctx: ConnectorContext<PostgresTableOpti
         schemaReady = false;
         if (cause instanceof FerryError) throw cause;
         throw failure(`cannot write ${options.table}: ${redactMessage(messageOf(cause), options.url)}`, ctx.syncName);
+      }
+    },
+    async retain(request) {
+      const key = options.key ?? request.key;
+      try {
+        await client.query('BEGIN');
+        const deleted = await retainKeys(key, request.keys);
+        await client.query('COMMIT');
+        return deleted;
+      } catch (cause) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        tables.clear();
+        throw failure(`cannot delete from ${options.table}: ${redactMessage(messageOf(cause), options.url)}`, ctx.syncName);
       }
     },
     async close() {

@@ -9,7 +9,7 @@ import { FerryError, type ConnectorContext, type DestinationWriter } from '../..
 import { inferColumns, lastByKey, quoteIdentifier, type ColumnKind } from '../_export/columns.js';
 import { assertKeys, keyOf } from '../_export/key.js';
 import { messageOf, outputPath, prepareFolder } from '../_export/paths.js';
-import { shapeBatch, type TableBatch } from '../_export/shape.js';
+import { isChildTableOf, shapeBatch, type TableBatch } from '../_export/shape.js';
 import type { SqliteTableOptions } from './options.js';
 
 const SQL_TYPES: Record<ColumnKind, string> = { boolean: 'INTEGER', integer: 'INTEGER', number: 'REAL', timestamp: 'TEXT', text: 'TEXT', json: 'TEXT' };
@@ -94,6 +94,21 @@ export async function openSqliteWriter(ctx: ConnectorContext<SqliteTableOptions>
     for (const row of batch.rows) statement.run(names.map((name) => encode(row[name])));
   };
 
+  /** Delete the parent rows whose key is not in `keys`, and their child tables' rows. */
+  const retainKeys = (key: string, keys: ReadonlySet<string>): number => {
+    if (!existingColumns(options.table).has(key)) return 0;
+    db.exec('CREATE TEMP TABLE IF NOT EXISTS ferry_live_keys (k TEXT PRIMARY KEY); DELETE FROM temp.ferry_live_keys');
+    const insert = db.prepare('INSERT OR IGNORE INTO temp.ferry_live_keys (k) VALUES (?)');
+    for (const value of keys) insert.run(value);
+    const gone = (table: string) =>
+      db.prepare(`DELETE FROM ${quoteIdentifier(table)} WHERE CAST(${quoteIdentifier(key)} AS TEXT) NOT IN (SELECT k FROM temp.ferry_live_keys)`).run().changes;
+    const deleted = gone(options.table);
+    const names = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
+    for (const { name } of names) if (isChildTableOf(options.table, name) && existingColumns(name).has(key)) gone(name);
+    db.exec('DELETE FROM temp.ferry_live_keys');
+    return deleted;
+  };
+
   let closed = false;
   return {
     async write(batch) {
@@ -111,6 +126,13 @@ export async function openSqliteWriter(ctx: ConnectorContext<SqliteTableOptions>
         statements.clear();
         if (cause instanceof FerryError) throw cause;
         throw failure(`cannot write ${options.table} in ${file}: ${messageOf(cause)}`, ctx.syncName, cause);
+      }
+    },
+    async retain(request) {
+      try {
+        return db.transaction(() => retainKeys(options.key ?? request.key, request.keys))();
+      } catch (cause) {
+        throw failure(`cannot delete from ${options.table} in ${file}: ${messageOf(cause)}`, ctx.syncName, cause);
       }
     },
     async close() {

@@ -13,6 +13,7 @@ import type { RunCounts, StateStore } from '../state/index.js';
 import { emptyCounts } from '../state/index.js';
 import { resolveFilters } from './filters.js';
 import type { PreparedExport } from './prepare.js';
+import { assertCanMirror, listKeys, mirrorDeletes } from './mirror.js';
 import { readItems } from './read-items.js';
 import type { ExportItem, ExportService } from './resources.js';
 import { Watermark } from './watermark.js';
@@ -41,7 +42,7 @@ export interface ExportSummary {
   destination: string;
   /** Records the destination accepted. */
   exported: number;
-  /** read: records read from the service; pushed: written to the destination; skipped: exported by the previous run or gone before their detail was read. */
+  /** read: records read from the service; pushed: written to the destination; skipped: exported by the previous run or gone before their detail was read; deleted: dropped by deletes: mirror. */
   counts: RunCounts;
   durationMs: number;
   /** The committed watermark of an incremental export. */
@@ -104,8 +105,12 @@ export async function runExport(
 
   try {
     writer = await destination.open({ options: prepared.options, baseDir: exp.baseDir, syncName: exp.name, logger: log, signal: options.signal });
+    if (exp.deletes === 'mirror') assertCanMirror(writer, destination.name, exp.name);
     const query = await resolveFilters(service, prepared.filters, exp.name);
+    const unbounded = { ...query };
     if (prepared.incremental && watermark) applyBound(query, prepared.incremental.param, watermark.bound());
+    // A run that reads everything its filters select sees every live key; a bounded one lists them afterwards.
+    const seenKeys = exp.deletes === 'mirror' && watermark?.bound() === undefined ? new Set<string>() : undefined;
     runLog.info({ resource: spec.resource, query, details: exp.details }, 'export started');
 
     let buffer: ExportItem[] = [];
@@ -124,6 +129,7 @@ export async function runExport(
           continue;
         }
         counts.read++;
+        seenKeys?.add(id);
         watermark?.observe(item, id);
         buffer.push(item);
         if (buffer.length >= batchSize) {
@@ -138,6 +144,9 @@ export async function runExport(
     await writeBatch(buffer);
     buffer = [];
     completed = !options.signal.aborted;
+    if (completed && exp.deletes === 'mirror') {
+      counts.deleted = await mirrorDeletes(writer, spec, seenKeys ?? (await listKeys(service, spec, unbounded)), runLog);
+    }
   } catch (error) {
     fatal = error;
   } finally {

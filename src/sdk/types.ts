@@ -147,6 +147,15 @@ export interface DestinationBatch {
   key?: string;
 }
 
+/** The records a destination keeps under `deletes: mirror`: those whose key is listed. */
+export interface RetainRequest {
+  stream: string;
+  /** The key column (the resource's id field, or the destination's `key` option applied by the destination). */
+  key: string;
+  /** Every key the service lists, as text. */
+  keys: ReadonlySet<string>;
+}
+
 /** An open destination writer. */
 export interface DestinationWriter {
   write(batch: DestinationBatch): Promise<void>;
@@ -154,6 +163,13 @@ export interface DestinationWriter {
   flush?(): Promise<void>;
   /** The export completed: commit what was written (e.g. rename a temporary file into place). */
   close(): Promise<void>;
+  /**
+   * `deletes: mirror`: delete the stream's records whose key is not in
+   * `keys` (every key the service lists for the export's filters), with
+   * their child rows, before `close()`. Returns how many records went.
+   * Destinations without it cannot mirror deletions.
+   */
+  retain?(request: RetainRequest): Promise<number>;
   /**
    * The export failed or was stopped: release resources and discard what the
    * destination has not committed, where it can (a file being overwritten

@@ -7,6 +7,7 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -128,7 +129,8 @@ FROM deals d LEFT JOIN linked l USING (dealId)
 GROUP BY ALL
 ORDER BY d.stage, latest_at DESC NULLS LAST`;
 
-const EXPORTS = ['calls-duck', 'deals-duck', 'calls-parquet', ...(pgAvailable ? ['calls-pg'] : [])];
+const MIRRORS = ['mirror-duck', 'mirror-sqlite', ...(pgAvailable ? ['mirror-pg'] : [])];
+const EXPORTS = ['calls-duck', 'deals-duck', 'calls-parquet', ...(pgAvailable ? ['calls-pg'] : []), ...MIRRORS];
 const CRM_EXPORTS = ['crm-deals', 'crm-meetings'];
 
 beforeAll(async () => {
@@ -165,6 +167,31 @@ exports:
     filters: { source: calls }
     incremental: { cursor: startTime }
     destination: { type: parquet, path: out/lake, table: conversations, mode: append, partition: { field: startTime, by: month } }
+  - name: mirror-duck
+    resource: conversations
+    details: true
+    filters: { source: calls }
+    incremental: { cursor: startTime }
+    deletes: mirror
+    destination: { type: duckdb, path: out/mirror.duckdb, table: conversations, shape: relational }
+  - name: mirror-sqlite
+    resource: conversations
+    details: true
+    filters: { source: calls }
+    incremental: { cursor: startTime }
+    deletes: mirror
+    destination: { type: sqlite-table, path: out/mirror.db, table: conversations, shape: relational }
+  - name: mirror-pg
+    resource: conversations
+    details: true
+    filters: { source: calls }
+    incremental: { cursor: startTime }
+    deletes: mirror
+    destination: { type: postgres-table, url: "${PG_URL}", schema: ${PG_SCHEMA}, table: mirrored, shape: relational }
+  - name: mirror-parquet
+    resource: conversations
+    deletes: mirror
+    destination: { type: parquet, path: out/nope, table: conversations }
   - name: crm-deals
     resource: deals
     details: true
@@ -246,6 +273,29 @@ describe('warehouse exports against the emulator', () => {
     expect(files).toHaveLength(3); // two of the first run, one (April) of this one
     expect(await duck(`SELECT count(*)::INT AS n FROM read_parquet('${lake}/conversations/*/*.parquet')`)).toEqual([{ n: CALLS + 3 }]);
     if (pgAvailable) expect(await postgres(`SELECT count(*)::int AS n FROM "${PG_SCHEMA}".conversations`)).toEqual([{ n: CALLS + 3 }]);
+
+    // deletes: mirror lists the live keys after the incremental read and drops call-2 with its transcript lines.
+    for (const name of MIRRORS) expect(summaries[name]).toMatchObject({ status: 'succeeded', exported: 3, counts: expect.objectContaining({ deleted: 1 }) });
+    const mirrored = "SELECT count(*)::INT AS n, count(*) FILTER (title = 'Call 2')::INT AS deleted FROM conversations";
+    expect(await duck(mirrored, 'out/mirror.duckdb')).toEqual([{ n: CALLS + 2, deleted: 0 }]);
+    expect(await duck('SELECT count(DISTINCT conversationId)::INT AS n FROM conversation_transcript', 'out/mirror.duckdb')).toEqual([{ n: CALLS + 2 }]);
+    const sqlite = new Database(join(dir, 'out/mirror.db'), { readonly: true });
+    try {
+      expect(sqlite.prepare('SELECT count(*) AS n FROM conversations').get()).toEqual({ n: CALLS + 2 });
+      expect(sqlite.prepare('SELECT count(DISTINCT conversationId) AS n FROM conversation_participants').get()).toEqual({ n: CALLS + 2 });
+    } finally {
+      sqlite.close();
+    }
+    if (pgAvailable) {
+      expect(await postgres(`SELECT count(*)::int AS n FROM "${PG_SCHEMA}".mirrored`)).toEqual([{ n: CALLS + 2 }]);
+      expect(await postgres(`SELECT count(DISTINCT "conversationId")::int AS n FROM "${PG_SCHEMA}".mirrored_transcript`)).toEqual([{ n: CALLS + 2 }]);
+    }
+  });
+
+  it('deletes: mirror on a destination that cannot delete fails before reading', async () => {
+    const { 'mirror-parquet': summary } = await exportAll(['mirror-parquet']);
+    expect(summary).toMatchObject({ status: 'failed', exitCode: 1, errorCode: 'FERRY_CONFIG_INVALID', exported: 0 });
+    expect(summary!.error).toContain('cannot delete records');
   });
 
   it('a changed object type: the new field becomes a column, a field that changed kind is widened, a removed one stays', async () => {
