@@ -32,59 +32,104 @@ const STAGE = 'ferry_stage';
 /** The keys a mirroring export keeps. */
 const LIVE = 'ferry_live_keys';
 
-export interface DuckTables {
-  /** Load one table batch; the caller owns the transaction. */
-  load(batch: TableBatch): Promise<void>;
+export class DuckTables {
+  readonly #connection: DuckDBConnection;
+  readonly #logger: ConnectorLogger;
+  readonly #destination: string;
+  readonly #tables = new Map<string, Map<string, StoredKind>>();
+  readonly #written: string[] = [];
+
+  constructor(connection: DuckDBConnection, logger: ConnectorLogger, destination: string) {
+    this.#connection = connection;
+    this.#logger = logger;
+    this.#destination = destination;
+  }
+
   /** Tables written to, in first-written order. */
-  readonly written: readonly string[];
+  get written(): readonly string[] {
+    return this.#written;
+  }
+
   /** The columns of a table written to. */
-  columnsOf(table: string): string[];
+  columnsOf(table: string): string[] {
+    return [...(this.#tables.get(table)?.keys() ?? [])];
+  }
+
+  /** Load one table batch; the caller owns the transaction. */
+  async load(batch: TableBatch): Promise<void> {
+    const known = this.#tables.get(batch.table) ?? (await this.#readColumns(batch.table));
+    // A child table seen only through empty arrays has nothing to replace until it exists.
+    if (batch.rows.length === 0 && (!batch.replace || known.size === 0)) return;
+    const kinds = inferColumns(batch.rows, { timestamps: true, omitNullColumns: true });
+    // A column with only nulls so far is created when a value shows its type; an existing one is set to null.
+    for (const name of collectKeys(batch.rows)) if (!kinds.has(name) && (known.has(name) || name === batch.key)) kinds.set(name, 'text');
+    const columns = await this.#ensureTable(batch, kinds);
+    const names = kinds.size > 0 ? [...kinds.keys()] : [batch.replace!.column];
+    await this.#stage(batch.table, names, names.map((name) => columns.get(name)!), batch.rows);
+    await this.#merge(batch, names);
+    await this.#connection.run(`DROP TABLE ${STAGE}`);
+    if (!this.#written.includes(batch.table)) this.#written.push(batch.table);
+  }
+
   /** Delete the rows of `table` whose key is not in `keys`, and its child tables' rows of those parents; the caller owns the transaction. */
-  retain(table: string, key: string, keys: ReadonlySet<string>): Promise<number>;
-}
+  async retain(table: string, key: string, keys: ReadonlySet<string>): Promise<number> {
+    if (!(await this.#readColumns(table)).has(key)) return 0;
+    await this.#connection.run(`CREATE OR REPLACE TEMP TABLE ${LIVE} (k VARCHAR)`);
+    await this.#append(LIVE, [...keys].map((k) => ({ k })), ['k'], ['text']);
+    const gone = (name: string) => `DELETE FROM ${quoteIdentifier(name)} WHERE CAST(${quoteIdentifier(key)} AS VARCHAR) NOT IN (SELECT k FROM ${LIVE})`;
+    const deleted = (await this.#connection.run(gone(table))).rowsChanged;
+    const children = await this.#connection.runAndReadAll(
+      'SELECT table_name FROM information_schema.columns WHERE table_schema = current_schema() AND column_name = $1',
+      [key],
+    );
+    for (const row of children.getRowObjectsJS()) {
+      if (isChildTableOf(table, String(row.table_name))) await this.#connection.run(gone(String(row.table_name)));
+    }
+    await this.#connection.run(`DROP TABLE ${LIVE}`);
+    return deleted;
+  }
 
-export function duckTables(connection: DuckDBConnection, logger: ConnectorLogger, destination: string): DuckTables {
-  const tables = new Map<string, Map<string, StoredKind>>();
-  const written: string[] = [];
-
-  const readColumns = async (table: string): Promise<Map<string, StoredKind>> => {
-    const reader = await connection.runAndReadAll(
+  async #readColumns(table: string): Promise<Map<string, StoredKind>> {
+    const reader = await this.#connection.runAndReadAll(
       'SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position',
       [table],
     );
     return new Map(reader.getRowObjectsJS().map((row) => [String(row.column_name), kindOfType(String(row.data_type))]));
-  };
+  }
 
-  const ensureTable = async (batch: TableBatch, kinds: Map<string, ColumnKind>): Promise<Map<string, StoredKind>> => {
+  async #ensureTable(batch: TableBatch, kinds: Map<string, ColumnKind>): Promise<Map<string, StoredKind>> {
     const target = quoteIdentifier(batch.table);
-    let columns = tables.get(batch.table) ?? (await readColumns(batch.table));
+    let columns = this.#tables.get(batch.table) ?? (await this.#readColumns(batch.table));
     if (columns.size === 0) {
       const definitions = [...kinds].map(([name, kind]) => `${quoteIdentifier(name)} ${DUCK_TYPES[kind]}`);
-      await connection.run(`CREATE TABLE IF NOT EXISTS ${target} (${definitions.join(', ')})`);
-      columns = await readColumns(batch.table);
+      await this.#connection.run(`CREATE TABLE IF NOT EXISTS ${target} (${definitions.join(', ')})`);
+      columns = await this.#readColumns(batch.table);
     }
     for (const [name, kind] of kinds) {
       if (columns.has(name)) continue;
-      await connection.run(`ALTER TABLE ${target} ADD COLUMN ${quoteIdentifier(name)} ${DUCK_TYPES[kind]}`);
+      await this.#connection.run(`ALTER TABLE ${target} ADD COLUMN ${quoteIdentifier(name)} ${DUCK_TYPES[kind]}`);
       columns.set(name, kind);
     }
     const typed = columns;
     for (const { column, from, to } of widenings(kinds, (name) => ferryKind(typed.get(name)), batch.rows)) {
-      await connection.run(`ALTER TABLE ${target} ALTER ${quoteIdentifier(column)} TYPE ${DUCK_TYPES[to]}`);
-      logger.warn({ table: batch.table, column, from: DUCK_TYPES[from], to: DUCK_TYPES[to] }, `${destination}: a column now holds other values; its type was widened`);
+      await this.#connection.run(`ALTER TABLE ${target} ALTER ${quoteIdentifier(column)} TYPE ${DUCK_TYPES[to]}`);
+      this.#logger.warn({ table: batch.table, column, from: DUCK_TYPES[from], to: DUCK_TYPES[to] }, `${this.#destination}: a column now holds other values; its type was widened`);
       columns.set(column, to);
     }
     const key = batch.key ?? batch.replace?.column;
-    if (key !== undefined && !columns.has(key)) {
-      throw new Error(`table ${batch.table} has no key column "${key}"`);
-    }
-    tables.set(batch.table, columns);
+    if (key !== undefined && !columns.has(key)) throw new Error(`table ${batch.table} has no key column "${key}"`);
+    this.#tables.set(batch.table, columns);
     return columns;
-  };
+  }
 
-  const stage = async (table: string, names: readonly string[], kinds: readonly StoredKind[], rows: readonly Readonly<Row>[]) => {
-    await connection.run(`CREATE OR REPLACE TEMP TABLE ${STAGE} AS SELECT ${names.map(quoteIdentifier).join(', ')} FROM ${quoteIdentifier(table)} LIMIT 0`);
-    const appender = await connection.createAppender(STAGE, 'main', 'temp');
+  /** A fresh staging table with the target's types for the batch's columns, filled through the appender. */
+  async #stage(table: string, names: readonly string[], kinds: readonly StoredKind[], rows: readonly Readonly<Row>[]): Promise<void> {
+    await this.#connection.run(`CREATE OR REPLACE TEMP TABLE ${STAGE} AS SELECT ${names.map(quoteIdentifier).join(', ')} FROM ${quoteIdentifier(table)} LIMIT 0`);
+    await this.#append(STAGE, rows, names, kinds);
+  }
+
+  async #append(table: string, rows: readonly Readonly<Row>[], names: readonly string[], kinds: readonly StoredKind[]): Promise<void> {
+    const appender = await this.#connection.createAppender(table, 'main', 'temp');
     try {
       for (const row of rows) {
         names.forEach((name, i) => appendValue(appender, row[name], kinds[i]!));
@@ -94,60 +139,22 @@ export function duckTables(connection: DuckDBConnection, logger: ConnectorLogger
     } finally {
       appender.closeSync();
     }
-  };
+  }
 
-  return {
-    written,
-    columnsOf: (table) => [...(tables.get(table)?.keys() ?? [])],
-    async retain(table, key, keys) {
-      if (!(await readColumns(table)).has(key)) return 0;
-      await connection.run(`CREATE OR REPLACE TEMP TABLE ${LIVE} (k VARCHAR)`);
-      const appender = await connection.createAppender(LIVE, 'main', 'temp');
-      try {
-        for (const value of keys) {
-          appender.appendVarchar(value);
-          appender.endRow();
-        }
-        appender.flushSync();
-      } finally {
-        appender.closeSync();
-      }
-      const gone = (name: string) => `DELETE FROM ${quoteIdentifier(name)} WHERE CAST(${quoteIdentifier(key)} AS VARCHAR) NOT IN (SELECT k FROM ${LIVE})`;
-      const deleted = (await connection.run(gone(table))).rowsChanged;
-      const children = await connection.runAndReadAll(
-        'SELECT table_name FROM information_schema.columns WHERE table_schema = current_schema() AND column_name = $1',
-        [key],
-      );
-      for (const row of children.getRowObjectsJS()) {
-        if (isChildTableOf(table, String(row.table_name))) await connection.run(gone(String(row.table_name)));
-      }
-      await connection.run(`DROP TABLE ${LIVE}`);
-      return deleted;
-    },
-    async load(batch) {
-      if (batch.rows.length === 0 && (!batch.replace || !(tables.get(batch.table) ?? (await readColumns(batch.table))).size)) return;
-      const kinds = inferColumns(batch.rows, { timestamps: true, omitNullColumns: true });
-      const known = tables.get(batch.table) ?? (await readColumns(batch.table));
-      // A column with only nulls so far is created when a value shows its type; an existing one is set to null.
-      for (const name of collectKeys(batch.rows)) if (!kinds.has(name) && (known.has(name) || name === batch.key)) kinds.set(name, 'text');
-      const columns = await ensureTable(batch, kinds);
-      const names = kinds.size > 0 ? [...kinds.keys()] : [batch.replace!.column];
-      await stage(batch.table, names, names.map((name) => columns.get(name)!), batch.rows);
-      const target = quoteIdentifier(batch.table);
-      if (batch.replace) {
-        const ids = batch.replace.ids.map(sqlLiteral).join(', ');
-        if (ids !== '') await connection.run(`DELETE FROM ${target} WHERE ${quoteIdentifier(batch.replace.column)} IN (${ids})`);
-        await connection.run(`INSERT INTO ${target} BY NAME SELECT * FROM ${STAGE}`);
-      } else {
-        const key = quoteIdentifier(batch.key!);
-        const updates = names.filter((name) => name !== batch.key).map((name) => `${quoteIdentifier(name)} = s.${quoteIdentifier(name)}`);
-        const matched = updates.length > 0 ? `WHEN MATCHED THEN UPDATE SET ${updates.join(', ')} ` : '';
-        await connection.run(`MERGE INTO ${target} AS t USING ${STAGE} AS s ON t.${key} = s.${key} ${matched}WHEN NOT MATCHED THEN INSERT BY NAME`);
-      }
-      await connection.run(`DROP TABLE ${STAGE}`);
-      if (!written.includes(batch.table)) written.push(batch.table);
-    },
-  };
+  /** Parents: merged by key. Children: the batch's parents' rows replaced. */
+  async #merge(batch: TableBatch, names: readonly string[]): Promise<void> {
+    const target = quoteIdentifier(batch.table);
+    if (batch.replace) {
+      const ids = batch.replace.ids.map(sqlLiteral).join(', ');
+      if (ids !== '') await this.#connection.run(`DELETE FROM ${target} WHERE ${quoteIdentifier(batch.replace.column)} IN (${ids})`);
+      await this.#connection.run(`INSERT INTO ${target} BY NAME SELECT * FROM ${STAGE}`);
+      return;
+    }
+    const key = quoteIdentifier(batch.key!);
+    const updates = names.filter((name) => name !== batch.key).map((name) => `${quoteIdentifier(name)} = s.${quoteIdentifier(name)}`);
+    const matched = updates.length > 0 ? `WHEN MATCHED THEN UPDATE SET ${updates.join(', ')} ` : '';
+    await this.#connection.run(`MERGE INTO ${target} AS t USING ${STAGE} AS s ON t.${key} = s.${key} ${matched}WHEN NOT MATCHED THEN INSERT BY NAME`);
+  }
 }
 
 /** Run `work` in one transaction: committed when it succeeds, rolled back (and rethrown) when it fails. */

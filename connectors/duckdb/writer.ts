@@ -6,7 +6,7 @@
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { FerryError, type ConnectorContext, type DestinationWriter } from '../../src/sdk/index.js';
-import { duckTables, inTransaction } from '../_duckdb/tables.js';
+import { DuckTables, inTransaction } from '../_duckdb/tables.js';
 import { lastByKey } from '../_export/columns.js';
 import { assertKeys, keyOf } from '../_export/key.js';
 import { messageOf, outputPath, prepareFolder } from '../_export/paths.js';
@@ -18,7 +18,7 @@ export async function openDuckdbWriter(ctx: ConnectorContext<DuckdbOptions>): Pr
   const file = outputPath(options.path, ctx.baseDir);
   await prepareFolder(file, 'duckdb', ctx.syncName);
   const { instance, connection } = await openDatabase(file, ctx.syncName);
-  const tables = duckTables(connection, ctx.logger, 'duckdb');
+  const tables = new DuckTables(connection, ctx.logger, 'duckdb');
 
   const failure = (message: string, cause: unknown) =>
     new FerryError('FERRY_DESTINATION_WRITE_FAILED', `duckdb: ${message}`, { where: `export ${ctx.syncName}`, cause });

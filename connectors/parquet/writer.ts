@@ -13,7 +13,7 @@ import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { FerryError, type ConnectorContext, type DestinationWriter } from '../../src/sdk/index.js';
-import { duckTables, inTransaction } from '../_duckdb/tables.js';
+import { DuckTables, inTransaction } from '../_duckdb/tables.js';
 import { lastByKey, quoteIdentifier } from '../_export/columns.js';
 import { assertKeys, keyOf } from '../_export/key.js';
 import { messageOf, outputPath, prepareFolder } from '../_export/paths.js';
@@ -33,7 +33,7 @@ export async function openParquetWriter(ctx: ConnectorContext<ParquetOptions>): 
   const connection = await instance.connect();
   // Partition folders are cut in UTC, whatever the machine's zone.
   await connection.run("SET TimeZone = 'UTC'");
-  const tables = duckTables(connection, ctx.logger, 'parquet');
+  const tables = new DuckTables(connection, ctx.logger, 'parquet');
   const where = `export ${ctx.syncName}`;
 
   const copyOut = async (table: string): Promise<string> => {
