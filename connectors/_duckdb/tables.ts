@@ -14,7 +14,7 @@ import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import type { ConnectorLogger } from '../../src/sdk/index.js';
 import { inferColumns, quoteIdentifier, widenings, type ColumnKind } from '../_export/columns.js';
 import { collectKeys } from '../_export/flatten.js';
-import { isChildTableOf, type Row, type TableBatch } from '../_export/shape.js';
+import { isChildTableOf, TableProblem, type Row, type TableBatch } from '../_export/shape.js';
 
 const DUCK_TYPES: Record<ColumnKind, string> = {
   boolean: 'BOOLEAN',
@@ -117,7 +117,7 @@ export class DuckTables {
       columns.set(column, to);
     }
     const key = batch.key ?? batch.replace?.column;
-    if (key !== undefined && !columns.has(key)) throw new Error(`table ${batch.table} has no key column "${key}"`);
+    if (key !== undefined && !columns.has(key)) throw new TableProblem(`table ${batch.table} has no key column "${key}"`);
     this.#tables.set(batch.table, columns);
     return columns;
   }

@@ -35,6 +35,9 @@ export interface TableBatch {
   replace?: { column: string; ids: unknown[] };
 }
 
+/** A table problem that is the user's to fix (a key column the table lacks), as opposed to a driver error. */
+export class TableProblem extends Error {}
+
 /** The column that orders a child row inside its parent's array. */
 export const POSITION_COLUMN = 'position';
 

@@ -9,7 +9,7 @@
 import type pg from 'pg';
 import type { ConnectorLogger } from '../../src/sdk/index.js';
 import { inferColumns, keyText, quoteIdentifier, widenings, type ColumnKind } from '../_export/columns.js';
-import { isChildTableOf, type TableBatch } from '../_export/shape.js';
+import { isChildTableOf, TableProblem, type TableBatch } from '../_export/shape.js';
 import { copyRows } from './copy.js';
 
 const SQL_TYPES: Record<ColumnKind, string> = { boolean: 'boolean', integer: 'numeric', number: 'numeric', timestamp: 'timestamptz', text: 'text', json: 'jsonb' };
@@ -32,9 +32,6 @@ interface TableState {
   /** The keys this writer loaded into a table that was empty: the table's only keys. */
   ownKeys?: Set<string>;
 }
-
-/** A table problem that is the user's to fix (not a driver error). */
-export class TableProblem extends Error {}
 
 export class PostgresTables {
   readonly #client: pg.Client;

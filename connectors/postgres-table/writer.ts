@@ -8,10 +8,10 @@ import pg from 'pg';
 import { FerryError, type ConnectorContext, type DestinationWriter } from '../../src/sdk/index.js';
 import { lastByKey } from '../_export/columns.js';
 import { assertKeys, keyOf } from '../_export/key.js';
-import { shapeBatch } from '../_export/shape.js';
+import { shapeBatch, TableProblem } from '../_export/shape.js';
 import type { PostgresTableOptions } from './options.js';
 import { redactMessage, redactUrl } from './redact.js';
-import { PostgresTables, TableProblem } from './tables.js';
+import { PostgresTables } from './tables.js';
 
 export async function openPostgresWriter(ctx: ConnectorContext<PostgresTableOptions>): Promise<DestinationWriter> {
   const { options } = ctx;
