@@ -9,18 +9,17 @@
  * A failed or stopped export moves nothing and removes the scratch folder.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
-import { dirname, join, relative } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { FerryError, type ConnectorContext, type DestinationWriter } from '../../src/sdk/index.js';
 import { DuckTables, inTransaction } from '../_duckdb/tables.js';
-import { lastByKey, quoteIdentifier } from '../_export/columns.js';
+import { lastByKey } from '../_export/columns.js';
 import { assertKeys, keyOf } from '../_export/key.js';
 import { messageOf, outputPath, prepareFolder } from '../_export/paths.js';
 import { shapeBatch } from '../_export/shape.js';
+import { publishDataset, removeAbandonedScratch, writeDataset } from './dataset.js';
 import type { ParquetOptions } from './options.js';
-
-const PARTITION_FORMATS = { year: '%Y', month: '%Y-%m', day: '%Y-%m-%d' } as const;
 
 export async function openParquetWriter(ctx: ConnectorContext<ParquetOptions>): Promise<DestinationWriter> {
   const { options } = ctx;
@@ -36,9 +35,9 @@ export async function openParquetWriter(ctx: ConnectorContext<ParquetOptions>): 
   const tables = new DuckTables(connection, ctx.logger, 'parquet');
   const where = `export ${ctx.syncName}`;
 
+  /** The dataset written to Parquet in the scratch folder; the partition field must be a column. */
   const copyOut = async (table: string): Promise<string> => {
     const staged = join(scratch, 'out', table);
-    await mkdir(staged, { recursive: true });
     const partition = table === options.table ? options.partition : undefined;
     if (partition && !tables.columnsOf(table).includes(partition.field)) {
       throw new FerryError('FERRY_DESTINATION_WRITE_FAILED', `parquet: cannot partition ${table} by "${partition.field}": no record has that field`, {
@@ -46,35 +45,8 @@ export async function openParquetWriter(ctx: ConnectorContext<ParquetOptions>): 
         hint: `destination.partition.field must be a timestamp field of the records (${tables.columnsOf(table).join(', ')})`,
       });
     }
-    if (partition) {
-      const column = quoteIdentifier(partition.by);
-      const value = `strftime(TRY_CAST(${quoteIdentifier(partition.field)} AS TIMESTAMPTZ), '${PARTITION_FORMATS[partition.by]}')`;
-      await connection.run(
-        `COPY (SELECT *, ${value} AS ${column} FROM ${quoteIdentifier(table)}) TO '${sqlText(staged)}' ` +
-          `(FORMAT PARQUET, PARTITION_BY (${column}), FILENAME_PATTERN 'part-${runId}-{i}', OVERWRITE_OR_IGNORE)`,
-      );
-    } else {
-      await connection.run(`COPY ${quoteIdentifier(table)} TO '${sqlText(join(staged, `part-${runId}.parquet`))}' (FORMAT PARQUET)`);
-    }
+    await writeDataset(connection, table, staged, runId, partition);
     return staged;
-  };
-
-  const publish = async (table: string, staged: string) => {
-    const target = join(root, table);
-    if (options.mode === 'append') {
-      for (const file of await filesUnder(staged)) {
-        const destination = join(target, relative(staged, file));
-        await mkdir(dirname(destination), { recursive: true });
-        await rename(file, destination);
-      }
-      return;
-    }
-    const old = join(root, `.ferry-${runId}-old-${table}`);
-    await rename(target, old).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'ENOENT') throw error;
-    });
-    await rename(staged, target);
-    await rm(old, { recursive: true, force: true });
   };
 
   let finished = false;
@@ -103,7 +75,7 @@ export async function openParquetWriter(ctx: ConnectorContext<ParquetOptions>): 
       try {
         const staged = new Map<string, string>();
         for (const table of tables.written) staged.set(table, await copyOut(table));
-        for (const [table, folder] of staged) await publish(table, folder);
+        for (const [table, folder] of staged) await publishDataset(folder, join(root, table), options.mode, join(root, `.ferry-${runId}-old-${table}`));
       } catch (cause) {
         if (cause instanceof FerryError) throw cause;
         throw new FerryError('FERRY_DESTINATION_WRITE_FAILED', `parquet: cannot write ${join(root, options.table)}: ${messageOf(cause)}`, { where, cause });
@@ -116,27 +88,4 @@ export async function openParquetWriter(ctx: ConnectorContext<ParquetOptions>): 
       await release();
     },
   };
-}
-
-/** Scratch folders of killed runs (a day old: no live run is that slow to start writing), removed and logged. */
-async function removeAbandonedScratch(root: string, logger: ConnectorContext<ParquetOptions>['logger']): Promise<void> {
-  const dayAgo = Date.now() - 24 * 3_600_000;
-  for (const entry of await readdir(root, { withFileTypes: true })) {
-    if (!entry.isDirectory() || !entry.name.startsWith('.ferry-')) continue;
-    const folder = join(root, entry.name);
-    const info = await stat(folder).catch(() => undefined);
-    if (!info || info.mtimeMs > dayAgo) continue;
-    await rm(folder, { recursive: true, force: true });
-    logger.warn({ folder }, 'parquet: removed the scratch folder of an export that was killed');
-  }
-}
-
-async function filesUnder(folder: string): Promise<string[]> {
-  const entries = await readdir(folder, { recursive: true, withFileTypes: true });
-  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
-}
-
-/** A path inside a SQL string literal. */
-function sqlText(text: string): string {
-  return text.replaceAll("'", "''");
 }
