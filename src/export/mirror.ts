@@ -9,8 +9,8 @@
 import type { Logger } from 'pino';
 import { FerryError } from '../sdk/errors.js';
 import type { DestinationWriter } from '../sdk/types.js';
+import { readItems, type ReadOptions } from './read-items.js';
 import type { ExportService, ResourceSpec } from './resources.js';
-import { listPages } from './resources.js';
 
 /** A writer that can mirror deletions, or a configuration error naming the destination. */
 export function assertCanMirror(writer: DestinationWriter, destination: string, exportName: string): void {
@@ -21,10 +21,15 @@ export function assertCanMirror(writer: DestinationWriter, destination: string, 
   });
 }
 
-/** Every key the list endpoint returns for the query (list items only: no detail requests). */
-export async function listKeys(service: ExportService, spec: ResourceSpec, query: Readonly<Record<string, string | number | boolean>>): Promise<Set<string>> {
+/** Every key the list endpoint returns for the query: list pages only, under the same request ceilings as the run. */
+export async function listKeys(
+  service: ExportService,
+  spec: ResourceSpec,
+  query: Readonly<Record<string, string | number | boolean>>,
+  options: Omit<ReadOptions, 'details'>,
+): Promise<Set<string>> {
   const keys = new Set<string>();
-  for await (const page of listPages(service, spec, query)) for (const item of page) keys.add(String(item[spec.key]));
+  for await (const page of readItems(service, spec, query, { ...options, details: false })) for (const item of page.items) keys.add(String(item[spec.key]));
   return keys;
 }
 

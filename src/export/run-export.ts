@@ -114,12 +114,12 @@ export async function runExport(
     runLog.info({ resource: spec.resource, query, details: exp.details }, 'export started');
 
     let buffer: ExportItem[] = [];
-    const pages = readItems(service, spec, query, {
-      details: exp.details,
+    const limits = {
       concurrency: options.detailConcurrency ?? DEFAULT_DETAIL_CONCURRENCY,
       ...(options.requestsPerSecond ? { requestsPerSecond: options.requestsPerSecond } : {}),
       logger: runLog,
-    });
+    };
+    const pages = readItems(service, spec, query, { details: exp.details, ...limits });
     for await (const page of pages) {
       counts.skipped += page.vanished;
       for (const item of page.items) {
@@ -145,7 +145,7 @@ export async function runExport(
     buffer = [];
     completed = !options.signal.aborted;
     if (completed && exp.deletes === 'mirror') {
-      counts.deleted = await mirrorDeletes(writer, spec, seenKeys ?? (await listKeys(service, spec, unbounded)), runLog);
+      counts.deleted = await mirrorDeletes(writer, spec, seenKeys ?? (await listKeys(service, spec, unbounded, limits)), runLog);
     }
   } catch (error) {
     fatal = error;
