@@ -104,7 +104,7 @@ const SEEDED_DEALS = [
   { dealId: 'D-3', name: 'Gamma expansion', accountName: 'Gamma', stage: 'Discovery', amount: 800, closed: false },
 ];
 const meeting = (title: string, startTime: string, crm: { id: string; name: string; type: 'opportunity' | 'account' }) => ({
-  sourceId: 'zoom', title, startTime, crm, participants: [{ name: 'Ann', email: 'ann@example.com' }],
+  sourceId: 'gong', title, startTime, crm, participants: [{ name: 'Ann', email: 'ann@example.com' }],
   transcript: [{ speaker: 'Ann', text: 'Hello', startTime: 0, endTime: 3 }],
 });
 const SEEDED_MEETINGS = [
