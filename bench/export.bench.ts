@@ -126,7 +126,7 @@ export async function emulatorConversations(count = Number(process.env.BENCH_EXP
   const dir = mkdtempSync(join(tmpdir(), 'ferry-bench-export-'));
   const emulator = await startEmulator({ db: join(dir, 'emulator.db'), seed: { conversations: Array.from({ length: count }, (_, i) => seededConversation(i)) } });
   const client = new ServiceClient({ baseUrl: emulator.url, apiKey: emulator.devKey ?? '', concurrency: 8 });
-  const store = openStateStore(`sqlite:${join(dir, 'state.db')}`);
+  const store = await openStateStore(`sqlite:${join(dir, 'state.db')}`);
   try {
     writeFileSync(join(dir, 'ferry.yaml'), `version: 1
 exports:
@@ -147,7 +147,7 @@ exports:
     if (summary.status !== 'succeeded' || summary.exported !== count) throw new Error(`export ${summary.status}: ${summary.error ?? `${summary.exported} of ${count}`}`);
     return { [`emulator → duckdb: conversations/s with transcripts (${count}, ${DETAILS_IN_FLIGHT} requests in flight)`]: Math.round(count / seconds) };
   } finally {
-    store.close();
+    await store.close();
     await client.close();
     await emulator.close();
     rmSync(dir, { recursive: true, force: true });

@@ -46,7 +46,7 @@ export async function runExports(options: ExportsRunOptions): Promise<ExportSumm
 
   const stopping = stopOnSignals(logger, 'stopping: writing what was read, flushing the destination', options.signal);
 
-  const store = openProjectState(config);
+  const store = await openProjectState(config);
   const summaries: ExportSummary[] = [];
   try {
     const connection = await openService(config, { logger });
@@ -78,7 +78,7 @@ export async function runExports(options: ExportsRunOptions): Promise<ExportSumm
       await connection.close();
     }
   } finally {
-    store.close();
+    await store.close();
     stopping.dispose();
   }
   return summaries;

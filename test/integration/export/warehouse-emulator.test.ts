@@ -208,11 +208,11 @@ exports:
     destination: { type: postgres-table, url: "${PG_URL}", schema: ${PG_SCHEMA}, table: conversations, shape: relational }
 `);
   config = await loadConfig(join(dir, 'ferry.yaml'));
-  store = openStateStore('sqlite::memory:');
+  store = await openStateStore('sqlite::memory:');
 }, 60_000);
 
 afterAll(async () => {
-  store?.close();
+  await store?.close();
   await client?.close();
   await emu?.close();
   if (pgAvailable) await postgres(`DROP SCHEMA IF EXISTS "${PG_SCHEMA}" CASCADE`);
