@@ -15,7 +15,7 @@ import { discoverStreams, inspectSync, selectSyncs } from './prepare.js';
 import type { PreparedSync } from './prepare.js';
 import { loadProject, openProjectState } from './project.js';
 import { retryFailures } from './retry-failures.js';
-import { runSync } from './run-sync.js';
+import { partitionKey, partitionsOf, runSyncPart } from './partitions.js';
 import type { RunSummary } from './run-sync.js';
 import { openService } from './service.js';
 import { stopOnSignals } from './stop-signals.js';
@@ -56,9 +56,12 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
   try {
     const connection = await openService(config, { logger });
     try {
-      for (const sync of prepared) {
+      // A partitioned sync runs as its slices, one after another, each with its own summary.
+      // Its dead-letter is shared by the slices, so `failures retry` replays it once, as a whole.
+      const parts = prepared.flatMap((sync) => (options.retryFailures ? [undefined] : partitionsOf(sync.sync)).map((partition) => ({ sync, partition })));
+      for (const { sync, partition } of parts) {
         if (stopping.signal.aborted) break;
-        const progress = options.progress?.(sync.sync.name, await estimateTotal(sync, logger));
+        const progress = options.progress?.(partition ? partitionKey(sync.sync.name, partition) : sync.sync.name, partition ? undefined : await estimateTotal(sync, logger));
         const runOptions = {
           ...(options.fullRefresh ? { fullRefresh: true } : {}),
           ...(options.dryRun ? { dryRun: true } : {}),
@@ -72,11 +75,11 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
         try {
           const summary: ProjectRunSummary = options.retryFailures
             ? await retryFailures(sync, deps, runOptions)
-            : await runSync(sync, deps, runOptions);
+            : await runSyncPart(sync, deps, runOptions, partition);
           if (options.verify && !options.dryRun) summary.visible = await countVisible(connection.client, sync.sync);
           summaries.push(summary);
         } catch (error) {
-          summaries.push(failedSummary(sync.sync.name, error));
+          summaries.push(failedSummary(partition ? partitionKey(sync.sync.name, partition) : sync.sync.name, error));
           // The service itself is gone or refuses us: later syncs would fail the same way.
           if (isFerryError(error, 'FERRY_SERVICE_AUTH') || isFerryError(error, 'FERRY_SERVICE_UNREACHABLE')) break;
         } finally {

@@ -10,7 +10,7 @@ import { inspectExport, selectExports } from '../export/prepare.js';
 import { runExport } from '../export/run-export.js';
 import { inspectSync, selectSyncs } from '../pipeline/prepare.js';
 import { serviceLimits } from '../pipeline/run-project.js';
-import { runSync } from '../pipeline/run-sync.js';
+import { partitionsOf, runSyncPart } from '../pipeline/partitions.js';
 import { openService } from '../pipeline/service.js';
 import { isFerryError } from '../sdk/errors.js';
 import type { RunCounts, StateStore } from '../state/index.js';
@@ -52,20 +52,25 @@ async function executeSync(request: RunRequest, ctx: ExecuteContext): Promise<Ru
   const [prepared] = await prepareAll(selectSyncs(ctx.config, [request.name]), (sync) => inspectSync(ctx.config, sync), 'fix ferry.yaml; the run is retried');
   if (prepared === undefined) throw new Error(`sync "${request.name}" was not prepared`);
   const connection = await openService(ctx.config, { logger: ctx.logger });
+  // A job for one slice runs it with a share of the sync's request rate (the other slices may be running on
+  // other workers); a job for a whole partitioned sync (a schedule) runs its slices here, one after another.
+  const parts = request.partition ? [request.partition] : partitionsOf(prepared.sync);
   try {
-    const summary = await runSync(prepared, { store: ctx.store, service: connection.client }, {
-      signal: ctx.signal,
-      logger: ctx.logger,
-      ...serviceLimits(ctx.config, prepared),
-      ...(request.fullRefresh ? { fullRefresh: true } : {}),
-    });
-    return {
-      status: summary.status,
-      exitCode: summary.exitCode,
-      runId: summary.runId,
-      counts: summary.counts,
-      ...(summary.error ? { error: summary.error } : {}),
-    };
+    let outcome: RunOutcome | undefined;
+    for (const partition of parts) {
+      const summary = await runSyncPart(prepared, { store: ctx.store, service: connection.client }, {
+        signal: ctx.signal,
+        logger: ctx.logger,
+        ...serviceLimits(ctx.config, prepared),
+        ...(request.fullRefresh ? { fullRefresh: true } : {}),
+      }, partition, request.partition !== undefined);
+      // The worst outcome stands for the job (a later slice's success must not hide a partial one).
+      if (outcome === undefined || summary.exitCode > outcome.exitCode) {
+        outcome = { status: summary.status, exitCode: summary.exitCode, runId: summary.runId, counts: summary.counts, ...(summary.error ? { error: summary.error } : {}) };
+      }
+      if (ctx.signal.aborted) break;
+    }
+    return outcome!;
   } finally {
     await connection.close();
   }
