@@ -15,6 +15,8 @@ import { openService } from '../pipeline/service.js';
 import { isFerryError } from '../sdk/errors.js';
 import type { RunCounts, StateStore } from '../state/index.js';
 import type { RunRequest } from './queue.js';
+import { budgetedService } from './rate-budget.js';
+import type { SharedRateBudget } from './rate-budget.js';
 
 /** What a run came to, as stored in the queue job's output and read by `run --queue --wait` and `status`. */
 export interface RunOutcome {
@@ -31,6 +33,13 @@ export interface ExecuteContext {
   logger: Logger;
   /** Aborted when the worker stops (SIGTERM) or loses the run's lease. */
   signal: AbortSignal;
+  /** The request-rate budget of the API key, shared by every worker. */
+  budget?: SharedRateBudget;
+}
+
+/** The service client of a run, drawing on the shared budget when there is one. */
+function serviceOf<Client extends object>(client: Client, ctx: ExecuteContext): Client {
+  return ctx.budget ? budgetedService(client, ctx.budget, ctx.signal) : client;
 }
 
 export async function executeRun(request: RunRequest, ctx: ExecuteContext): Promise<RunOutcome> {
@@ -52,18 +61,20 @@ async function executeSync(request: RunRequest, ctx: ExecuteContext): Promise<Ru
   const [prepared] = await prepareAll(selectSyncs(ctx.config, [request.name]), (sync) => inspectSync(ctx.config, sync), 'fix ferry.yaml; the run is retried');
   if (prepared === undefined) throw new Error(`sync "${request.name}" was not prepared`);
   const connection = await openService(ctx.config, { logger: ctx.logger });
-  // A job for one slice runs it with a share of the sync's request rate (the other slices may be running on
-  // other workers); a job for a whole partitioned sync (a schedule) runs its slices here, one after another.
+  // A job for a whole partitioned sync (a schedule) runs its slices here, one after another. A job for one
+  // slice of a sync with its own maxRequestsPerSecond runs with a share of it, as the other slices may be
+  // running on other workers (the API key's budget is shared anyway, see rate-budget.ts).
   const parts = request.partition ? [request.partition] : partitionsOf(prepared.sync);
+  const shareRate = request.partition !== undefined && prepared.sync.maxRequestsPerSecond !== undefined;
   try {
     let outcome: RunOutcome | undefined;
     for (const partition of parts) {
-      const summary = await runSyncPart(prepared, { store: ctx.store, service: connection.client }, {
+      const summary = await runSyncPart(prepared, { store: ctx.store, service: serviceOf(connection.client, ctx) }, {
         signal: ctx.signal,
         logger: ctx.logger,
         ...serviceLimits(ctx.config, prepared),
         ...(request.fullRefresh ? { fullRefresh: true } : {}),
-      }, partition, request.partition !== undefined);
+      }, partition, shareRate);
       // The worst outcome stands for the job (a later slice's success must not hide a partial one).
       if (outcome === undefined || summary.exitCode > outcome.exitCode) {
         outcome = { status: summary.status, exitCode: summary.exitCode, runId: summary.runId, counts: summary.counts, ...(summary.error ? { error: summary.error } : {}) };
@@ -81,7 +92,7 @@ async function executeExport(request: RunRequest, ctx: ExecuteContext): Promise<
   if (prepared === undefined) throw new Error(`export "${request.name}" was not prepared`);
   const connection = await openService(ctx.config, { logger: ctx.logger });
   try {
-    const summary = await runExport(prepared, { store: ctx.store, service: connection.client }, {
+    const summary = await runExport(prepared, { store: ctx.store, service: serviceOf(connection.client, ctx) }, {
       signal: ctx.signal,
       logger: ctx.logger,
       ...(request.fullRefresh ? { fullRefresh: true } : {}),
