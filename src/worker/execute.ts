@@ -13,6 +13,7 @@ import { serviceLimits } from '../pipeline/run-project.js';
 import { partitionsOf, runSyncPart } from '../pipeline/partitions.js';
 import { openService } from '../pipeline/service.js';
 import { isFerryError } from '../sdk/errors.js';
+import type { SinkService } from '../sink/index.js';
 import type { RunCounts, StateStore } from '../state/index.js';
 import type { RunRequest } from './queue.js';
 import { budgetedService } from './rate-budget.js';
@@ -37,9 +38,13 @@ export interface ExecuteContext {
   budget?: SharedRateBudget;
 }
 
-/** The service client of a run, drawing on the shared budget when there is one. */
-function serviceOf<Client extends object>(client: Client, ctx: ExecuteContext): Client {
-  return ctx.budget ? budgetedService(client, ctx.budget, ctx.signal) : client;
+/**
+ * The service client of a sync run, drawing on the shared budget when there is one.
+ * Exports read pages through the full client and are not budgeted (documented in scale-out.md).
+ */
+function serviceOf<Client extends SinkService>(client: Client, ctx: ExecuteContext): Client {
+  // Not tied to the run's stop signal: a stopping run still finishes its in-flight requests.
+  return ctx.budget ? budgetedService(client, ctx.budget) : client;
 }
 
 export async function executeRun(request: RunRequest, ctx: ExecuteContext): Promise<RunOutcome> {
@@ -92,7 +97,7 @@ async function executeExport(request: RunRequest, ctx: ExecuteContext): Promise<
   if (prepared === undefined) throw new Error(`export "${request.name}" was not prepared`);
   const connection = await openService(ctx.config, { logger: ctx.logger });
   try {
-    const summary = await runExport(prepared, { store: ctx.store, service: serviceOf(connection.client, ctx) }, {
+    const summary = await runExport(prepared, { store: ctx.store, service: connection.client }, {
       signal: ctx.signal,
       logger: ctx.logger,
       ...(request.fullRefresh ? { fullRefresh: true } : {}),

@@ -10,6 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import type { SinkService } from '../sink/index.js';
 
 /** Tokens one worker takes per round trip: a tenth of a second's budget, at least one. */
 function batchOf(ratePerSecond: number): number {
@@ -84,15 +85,22 @@ export class SharedRateBudget {
   }
 }
 
-/** The service with every call waiting for a token of the shared budget first (retries included). */
-export function budgetedService<Service extends object>(service: Service, budget: SharedRateBudget, signal?: AbortSignal): Service {
+/** The sink's calls; each is one request to the service. */
+const SINK_CALLS = new Set<string>([
+  'listSources', 'createSource', 'listObjectTypes', 'createObjectType', 'updateObjectType',
+  'createConversation', 'createMessage', 'createRow', 'createDocument',
+  'deleteConversation', 'deleteMessage', 'deleteRow', 'deleteDocument',
+] satisfies (keyof SinkService)[]);
+
+/** The sink's service with every call waiting for a token of the shared budget first (retries included). */
+export function budgetedService<Service extends SinkService>(service: Service, budget: SharedRateBudget): Service {
   return new Proxy(service, {
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function') return value;
+      if (typeof value !== 'function' || typeof property !== 'string' || !SINK_CALLS.has(property)) return value;
       const method = value as (...args: unknown[]) => Promise<unknown>;
       return async (...args: unknown[]) => {
-        await budget.acquire(signal);
+        await budget.acquire();
         return method.apply(target, args);
       };
     },
