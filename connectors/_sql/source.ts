@@ -187,6 +187,10 @@ export function defineSqlSource<Schema extends z.ZodType<SqlReadOptions>>(spec: 
     options: spec.options,
     example: spec.example,
     partitionable: true,
+    keys: (options: O) => {
+      const primaryKey = keyList(options.primaryKey);
+      return primaryKey ? { primaryKey } : {};
+    },
 
     async check(ctx) {
       await withSession(ctx, async (session) => {

@@ -7,6 +7,8 @@
 import type { Logger } from 'pino';
 import { prepareAll } from '../config/index.js';
 import type { LoadedConfig } from '../config/index.js';
+import { exportRunMetrics, runMetricsFor, syncMetricsFor } from '../metrics/project-run.js';
+import type { RunMetricsOptions } from '../metrics/project-run.js';
 import { isFerryError } from '../sdk/errors.js';
 import type { RunCounts } from '../state/index.js';
 import { emptyCounts } from '../state/index.js';
@@ -21,7 +23,7 @@ import { openService } from './service.js';
 import { stopOnSignals } from './stop-signals.js';
 import { countVisible } from './verify.js';
 
-export interface ProjectRunOptions {
+export interface ProjectRunOptions extends RunMetricsOptions {
   configFile: string;
   syncNames: readonly string[];
   fullRefresh?: boolean;
@@ -51,10 +53,11 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
 
   const stopping = stopOnSignals(logger, 'stopping: finishing in-flight requests and checkpointing');
 
+  const metrics = await runMetricsFor(config, options);
   const store = await openProjectState(config);
   const summaries: ProjectRunSummary[] = [];
   try {
-    const connection = await openService(config, { logger });
+    const connection = await openService(config, { logger, ...(metrics ? { observer: metrics.clientObserver() } : {}) });
     try {
       // A partitioned sync runs as its slices, one after another, each with its own summary.
       // Its dead-letter is shared by the slices, so `failures retry` replays it once, as a whole.
@@ -62,6 +65,8 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
       for (const { sync, partition } of parts) {
         if (stopping.signal.aborted) break;
         const progress = options.progress?.(partition ? partitionKey(sync.sync.name, partition) : sync.sync.name, partition ? undefined : await estimateTotal(sync, logger));
+        // A dry run is no run: it would count records that were never pushed and fake a last success.
+        const syncMetrics = metrics && !options.dryRun ? await syncMetricsFor(metrics, sync.sync.name, store) : undefined;
         const runOptions = {
           ...(options.fullRefresh ? { fullRefresh: true } : {}),
           ...(options.dryRun ? { dryRun: true } : {}),
@@ -70,6 +75,7 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
           logger,
           ...serviceLimits(config, sync),
           ...(progress ? { onProgress: (counts: RunCounts) => progress.update(counts) } : {}),
+          ...(syncMetrics ? { onRunStart: syncMetrics.onRunStart } : {}),
         };
         const deps = { store, service: connection.client };
         try {
@@ -84,6 +90,7 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
           if (isFerryError(error, 'FERRY_SERVICE_AUTH') || isFerryError(error, 'FERRY_SERVICE_UNREACHABLE')) break;
         } finally {
           progress?.stop();
+          syncMetrics?.finish(summaries.at(-1)!);
         }
       }
     } finally {
@@ -92,6 +99,8 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
   } finally {
     await store.close();
     stopping.dispose();
+    // Also after a failure: the textfile and the gateway then show what the run got done.
+    if (metrics) await exportRunMetrics(metrics, config, options, logger);
   }
   return summaries;
 }

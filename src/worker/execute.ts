@@ -8,6 +8,8 @@ import { prepareAll } from '../config/index.js';
 import type { LoadedConfig } from '../config/index.js';
 import { inspectExport, selectExports } from '../export/prepare.js';
 import { runExport } from '../export/run-export.js';
+import { syncMetricsFor } from '../metrics/project-run.js';
+import type { FerryMetrics } from '../metrics/registry.js';
 import { inspectSync, selectSyncs } from '../pipeline/prepare.js';
 import { serviceLimits } from '../pipeline/run-project.js';
 import { partitionsOf, runSyncPart } from '../pipeline/partitions.js';
@@ -36,6 +38,8 @@ export interface ExecuteContext {
   signal: AbortSignal;
   /** The request-rate budget of the API key, shared by every worker. */
   budget?: SharedRateBudget;
+  /** The worker's metrics, served on /metrics. */
+  metrics?: FerryMetrics;
 }
 
 /**
@@ -65,7 +69,8 @@ export async function executeRun(request: RunRequest, ctx: ExecuteContext): Prom
 async function executeSync(request: RunRequest, ctx: ExecuteContext): Promise<RunOutcome> {
   const [prepared] = await prepareAll(selectSyncs(ctx.config, [request.name]), (sync) => inspectSync(ctx.config, sync), 'fix ferry.yaml; the run is retried');
   if (prepared === undefined) throw new Error(`sync "${request.name}" was not prepared`);
-  const connection = await openService(ctx.config, { logger: ctx.logger });
+  const syncMetrics = ctx.metrics && (await syncMetricsFor(ctx.metrics, request.name, ctx.store));
+  const connection = await openService(ctx.config, { logger: ctx.logger, ...(ctx.metrics ? { observer: ctx.metrics.clientObserver() } : {}) });
   // A job for a whole partitioned sync (a schedule) runs its slices here, one after another. A job for one
   // slice of a sync with its own maxRequestsPerSecond runs with a share of it, as the other slices may be
   // running on other workers (the API key's budget is shared anyway, see rate-budget.ts).
@@ -79,7 +84,12 @@ async function executeSync(request: RunRequest, ctx: ExecuteContext): Promise<Ru
         logger: ctx.logger,
         ...serviceLimits(ctx.config, prepared),
         ...(request.fullRefresh ? { fullRefresh: true } : {}),
-      }, partition, shareRate);
+        ...(syncMetrics ? { onRunStart: syncMetrics.onRunStart } : {}),
+      }, partition, shareRate).catch((error: unknown) => {
+        syncMetrics?.finishFailed(error);
+        throw error;
+      });
+      syncMetrics?.finish(summary);
       // The worst outcome stands for the job (a later slice's success must not hide a partial one).
       if (outcome === undefined || summary.exitCode > outcome.exitCode) {
         outcome = { status: summary.status, exitCode: summary.exitCode, runId: summary.runId, counts: summary.counts, ...(summary.error ? { error: summary.error } : {}) };
