@@ -15,7 +15,7 @@ import { serviceLimits } from '../pipeline/run-project.js';
 import { partitionsOf, runSyncPart } from '../pipeline/partitions.js';
 import { openService } from '../pipeline/service.js';
 import { isFerryError } from '../sdk/errors.js';
-import type { SinkService } from '../sink/index.js';
+import type { ServiceClient } from '../api/client.js';
 import type { RunCounts, StateStore } from '../state/index.js';
 import type { RunRequest } from './queue.js';
 import { budgetedService } from './rate-budget.js';
@@ -46,7 +46,7 @@ export interface ExecuteContext {
  * The service client of a sync run, drawing on the shared budget when there is one.
  * Exports read pages through the full client and are not budgeted (documented in scale-out.md).
  */
-function serviceOf<Client extends SinkService>(client: Client, ctx: ExecuteContext): Client {
+function serviceOf<Client extends ServiceClient>(client: Client, ctx: ExecuteContext): Client {
   // Not tied to the run's stop signal: a stopping run still finishes its in-flight requests.
   return ctx.budget ? budgetedService(client, ctx.budget) : client;
 }

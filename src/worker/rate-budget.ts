@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import type { SinkService } from '../sink/index.js';
+import type { ServiceClient } from '../api/client.js';
 
 /** Tokens one worker takes per round trip: a tenth of a second's budget, at least one. */
 function batchOf(ratePerSecond: number): number {
@@ -85,15 +85,15 @@ export class SharedRateBudget {
   }
 }
 
-/** The sink's calls; each is one request to the service. */
+/** The calls the sink makes (its service port); each is one request to the service. */
 const SINK_CALLS = new Set<string>([
   'listSources', 'createSource', 'listObjectTypes', 'createObjectType', 'updateObjectType',
   'createConversation', 'createMessage', 'createRow', 'createDocument',
   'deleteConversation', 'deleteMessage', 'deleteRow', 'deleteDocument',
-] satisfies (keyof SinkService)[]);
+] satisfies (keyof ServiceClient)[]);
 
 /** The sink's service with every call waiting for a token of the shared budget first (retries included). */
-export function budgetedService<Service extends SinkService>(service: Service, budget: SharedRateBudget): Service {
+export function budgetedService<Service extends ServiceClient>(service: Service, budget: SharedRateBudget): Service {
   return new Proxy(service, {
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
