@@ -109,12 +109,36 @@ export interface ConnectorContext<Options> {
   signal: AbortSignal;
 }
 
+/**
+ * One slice of a partitioned sync (`partitions: { count }` in ferry.yaml).
+ * Slices never overlap and together hold every record: a source given a
+ * partition yields only the records whose bucket is `index`, where the
+ * bucket is a stable hash of the record's identity modulo `count` (database
+ * tables: the primary key, computed by the database; file sources: the
+ * file's path relative to the config, so each file goes wholly to one slice).
+ * The hash must not depend on anything that changes between runs, since each
+ * slice keeps its own cursor.
+ */
+export interface ReadPartition {
+  /** This slice, from 0 to `count - 1`. */
+  index: number;
+  /** How many slices the sync is cut into (at least 2). */
+  count: number;
+}
+
 /** What `read()` receives. */
 export interface ReadContext<Options> extends ConnectorContext<Options> {
   /** Present when the sync is incremental. */
   incremental?: IncrementalRead;
   /** Primary-key fields declared on the sync, if any. */
   primaryKey?: string[];
+  /**
+   * Present when the sync is partitioned: read only this slice (see
+   * {@link ReadPartition}). A source that cannot partition must throw a
+   * `FERRY_CONFIG_INVALID` error rather than read everything, since every
+   * slice reading all records would push each record `count` times.
+   */
+  partition?: ReadPartition;
 }
 
 /**
@@ -154,6 +178,11 @@ export interface SourceDefinition<Schema extends z.ZodType = z.ZodType> {
   keys?(options: z.output<Schema>): StreamKeys;
   /** The streams, fields and inferred field types. */
   discover(ctx: ConnectorContext<z.output<Schema>>): Promise<DiscoveredStream[]>;
+  /**
+   * True when `read()` honours {@link ReadContext.partition}. ferry refuses
+   * `partitions:` on a sync whose source does not declare it.
+   */
+  readonly partitionable?: boolean;
   /** Records in source order; with `incremental`, ordered by cursor then key, starting after `after`. */
   read(ctx: ReadContext<z.output<Schema>>): AsyncIterable<SourceRecord>;
 }
