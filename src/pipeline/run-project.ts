@@ -57,7 +57,14 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
   const store = await openProjectState(config);
   const summaries: ProjectRunSummary[] = [];
   try {
-    const connection = await openService(config, { logger, ...(metrics ? { observer: metrics.clientObserver() } : {}) });
+    // One connection per request in flight, for the busiest sync.
+    const concurrency = Math.max(config.service.concurrency, ...prepared.map((p) => p.sync.concurrency ?? 0));
+    const connection = await openService(config, {
+      logger,
+      rideOutages: true,
+      concurrency,
+      ...(metrics ? { observer: metrics.clientObserver() } : {}),
+    });
     try {
       for (const sync of prepared) {
         if (stopping.signal.aborted) break;
@@ -103,11 +110,15 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
 }
 
 /** A sync's request limits: its own overrides, else the project's service settings. */
-export function serviceLimits(config: LoadedConfig, prepared: PreparedSync): { concurrency: number; maxRequestsPerSecond: number; maxAttempts: number } {
+export function serviceLimits(
+  config: LoadedConfig,
+  prepared: PreparedSync,
+): { concurrency: number; maxRequestsPerSecond: number; maxAttempts: number; outageBudgetMs: number } {
   return {
     concurrency: prepared.sync.concurrency ?? config.service.concurrency,
     maxRequestsPerSecond: prepared.sync.maxRequestsPerSecond ?? config.service.maxRequestsPerSecond,
     maxAttempts: config.service.maxAttempts,
+    outageBudgetMs: config.service.outageBudgetSeconds * 1000,
   };
 }
 
