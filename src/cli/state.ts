@@ -4,7 +4,7 @@ import { redactUrlCredentials } from '../config/redact.js';
 import type { CursorPosition } from '../sdk/types.js';
 import type { RunEntry, StateStore } from '../state/index.js';
 import { readLease, RunLease } from '../state/run-lease.js';
-import { confirmOrThrow, quietLogger, stateSyncNames, withProjectState } from './context.js';
+import { configuredStateKeys, confirmOrThrow, quietLogger, stateSyncNames, withProjectState } from './context.js';
 import { formatAge, formatCursor, plural } from './format.js';
 import type { RegisterCommand } from './main.js';
 import { printJson } from './output.js';
@@ -79,8 +79,7 @@ export function formatState(states: readonly SyncState[], now: number): string {
     .join('\n\n');
 }
 
-export const register: RegisterCommand = (program) => {
-  const state = program.command('state').description('inspect or reset incremental state (cursor, ledger, failures)');
+export const register: RegisterCommand = (state) => {
 
   state
     .command('show')
@@ -90,7 +89,7 @@ export const register: RegisterCommand = (program) => {
     .action(async (sync: string | undefined, opts: { json?: boolean }, command: Command) => {
       await withProjectState(command, async (config, store) => {
         const names = await stateSyncNames(config, store, sync === undefined ? [] : [sync]);
-        const states = await collectState(store, names, new Set([...config.syncs.map((s) => s.name), ...config.exports.map((e) => `export:${e.name}`)]));
+        const states = await collectState(store, names, configuredStateKeys(config));
         const url = redactUrlCredentials(config.state.url);
         if (opts.json) {
           printJson({ stateUrl: url, syncs: states });

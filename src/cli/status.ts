@@ -5,7 +5,7 @@ import type { CursorPosition } from '../sdk/types.js';
 import { parseStateUrl } from '../state/index.js';
 import type { RunEntry, StateStore } from '../state/index.js';
 import { readLease } from '../state/run-lease.js';
-import { stateSyncNames, withProjectState } from './context.js';
+import { configuredStateKeys, stateSyncNames, withProjectState } from './context.js';
 import { formatAge, formatCount, formatCursor, formatDuration, formatTable, formatTimestamp, truncate } from './format.js';
 import type { RegisterCommand } from './main.js';
 import { printJson } from './output.js';
@@ -128,17 +128,15 @@ function parseRunsOption(value: string): number {
   return n;
 }
 
-export const register: RegisterCommand = (program) => {
-  program
-    .command('status')
-    .description('last run per sync (status, when, duration, counts), cursor, open failures and live records')
+export const register: RegisterCommand = (command) => {
+  command
     .argument('[sync...]', 'syncs to show (default: all)')
     .option('--runs <n>', 'also list the last N runs of each sync', parseRunsOption, 0)
     .option('--json', 'print the status as JSON on stdout')
     .action(async (names: string[], opts: { runs: number; json?: boolean }, command: Command) => {
       await withProjectState(command, async (config, store) => {
         const selected = await stateSyncNames(config, store, names);
-        const statuses = await collectStatus(store, selected, new Set([...config.syncs.map((s) => s.name), ...config.exports.map((e) => `export:${e.name}`)]), opts.runs);
+        const statuses = await collectStatus(store, selected, configuredStateKeys(config), opts.runs);
         // Shared (postgres) state has a queue of runs across workers; loaded only then.
         const queue = parseStateUrl(config.state.url).kind === 'postgres' ? await (await import('./worker.js')).queueStatus(config) : undefined;
         if (opts.json) printJson({ syncs: statuses, ...(queue ? { queue: queue.entries } : {}) });

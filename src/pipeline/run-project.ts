@@ -12,12 +12,12 @@ import type { RunMetricsOptions } from '../metrics/project-run.js';
 import { isFerryError } from '../sdk/errors.js';
 import type { RunCounts } from '../state/index.js';
 import { emptyCounts } from '../state/index.js';
-import { createLogger } from './logger.js';
+import { createLogger, errorFields } from './logger.js';
 import { discoverStreams, inspectSync, selectSyncs } from './prepare.js';
 import type { PreparedSync } from './prepare.js';
 import { loadProject, openProjectState } from './project.js';
 import { retryFailures } from './retry-failures.js';
-import { runSync } from './run-sync.js';
+import { partitionKey, partitionsOf, runSyncPart } from './partitions.js';
 import type { RunSummary } from './run-sync.js';
 import { openService } from './service.js';
 import { stopOnSignals } from './stop-signals.js';
@@ -46,7 +46,9 @@ export interface ProjectRunSummary extends RunSummary {
 
 export async function runProject(options: ProjectRunOptions): Promise<ProjectRunSummary[]> {
   const config = await loadProject(options.configFile);
-  const logger = options.logger ?? createLogger(options.quiet ? { level: 'warn' } : {});
+  const base = options.logger ?? createLogger(options.quiet ? { level: 'warn' } : {});
+  // Every line of a dry run says so: nothing it logs was pushed or stored.
+  const logger = options.dryRun ? base.child({ dryRun: true }) : base;
   const syncs = selectSyncs(config, options.syncNames);
 
   const prepared: PreparedSync[] = await prepareAll(syncs, (sync) => inspectSync(config, sync), 'nothing was pushed; fix the lines above and run again');
@@ -54,7 +56,7 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
   const stopping = stopOnSignals(logger, 'stopping: finishing in-flight requests and checkpointing');
 
   const metrics = await runMetricsFor(config, options);
-  const store = await openProjectState(config);
+  const store = await openProjectState(config, logger);
   const summaries: ProjectRunSummary[] = [];
   try {
     // One connection per request in flight, for the busiest sync.
@@ -66,9 +68,12 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
       ...(metrics ? { observer: metrics.clientObserver() } : {}),
     });
     try {
-      for (const sync of prepared) {
+      // A partitioned sync runs as its slices, one after another, each with its own summary.
+      // Its dead-letter is shared by the slices, so `failures retry` replays it once, as a whole.
+      const parts = prepared.flatMap((sync) => (options.retryFailures ? [undefined] : partitionsOf(sync.sync)).map((partition) => ({ sync, partition })));
+      for (const { sync, partition } of parts) {
         if (stopping.signal.aborted) break;
-        const progress = options.progress?.(sync.sync.name, await estimateTotal(sync, logger));
+        const progress = options.progress?.(partition ? partitionKey(sync.sync.name, partition) : sync.sync.name, partition ? undefined : await estimateTotal(sync, logger));
         // A dry run is no run: it would count records that were never pushed and fake a last success.
         const syncMetrics = metrics && !options.dryRun ? await syncMetricsFor(metrics, sync.sync.name, store) : undefined;
         const runOptions = {
@@ -85,11 +90,14 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
         try {
           const summary: ProjectRunSummary = options.retryFailures
             ? await retryFailures(sync, deps, runOptions)
-            : await runSync(sync, deps, runOptions);
+            : await runSyncPart(sync, deps, runOptions, partition);
           if (options.verify && !options.dryRun) summary.visible = await countVisible(connection.client, sync.sync);
           summaries.push(summary);
         } catch (error) {
-          summaries.push(failedSummary(sync.sync.name, error));
+          const name = partition ? partitionKey(sync.sync.name, partition) : sync.sync.name;
+          const failed = failedSummary(name, error);
+          logger.error({ sync: name, ...errorFields(error), exitCode: failed.exitCode }, `sync ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+          summaries.push(failed);
           // The service itself is gone or refuses us: later syncs would fail the same way.
           if (isFerryError(error, 'FERRY_SERVICE_AUTH') || isFerryError(error, 'FERRY_SERVICE_UNREACHABLE')) break;
         } finally {

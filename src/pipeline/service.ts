@@ -35,7 +35,7 @@ export async function openService(
   let apiKey = service.apiKey ?? '';
   if (baseUrl === 'embedded') {
     if (config.emulator.db !== ':memory:') mkdirSync(dirname(config.emulator.db), { recursive: true });
-    // Loaded only when embedded: a run against a real service does not carry the emulator's code in memory.
+    // Imported only for `baseUrl: embedded`: runs against the real service never load the emulator.
     const { startEmulator } = await import('../emulator/index.js');
     emulator = await startEmulator({
       db: config.emulator.db,

@@ -9,3 +9,4 @@ export * from './origin.js';
 export * from './cursor.js';
 export * from './http-retry.js';
 export * from './conformance.js';
+export * from './partition.js';
