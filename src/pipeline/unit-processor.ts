@@ -76,6 +76,10 @@ interface EarlyLook {
   asked: Set<string>;
 }
 
+/** Units mapped between two turns of the event loop. */
+const YIELD_EVERY = 32;
+const yieldToIo = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 type Built = { ok: true; remoteId: string; body: Record<string, unknown> } | { ok: false; reason: string; field: string | null; body?: unknown };
 
 /** Evaluates the mapping; a throwing mapping is the unit's failure, not the run's. */
@@ -106,6 +110,8 @@ export class UnitProcessor {
     const early = await this.lookAtSources(items);
     const ready: ReadyUnit[] = [];
     for (const [i, item] of items.entries()) {
+      // Let answers in between: a whole batch mapped in one go held responses (and free slots) for milliseconds.
+      if (i > 0 && i % YIELD_EVERY === 0) await yieldToIo();
       const unit = 'unit' in item ? item.unit : item;
       this.deps.counts.read++;
       const ticket = this.deps.checkpointer.begin(unit.position);
