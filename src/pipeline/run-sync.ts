@@ -175,7 +175,7 @@ export async function runSync(
       ...(primaryKeyOf(prepared) ? { primaryKey: primaryKeyOf(prepared)! } : {}),
     });
     const units = (options.replay ?? toUnits(records!, {
-      ...(sync.group ? { groupBy: sync.group.by } : {}),
+      ...(sync.group ? { groupBy: sync.group.by, sortedByGroup: sync.group.sorted } : {}),
       ...(primaryKeyOf(prepared) ? { primaryKey: primaryKeyOf(prepared)! } : {}),
     }))[Symbol.asyncIterator]();
 
@@ -200,7 +200,7 @@ export async function runSync(
 
     const handle = async (entry: { unit: Unit; mapped?: Record<string, unknown>; error?: string }) => {
       counts.read++;
-      const seq = tracker.begin(entry.unit.position);
+      const seq = tracker.begin(entry.unit.position, entry.unit.lowestCursor);
       const settleReplayed = () => {
         if (!dryRun && entry.unit.failureId !== undefined) store.removeFailure(entry.unit.failureId);
       };
