@@ -93,7 +93,7 @@ export const syncConfig = z
         /** The source yields each group's records contiguously: stream groups instead of holding them to the end of the read. */
         sorted: z
           .boolean()
-          .default(false)
+          .optional()
           .describe('The source is ordered by the group key: hand each group on as soon as the key changes (a key that comes back is an error).'),
       })
       .optional()

@@ -175,7 +175,7 @@ export async function runSync(
       ...(primaryKeyOf(prepared) ? { primaryKey: primaryKeyOf(prepared)! } : {}),
     });
     const units = (options.replay ?? toUnits(records!, {
-      ...(sync.group ? { groupBy: sync.group.by, sortedByGroup: sync.group.sorted } : {}),
+      ...(sync.group ? { groupBy: sync.group.by, sortedByGroup: sync.group.sorted === true } : {}),
       ...(primaryKeyOf(prepared) ? { primaryKey: primaryKeyOf(prepared)! } : {}),
     }))[Symbol.asyncIterator]();
 
