@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { TargetType } from '../config/schema.js';
-import { FieldTypeSampler, buildRequest, fingerprint } from '../mapping/index.js';
+import { FieldTypeSampler, MappingEvaluationError, buildRequest, fingerprint } from '../mapping/index.js';
 import { FerryError, isFerryError } from '../sdk/errors.js';
 import type { CursorPosition, FieldType } from '../sdk/types.js';
 import { ObjectTypeEvolver, Pusher, ensureTarget } from '../sink/index.js';
@@ -58,6 +58,14 @@ export interface RunSummary {
   wouldDelete?: number;
   error?: string;
   exitCode: 0 | 2 | 3;
+}
+
+/** A unit after mapping: the mapped body, or the error and whatever did map. */
+interface MappedUnit {
+  unit: Unit;
+  mapped?: Record<string, unknown>;
+  error?: string;
+  partial?: Record<string, unknown>;
 }
 
 const CHECKPOINT_EVERY = 500;
@@ -148,11 +156,13 @@ export async function runSync(
         signal: stop.signal,
       });
 
-  const mapUnit = async (unit: Unit): Promise<{ unit: Unit; mapped?: Record<string, unknown>; error?: string }> => {
+  const mapUnit = async (unit: Unit): Promise<MappedUnit> => {
     try {
       return { unit, mapped: await mapping.evaluate(unit.input) };
     } catch (error) {
-      return { unit, error: error instanceof Error ? error.message : String(error) };
+      // What did map (the id, above all) goes with the dead-letter entry.
+      const partial = error instanceof MappingEvaluationError ? error.partial : undefined;
+      return { unit, error: error instanceof Error ? error.message : String(error), ...(partial ? { partial } : {}) };
     }
   };
 
@@ -181,7 +191,7 @@ export async function runSync(
 
     // Rows need their object type before the first push; its field types are
     // declared, or inferred from the first units and the source's discover().
-    const buffered: { unit: Unit; mapped?: Record<string, unknown>; error?: string }[] = [];
+    const buffered: MappedUnit[] = [];
     const sampler = new FieldTypeSampler();
     const needsInference = kind === 'row';
     while (buffered.length < (needsInference ? SAMPLE_UNITS : 0)) {
@@ -198,7 +208,7 @@ export async function runSync(
       ? new ObjectTypeEvolver({ service, target: sync.target, objectType: ensured.objectType, dryRun, logger: runLog })
       : undefined;
 
-    const handle = async (entry: { unit: Unit; mapped?: Record<string, unknown>; error?: string }) => {
+    const handle = async (entry: MappedUnit) => {
       counts.read++;
       const seq = tracker.begin(entry.unit.position, entry.unit.lowestCursor);
       const settleReplayed = () => {
@@ -206,12 +216,12 @@ export async function runSync(
       };
       const fail = (reason: string, field: string | null, body?: unknown) => {
         counts.failed++;
-        settleReplayed();
         if (!dryRun) {
           store.recordFailure({
             sync: sync.name,
             runId,
-            remoteId: typeof body === 'object' && body && 'id' in body ? String((body as { id: unknown }).id) : null,
+            remoteId: remoteIdOf(body),
+            ...(entry.unit.failureId !== undefined ? { replaces: entry.unit.failureId } : {}),
             origin: entry.unit.origin,
             kind: 'invalid',
             reason: field && !reason.includes(field) ? `${field}: ${reason}` : reason,
@@ -225,7 +235,7 @@ export async function runSync(
         runLog.debug({ origin: entry.unit.origin, reason }, 'record invalid');
         finish(seq);
       };
-      if (!entry.mapped) return fail(entry.error ?? 'mapping failed', null);
+      if (!entry.mapped) return fail(entry.error ?? 'mapping failed', null, entry.partial);
       let mapped = entry.mapped;
       if (evolver && isRecord(mapped.fields)) {
         const resolved = await evolver.resolve(mapped.fields);
@@ -259,8 +269,8 @@ export async function runSync(
       pusher
         .push({ kind, remoteId: built.remoteId, body: built.body })
         .then((outcome) => {
-          settleReplayed();
           if (outcome.ok) {
+            settleReplayed();
             counts.pushed++;
             if (outcome.status === 'created') counts.created++;
             else counts.updated++;
@@ -279,6 +289,7 @@ export async function runSync(
               body: built.body,
               sourceRecord: entry.unit.input,
               fingerprint: print,
+              ...(entry.unit.failureId !== undefined ? { replaces: entry.unit.failureId } : {}),
             });
           }
           finish(seq);
@@ -380,6 +391,15 @@ function primaryKeyOf(prepared: PreparedSync): string[] | undefined {
 function observeFields(sampler: FieldTypeSampler, mapped: Record<string, unknown>): void {
   if (!isRecord(mapped.fields)) return;
   for (const [name, value] of Object.entries(mapped.fields)) sampler.observe(name, value);
+}
+
+/** The remote id of a (partly) mapped body, as the request builder would send it. */
+function remoteIdOf(body: unknown): string | null {
+  if (!isRecord(body)) return null;
+  const id = body.id;
+  if (typeof id === 'string' && id.trim() !== '') return id;
+  if (typeof id === 'number' && Number.isFinite(id)) return String(id);
+  return null;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -83,7 +83,11 @@ export interface AcknowledgedWrite {
   origin?: string;
 }
 
-export type FailureWrite = Omit<FailureEntry, 'id' | 'createdAt' | 'attempts'> & { fingerprint?: string };
+export type FailureWrite = Omit<FailureEntry, 'id' | 'createdAt' | 'attempts'> & {
+  fingerprint?: string;
+  /** The dead-letter entry this failure repeats (`failures retry`): it is replaced, its attempts carried over. */
+  replaces?: number;
+};
 
 /** Which parts of a sync's state {@link StateStore.reset} clears; omitted = all three. */
 export interface ResetSelection {

@@ -24,26 +24,51 @@ interface FailureRow {
   created_at: string;
 }
 
+interface Match {
+  sync: string;
+  remoteId: string | null;
+  origin: string | null;
+  sourceRecord: string | null;
+  replaces: number | null;
+}
+
+/**
+ * Which open entries a new failure repeats (see {@link FailureTable.write}).
+ * `IS` so that two absent source records (deletes) compare equal.
+ */
+const SAME_RECORD = `sync = @sync AND (
+    (@remoteId IS NOT NULL AND remote_id = @remoteId)
+    OR (@origin IS NOT NULL AND origin = @origin AND source_record IS @sourceRecord)
+    OR id = @replaces)`;
+
 export class FailureTable {
-  private readonly openAttempts: Statement<[string, string], number>;
+  private readonly openAttempts: Statement<[Match], number>;
+  private readonly deleteSame: Statement<[Match]>;
   private readonly deleteForRecord: Statement<[string, string]>;
   private readonly insert: Statement;
 
   constructor(private readonly db: Db) {
-    this.openAttempts = db.prepare<[string, string], number>('SELECT attempts FROM failures WHERE sync = ? AND remote_id = ?').pluck();
+    this.openAttempts = db.prepare<[Match], number>(`SELECT coalesce(max(attempts), 0) FROM failures WHERE ${SAME_RECORD}`).pluck();
+    this.deleteSame = db.prepare<[Match]>(`DELETE FROM failures WHERE ${SAME_RECORD}`);
     this.deleteForRecord = db.prepare('DELETE FROM failures WHERE sync = ? AND remote_id = ?');
     this.insert = db.prepare(`
       INSERT INTO failures (sync, run_id, remote_id, origin, kind, reason, status, error_body, body, source_record, attempts, created_at)
       VALUES (@sync, @runId, @remoteId, @origin, @kind, @reason, @status, @errorBody, @body, @sourceRecord, @attempts, @at)`);
   }
 
-  /** Adds a failure; an open entry for the same record is replaced and its attempt count carried over. */
+  /**
+   * Adds a failure. Open entries of the same record are replaced and the
+   * attempt count carried over (the highest plus one), so a record has one
+   * entry however often it fails. The same record is: the same remote id;
+   * or, when the id could not be mapped, the same origin holding the same
+   * source record (an origin alone, like a page URL, may hold many records);
+   * or the entry `replaces` names (a `failures retry` of it).
+   */
   write(f: FailureWrite, at: string): void {
-    let attempts = 1;
-    if (f.remoteId !== null) {
-      attempts += this.openAttempts.get(f.sync, f.remoteId) ?? 0;
-      this.deleteForRecord.run(f.sync, f.remoteId);
-    }
+    const sourceRecord = toJson(f.sourceRecord);
+    const match: Match = { sync: f.sync, remoteId: f.remoteId, origin: f.origin, sourceRecord, replaces: f.replaces ?? null };
+    const attempts = 1 + (this.openAttempts.get(match) ?? 0);
+    this.deleteSame.run(match);
     this.insert.run({
       sync: f.sync,
       runId: f.runId,
@@ -54,7 +79,7 @@ export class FailureTable {
       status: f.status,
       errorBody: toJson(f.errorBody),
       body: toJson(f.body),
-      sourceRecord: toJson(f.sourceRecord),
+      sourceRecord,
       attempts,
       at,
     });
