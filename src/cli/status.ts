@@ -6,7 +6,7 @@ import type { RunEntry, StateStore } from '../state/index.js';
 import { stateSyncNames, withProjectState } from './context.js';
 import { formatAge, formatCount, formatCursor, formatDuration, formatTable, formatTimestamp, truncate } from './format.js';
 import type { RegisterCommand } from './main.js';
-import { printJson } from './output.js';
+import { duplicatesNote, printJson } from './output.js';
 
 export interface SyncStatus {
   sync: string;
@@ -61,6 +61,8 @@ export function formatStatus(statuses: readonly SyncStatus[], now: number): stri
   const sections = [table];
   for (const s of statuses) {
     if (s.lastRun?.error) sections.push(`${s.sync}: last run ended with: ${s.lastRun.error}`);
+    const duplicates = s.lastRun?.counts.duplicates ?? 0;
+    if (duplicates > 0) sections.push(`${s.sync}: last run: ${duplicatesNote(duplicates, [])} (the run's log names them)`);
   }
   for (const s of statuses) {
     if (!s.runs) continue;

@@ -15,6 +15,8 @@ import type { RunCounts, StateStore } from '../state/index.js';
 import { emptyCounts } from '../state/index.js';
 import { CheckpointTracker } from './checkpoint-tracker.js';
 import { planDeletes, scanKeys } from './deletes.js';
+import { DuplicateIds } from './duplicate-ids.js';
+import type { DuplicateId } from './duplicate-ids.js';
 import { SeenSet } from './seen-set.js';
 import { fieldHints } from './field-hints.js';
 import type { PreparedSync } from './prepare.js';
@@ -56,6 +58,8 @@ export interface RunSummary {
   changes: SchemaChange[];
   /** Dry runs: records that would be deleted by `deletes: mirror`. */
   wouldDelete?: number;
+  /** The first records not pushed because an earlier record of the read had their id (all are counted in `counts.duplicates`). */
+  duplicates?: DuplicateId[];
   error?: string;
   exitCode: 0 | 2 | 3;
 }
@@ -117,6 +121,7 @@ export async function runSync(
   let changes: SchemaChange[] = [];
   let wouldDelete: number | undefined;
   const seen = sync.deletes === 'mirror' && !options.replay ? new SeenSet() : undefined;
+  const duplicates = new DuplicateIds(log);
   // An incremental read only sees new and changed records; which ones vanished
   // takes a separate scan of every key.
   const keyScan = seen !== undefined && sync.incremental !== undefined;
@@ -249,6 +254,11 @@ export async function runSync(
         ...(evolver ? { objectTypeId: evolver.objectTypeId, fieldTypes: evolver.fieldTypes, fieldLabels: evolver.fieldLabels } : {}),
       });
       if (!built.ok) return fail(built.reason, built.field, built.partialBody);
+      if (duplicates.isDuplicate(built.remoteId, entry.unit.origin)) {
+        counts.duplicates = (counts.duplicates ?? 0) + 1;
+        settleReplayed();
+        return finish(seq);
+      }
       if (!keyScan) seen?.add(built.remoteId);
       const print = fingerprint(built.body);
       const known = store.fingerprints(sync.name, [built.remoteId]).get(built.remoteId);
@@ -344,6 +354,7 @@ export async function runSync(
   } finally {
     if (renew) clearInterval(renew);
     seen?.close();
+    duplicates.close();
   }
 
   const cursor = options.replay ? undefined : readComplete && !fatal ? tracker.finalPosition() : tracker.safePosition();
@@ -372,6 +383,7 @@ export async function runSync(
     cursor: dryRun ? (storedCursor ?? null) : (store.cursor(sync.name) ?? null),
     changes,
     ...(wouldDelete !== undefined ? { wouldDelete } : {}),
+    ...(duplicates.examples.length > 0 ? { duplicates: duplicates.examples } : {}),
     ...(errorText ? { error: errorText } : {}),
     exitCode: status === 'succeeded' ? 0 : status === 'partial' ? 2 : 3,
   };
