@@ -38,32 +38,34 @@ function probeOwner(purpose: string): string {
  * that fail. (A lease left by a crashed run has expired and is taken over,
  * which marks that run abandoned, as the next `ferry run` would.)
  */
-export function lockState(store: StateStore, sync: string, lastRun: RunEntry | undefined): LockState {
+export async function lockState(store: StateStore, sync: string, lastRun: RunEntry | undefined): Promise<LockState> {
   const owner = probeOwner('state-show');
-  if (store.acquireLock(sync, owner, PROBE_TTL_MS)) {
-    store.releaseLock(sync, owner);
+  if (await store.acquireLock(sync, owner, PROBE_TTL_MS)) {
+    await store.releaseLock(sync, owner);
     return { held: false };
   }
   return lastRun?.status === 'running' ? { held: true, runId: lastRun.runId, since: lastRun.startedAt } : { held: true };
 }
 
-export function collectState(store: StateStore, names: readonly string[], configured: ReadonlySet<string>): SyncState[] {
-  return names.map((sync) => {
-    const lock = lockState(store, sync, store.lastRun(sync));
+export async function collectState(store: StateStore, names: readonly string[], configured: ReadonlySet<string>): Promise<SyncState[]> {
+  const states: SyncState[] = [];
+  for (const sync of names) {
+    const lock = await lockState(store, sync, await store.lastRun(sync));
     // Read after the probe: taking over a dead lease changes the last run's status.
-    const lastRun = store.lastRun(sync);
-    return {
+    const lastRun = await store.lastRun(sync);
+    states.push({
       sync,
       configured: configured.has(sync),
-      cursor: store.cursor(sync) ?? null,
-      liveRecords: store.countLive(sync),
-      openFailures: store.failureCount(sync),
+      cursor: (await store.cursor(sync)) ?? null,
+      liveRecords: await store.countLive(sync),
+      openFailures: await store.failureCount(sync),
       lock,
       lastRun: lastRun
         ? { runId: lastRun.runId, status: lastRun.status, startedAt: lastRun.startedAt, finishedAt: lastRun.finishedAt }
         : null,
-    };
-  });
+    });
+  }
+  return states;
 }
 
 export function formatState(states: readonly SyncState[], now: number): string {
@@ -96,9 +98,9 @@ export const register: RegisterCommand = (program) => {
     .argument('[sync]', 'only this sync')
     .option('--json', 'print the state as JSON on stdout')
     .action(async (sync: string | undefined, opts: { json?: boolean }, command: Command) => {
-      await withProjectState(command, (config, store) => {
-        const names = stateSyncNames(config, store, sync === undefined ? [] : [sync]);
-        const states = collectState(store, names, new Set([...config.syncs.map((s) => s.name), ...config.exports.map((e) => `export:${e.name}`)]));
+      await withProjectState(command, async (config, store) => {
+        const names = await stateSyncNames(config, store, sync === undefined ? [] : [sync]);
+        const states = await collectState(store, names, new Set([...config.syncs.map((s) => s.name), ...config.exports.map((e) => `export:${e.name}`)]));
         const url = redactUrlCredentials(config.state.url);
         if (opts.json) {
           printJson({ stateUrl: url, syncs: states });
@@ -117,26 +119,26 @@ export const register: RegisterCommand = (program) => {
     .option('-y, --yes', 'do not ask for confirmation (required when stdin is not a terminal)')
     .action(async (sync: string, opts: { cursorOnly?: boolean; yes?: boolean }, command: Command) => {
       await withProjectState(command, async (config, store) => {
-        stateSyncNames(config, store, [sync]);
+        await stateSyncNames(config, store, [sync]);
         const cursorOnly = opts.cursorOnly === true;
         const question = cursorOnly
           ? `Reset the cursor of sync ${sync}? Its next run re-reads the whole source.`
-          : `Reset sync ${sync} (cursor, ledger of ${plural(store.countLive(sync), 'record')}, ${plural(store.failureCount(sync), 'failure')})? Its next run re-pushes everything.`;
+          : `Reset sync ${sync} (cursor, ledger of ${plural(await store.countLive(sync), 'record')}, ${plural(await store.failureCount(sync), 'failure')})? Its next run re-pushes everything.`;
         if (!(await confirmOrThrow(question, opts.yes === true))) {
           console.log('Nothing reset.');
           return;
         }
         // Hold the sync's lock so a run in progress cannot checkpoint over the reset.
         const owner = probeOwner('state-reset');
-        if (!store.acquireLock(sync, owner, 60_000)) {
+        if (!(await store.acquireLock(sync, owner, 60_000))) {
           throw new FerryError('FERRY_SYNC_LOCKED', `sync "${sync}" is running; its state cannot be reset now`, {
             hint: 'wait for the run to finish (a crashed run releases its lock after 60 seconds)',
           });
         }
         try {
-          store.reset(sync, cursorOnly ? { cursor: true } : undefined);
+          await store.reset(sync, cursorOnly ? { cursor: true } : undefined);
         } finally {
-          store.releaseLock(sync, owner);
+          await store.releaseLock(sync, owner);
         }
         console.log(cursorOnly ? `Reset the cursor of sync ${sync}.` : `Reset sync ${sync}: cursor, ledger and failures.`);
       });

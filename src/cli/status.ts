@@ -20,16 +20,25 @@ export interface SyncStatus {
   runs?: RunEntry[];
 }
 
-export function collectStatus(store: StateStore, names: readonly string[], configured: ReadonlySet<string>, runs: number): SyncStatus[] {
-  return names.map((sync) => ({
-    sync,
-    configured: configured.has(sync),
-    lastRun: store.lastRun(sync) ?? null,
-    cursor: store.cursor(sync) ?? null,
-    openFailures: store.failureCount(sync),
-    liveRecords: store.countLive(sync),
-    ...(runs > 0 ? { runs: store.runs({ sync, limit: runs }) } : {}),
-  }));
+export async function collectStatus(
+  store: StateStore,
+  names: readonly string[],
+  configured: ReadonlySet<string>,
+  runs: number,
+): Promise<SyncStatus[]> {
+  const statuses: SyncStatus[] = [];
+  for (const sync of names) {
+    statuses.push({
+      sync,
+      configured: configured.has(sync),
+      lastRun: (await store.lastRun(sync)) ?? null,
+      cursor: (await store.cursor(sync)) ?? null,
+      openFailures: await store.failureCount(sync),
+      liveRecords: await store.countLive(sync),
+      ...(runs > 0 ? { runs: await store.runs({ sync, limit: runs }) } : {}),
+    });
+  }
+  return statuses;
 }
 
 const COUNT_COLUMNS = ['read', 'created', 'updated', 'unchanged', 'failed', 'deleted'] as const;
@@ -108,9 +117,9 @@ export const register: RegisterCommand = (program) => {
     .option('--runs <n>', 'also list the last N runs of each sync', parseRunsOption, 0)
     .option('--json', 'print the status as JSON on stdout')
     .action(async (names: string[], opts: { runs: number; json?: boolean }, command: Command) => {
-      await withProjectState(command, (config, store) => {
-        const selected = stateSyncNames(config, store, names);
-        const statuses = collectStatus(store, selected, new Set([...config.syncs.map((s) => s.name), ...config.exports.map((e) => `export:${e.name}`)]), opts.runs);
+      await withProjectState(command, async (config, store) => {
+        const selected = await stateSyncNames(config, store, names);
+        const statuses = await collectStatus(store, selected, new Set([...config.syncs.map((s) => s.name), ...config.exports.map((e) => `export:${e.name}`)]), opts.runs);
         if (opts.json) printJson({ syncs: statuses });
         else console.log(formatStatus(statuses, Date.now()));
       });

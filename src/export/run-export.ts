@@ -73,18 +73,20 @@ export async function runExport(
   const log = options.logger.child({ export: exp.name, connector: destination.name });
 
   const owner = `${process.pid}:${Math.random().toString(36).slice(2)}`;
-  if (!store.acquireLock(key, owner, LOCK_TTL_MS)) {
+  if (!(await store.acquireLock(key, owner, LOCK_TTL_MS))) {
     throw new FerryError('FERRY_SYNC_LOCKED', `another run of export "${exp.name}" is in progress`, {
       hint: 'wait for it to finish; a crashed run releases its lock after 60 seconds',
     });
   }
-  const renew = setInterval(() => store.renewLock(key, owner, LOCK_TTL_MS), LOCK_TTL_MS / 3);
+  const renew = setInterval(() => {
+    store.renewLock(key, owner, LOCK_TTL_MS).catch((error: unknown) => log.warn({ err: error }, 'could not renew the export lock'));
+  }, LOCK_TTL_MS / 3);
   renew.unref();
-  const runId = store.startRun(key);
+  const runId = await store.startRun(key);
   const runLog = log.child({ runId });
 
   const watermark = prepared.incremental
-    ? new Watermark(prepared.incremental.field, options.fullRefresh ? undefined : store.cursor(key), started)
+    ? new Watermark(prepared.incremental.field, options.fullRefresh ? undefined : await store.cursor(key), started)
     : undefined;
   let writer: DestinationWriter | undefined;
   let fatal: unknown;
@@ -96,7 +98,7 @@ export async function runExport(
     await writer.write({ stream: spec.resource, records, key: spec.key });
     await writer.flush?.();
     counts.pushed += records.length;
-    store.updateRun(runId, counts);
+    await store.updateRun(runId, counts);
     report();
   };
 
@@ -147,7 +149,7 @@ export async function runExport(
       await writer!.close();
       const position = watermark?.position();
       // The watermark moves only once the destination committed everything below it.
-      store.checkpoint(key, position);
+      await store.checkpoint(key, position);
     } else if (writer) {
       await (writer.abort ? writer.abort(fatal ?? 'stopped') : writer.close());
     }
@@ -157,9 +159,9 @@ export async function runExport(
   }
   const errorText = fatal ? describeError(fatal) : status === 'aborted' ? 'stopped by signal; the watermark was not moved' : undefined;
   try {
-    store.finishRun(runId, { status, counts, error: errorText ?? null });
+    await store.finishRun(runId, { status, counts, error: errorText ?? null });
   } finally {
-    store.releaseLock(key, owner);
+    await store.releaseLock(key, owner);
   }
   report();
 
@@ -172,7 +174,7 @@ export async function runExport(
     exported: counts.pushed,
     counts,
     durationMs: Date.now() - started,
-    cursor: store.cursor(key) ?? null,
+    cursor: (await store.cursor(key)) ?? null,
     ...(errorText ? { error: errorText } : {}),
     ...(isFerryError(fatal) ? { errorCode: fatal.code } : {}),
     exitCode: status === 'succeeded' ? 0 : fatal && isFerryError(fatal) && fatal.exitCode === 1 ? 1 : 3,

@@ -12,18 +12,18 @@ import type { PreparedSync } from './prepare.js';
 import type { SeenSet } from './seen-set.js';
 import { toUnits } from './units.js';
 
-export function planDeletes(
+export async function planDeletes(
   store: StateStore,
   sync: string,
   seen: Pick<SeenSet, 'has'>,
   maxDeletePercent: number,
   force: boolean,
-): { remoteIds: string[] } {
+): Promise<{ remoteIds: string[] }> {
   const remoteIds: string[] = [];
-  for (const remoteId of store.liveRemoteIds(sync)) {
-    if (!seen.has(remoteId)) remoteIds.push(remoteId);
+  for await (const page of store.liveRemoteIdPages(sync)) {
+    for (const remoteId of page) if (!seen.has(remoteId)) remoteIds.push(remoteId);
   }
-  const live = store.countLive(sync);
+  const live = await store.countLive(sync);
   const percent = live === 0 ? 0 : (remoteIds.length / live) * 100;
   if (!force && remoteIds.length > 0 && percent > maxDeletePercent) {
     throw new FerryError(

@@ -14,7 +14,7 @@ export async function loadProject(configFile: string): Promise<LoadedConfig> {
 }
 
 /** Open the project's state store, creating the folder of a SQLite file. */
-export function openProjectState(config: LoadedConfig): StateStore {
+export async function openProjectState(config: LoadedConfig): Promise<StateStore> {
   const url = config.state.url;
   if (url.startsWith('sqlite:') && !url.startsWith('sqlite::memory:')) {
     mkdirSync(dirname(url.slice('sqlite:'.length)), { recursive: true });

@@ -50,7 +50,7 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
 
   const stopping = stopOnSignals(logger, 'stopping: finishing in-flight requests and checkpointing');
 
-  const store = openProjectState(config);
+  const store = await openProjectState(config);
   const summaries: ProjectRunSummary[] = [];
   try {
     const connection = await openService(config, { logger });
@@ -88,7 +88,7 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
       await connection.close();
     }
   } finally {
-    store.close();
+    await store.close();
     stopping.dispose();
   }
   return summaries;

@@ -91,7 +91,7 @@ export async function runSync(
   const kind: TargetType = sync.target.type;
 
   const owner = `${process.pid}:${Math.random().toString(36).slice(2)}`;
-  if (!dryRun && !store.acquireLock(sync.name, owner, LOCK_TTL_MS)) {
+  if (!dryRun && !(await store.acquireLock(sync.name, owner, LOCK_TTL_MS))) {
     throw new FerryError('FERRY_SYNC_LOCKED', `another run of sync "${sync.name}" is in progress`, {
       hint: 'wait for it to finish; a crashed run releases its lock after 60 seconds',
     });
@@ -101,14 +101,10 @@ export async function runSync(
     : setInterval(() => {
         // A renewal that fails (state busy past its timeout) must not crash the
         // process; the lease still has two thirds of its time left.
-        try {
-          store.renewLock(sync.name, owner, LOCK_TTL_MS);
-        } catch (error) {
-          log.warn({ err: error }, 'could not renew the sync lock');
-        }
+        store.renewLock(sync.name, owner, LOCK_TTL_MS).catch((error: unknown) => log.warn({ err: error }, 'could not renew the sync lock'));
       }, LOCK_TTL_MS / 3);
   renew?.unref();
-  const runId = dryRun ? null : store.startRun(sync.name);
+  const runId = dryRun ? null : await store.startRun(sync.name);
   const runLog = log.child({ runId });
 
   // SIGTERM (options.signal) stops reading but lets in-flight pushes finish;
@@ -126,28 +122,28 @@ export async function runSync(
   // takes a separate scan of every key.
   const keyScan = seen !== undefined && sync.incremental !== undefined;
 
-  const storedCursor = options.fullRefresh || options.replay ? undefined : store.cursor(sync.name);
+  const storedCursor = options.fullRefresh || options.replay ? undefined : await store.cursor(sync.name);
   const report = () => options.onProgress?.({ ...counts });
 
   let lastCheckpoint = Date.now();
   let finishedSinceCheckpoint = 0;
-  const maybeCheckpoint = (force = false) => {
+  const maybeCheckpoint = async () => {
     if (dryRun) return;
-    if (!force && finishedSinceCheckpoint < CHECKPOINT_EVERY && Date.now() - lastCheckpoint < CHECKPOINT_INTERVAL_MS) return;
-    const position = tracker.safePosition();
-    if (position) store.checkpoint(sync.name, position);
-    else store.flush();
-    if (runId) store.updateRun(runId, counts);
-    // Off a TTY this is the progress a scheduler's log shows.
-    runLog.info({ counts, pending: tracker.pending }, 'progress');
+    if (finishedSinceCheckpoint < CHECKPOINT_EVERY && Date.now() - lastCheckpoint < CHECKPOINT_INTERVAL_MS) return;
     finishedSinceCheckpoint = 0;
     lastCheckpoint = Date.now();
+    const position = tracker.safePosition();
+    if (position) await store.checkpoint(sync.name, position);
+    else await store.flush();
+    if (runId) await store.updateRun(runId, counts);
+    // Off a TTY this is the progress a scheduler's log shows.
+    runLog.info({ counts, pending: tracker.pending }, 'progress');
   };
-  const finish = (seq: number) => {
+  const finish = async (seq: number) => {
     tracker.finish(seq);
     finishedSinceCheckpoint++;
     report();
-    maybeCheckpoint();
+    await maybeCheckpoint();
   };
 
   const pusher = dryRun
@@ -161,6 +157,7 @@ export async function runSync(
         signal: stop.signal,
       });
 
+  const settling = new Set<Promise<void>>();
   const mapUnit = async (unit: Unit): Promise<MappedUnit> => {
     try {
       return { unit, mapped: await mapping.evaluate(unit.input) };
@@ -216,13 +213,13 @@ export async function runSync(
     const handle = async (entry: MappedUnit) => {
       counts.read++;
       const seq = tracker.begin(entry.unit.position, entry.unit.lowestCursor);
-      const settleReplayed = () => {
-        if (!dryRun && entry.unit.failureId !== undefined) store.removeFailure(entry.unit.failureId);
+      const settleReplayed = async () => {
+        if (!dryRun && entry.unit.failureId !== undefined) await store.removeFailure(entry.unit.failureId);
       };
-      const fail = (reason: string, field: string | null, body?: unknown) => {
+      const fail = async (reason: string, field: string | null, body?: unknown) => {
         counts.failed++;
         if (!dryRun) {
-          store.recordFailure({
+          await store.recordFailure({
             sync: sync.name,
             runId,
             remoteId: remoteIdOf(body),
@@ -238,7 +235,7 @@ export async function runSync(
         }
         options.onSample?.({ origin: entry.unit.origin, input: entry.unit.input, error: reason, action: 'invalid' });
         runLog.debug({ origin: entry.unit.origin, reason }, 'record invalid');
-        finish(seq);
+        await finish(seq);
       };
       if (!entry.mapped) return fail(entry.error ?? 'mapping failed', null, entry.partial);
       let mapped = entry.mapped;
@@ -256,15 +253,15 @@ export async function runSync(
       if (!built.ok) return fail(built.reason, built.field, built.partialBody);
       if (duplicates.isDuplicate(built.remoteId, entry.unit.origin)) {
         counts.duplicates = (counts.duplicates ?? 0) + 1;
-        settleReplayed();
+        await settleReplayed();
         return finish(seq);
       }
       if (!keyScan) seen?.add(built.remoteId);
       const print = fingerprint(built.body);
-      const known = store.fingerprints(sync.name, [built.remoteId]).get(built.remoteId);
+      const known = (await store.fingerprints(sync.name, [built.remoteId])).get(built.remoteId);
       if (known && known.status === 'pushed' && known.fingerprint === print) {
         counts.unchanged++;
-        settleReplayed();
+        await settleReplayed();
         options.onSample?.({ origin: entry.unit.origin, input: entry.unit.input, body: built.body, action: 'unchanged' });
         return finish(seq);
       }
@@ -276,18 +273,18 @@ export async function runSync(
       }
       await pusher.waitForCapacity();
       if (fatal) return; // the run is stopping: leave this record for the next run
-      pusher
+      const settled = pusher
         .push({ kind, remoteId: built.remoteId, body: built.body })
-        .then((outcome) => {
+        .then(async (outcome) => {
           if (outcome.ok) {
-            settleReplayed();
+            await settleReplayed();
             counts.pushed++;
             if (outcome.status === 'created') counts.created++;
             else counts.updated++;
-            store.recordAcknowledged({ sync: sync.name, remoteId: built.remoteId, fingerprint: print, recordId: outcome.recordId, origin: entry.unit.origin });
+            await store.recordAcknowledged({ sync: sync.name, remoteId: built.remoteId, fingerprint: print, recordId: outcome.recordId, origin: entry.unit.origin });
           } else {
             counts.failed++;
-            store.recordFailure({
+            await store.recordFailure({
               sync: sync.name,
               runId,
               remoteId: built.remoteId,
@@ -302,7 +299,7 @@ export async function runSync(
               ...(entry.unit.failureId !== undefined ? { replaces: entry.unit.failureId } : {}),
             });
           }
-          finish(seq);
+          await finish(seq);
         })
         .catch((error: unknown) => {
           // After a fatal error the pusher rejects what is still queued with
@@ -311,6 +308,9 @@ export async function runSync(
           fatal ??= error;
           stop.abort();
         });
+      // The pusher goes idle when the request settles; recording its outcome in the state store is awaited here.
+      settling.add(settled);
+      void settled.finally(() => settling.delete(settled));
     };
 
     for (const entry of buffered) {
@@ -328,10 +328,11 @@ export async function runSync(
     }
     if (!readComplete) await units.return?.();
     await pusher?.onIdle();
+    await Promise.all(settling);
 
     if (readComplete && !fatal && seen) {
       if (keyScan) await scanKeys(prepared, seen, readSignal, log);
-      const plan = planDeletes(store, sync.name, seen, sync.maxDeletePercent, options.forceDeletes === true);
+      const plan = await planDeletes(store, sync.name, seen, sync.maxDeletePercent, options.forceDeletes === true);
       if (dryRun) {
         wouldDelete = plan.remoteIds.length;
       } else if (pusher) {
@@ -339,10 +340,10 @@ export async function runSync(
           const outcome = await pusher.delete({ kind, remoteId, sourceId: ensured.sourceId });
           if (outcome.ok || outcome.status === 404) {
             counts.deleted++;
-            store.recordDeleted(sync.name, remoteId);
+            await store.recordDeleted(sync.name, remoteId);
           } else {
             counts.failed++;
-            store.recordFailure({ sync: sync.name, runId, remoteId, origin: null, kind: 'rejected', reason: `delete failed: ${outcome.reason}`, status: outcome.status, errorBody: outcome.errorBody, body: null, sourceRecord: null });
+            await store.recordFailure({ sync: sync.name, runId, remoteId, origin: null, kind: 'rejected', reason: `delete failed: ${outcome.reason}`, status: outcome.status, errorBody: outcome.errorBody, body: null, sourceRecord: null });
           }
           report();
         }
@@ -351,6 +352,7 @@ export async function runSync(
   } catch (error) {
     fatal ??= error;
     await pusher?.onIdle().catch(() => undefined);
+    await Promise.all(settling);
   } finally {
     if (renew) clearInterval(renew);
     seen?.close();
@@ -363,14 +365,14 @@ export async function runSync(
   const errorText = fatal ? describeError(fatal) : aborted ? 'stopped by signal after checkpointing' : undefined;
   if (!dryRun) {
     try {
-      if (cursor) store.checkpoint(sync.name, cursor);
-      else store.flush();
-      if (runId) store.finishRun(runId, { status, counts, error: errorText ?? null });
+      if (cursor) await store.checkpoint(sync.name, cursor);
+      else await store.flush();
+      if (runId) await store.finishRun(runId, { status, counts, error: errorText ?? null });
     } catch (error) {
       fatal ??= error;
       status = 'failed';
     } finally {
-      store.releaseLock(sync.name, owner);
+      await store.releaseLock(sync.name, owner);
     }
   }
   report();
@@ -380,7 +382,7 @@ export async function runSync(
     status,
     counts,
     durationMs: Date.now() - started,
-    cursor: dryRun ? (storedCursor ?? null) : (store.cursor(sync.name) ?? null),
+    cursor: dryRun ? (storedCursor ?? null) : ((await store.cursor(sync.name)) ?? null),
     changes,
     ...(wouldDelete !== undefined ? { wouldDelete } : {}),
     ...(duplicates.examples.length > 0 ? { duplicates: duplicates.examples } : {}),

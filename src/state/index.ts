@@ -16,9 +16,10 @@ export type { SqliteStateStoreOptions as StateStoreOptions } from './sqlite/sqli
 /**
  * Opens the state store named by a `state.url`: `sqlite:/abs/path.db` (parent
  * directories are created) or `sqlite::memory:`. `postgres://…` is reserved
- * for shared state and not supported yet.
+ * for shared state and not supported yet. Async so that a networked backend
+ * can connect before it returns.
  */
-export function openStateStore(url: string, options: SqliteStateStoreOptions = {}): StateStore {
+export async function openStateStore(url: string, options: SqliteStateStoreOptions = {}): Promise<StateStore> {
   const location = parseStateUrl(url);
   switch (location.kind) {
     case 'sqlite':

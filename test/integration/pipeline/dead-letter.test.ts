@@ -39,12 +39,13 @@ describe('the dead-letter', () => {
     await h.close();
   });
 
-  function failures(): FailureEntry[] {
-    const store = openStateStore(`sqlite:${h.dir}/state/ferry.db`);
+  async function failures(): Promise<FailureEntry[]> {
+    const store = await openStateStore(`sqlite:${h.dir}/state/ferry.db`);
     try {
-      return store.failures({ sync: 'deals' }).sort((a, b) => (a.origin ?? '').localeCompare(b.origin ?? ''));
+      return (await store.failures({ sync: 'deals' }))
+        .sort((a, b) => (a.origin ?? '').localeCompare(b.origin ?? ''));
     } finally {
-      store.close();
+      await store.close();
     }
   }
 
@@ -60,21 +61,21 @@ describe('the dead-letter', () => {
 
     const first = await h.run();
     expect(first.summaries[0]).toMatchObject({ exitCode: 2, counts: { created: 8, failed: 2 } });
-    expect(failures().map((f) => [f.origin, f.remoteId, f.attempts])).toEqual([
+    expect((await failures()).map((f) => [f.origin, f.remoteId, f.attempts])).toEqual([
       ['data/deals.csv:4', null, 1],
       // The id mapped although map.fields.value threw: the entry names it.
       ['data/deals.csv:7', badId, 1],
     ]);
 
     await h.run({ fullRefresh: true });
-    expect(failures().map((f) => [f.origin, f.remoteId, f.attempts])).toEqual([
+    expect((await failures()).map((f) => [f.origin, f.remoteId, f.attempts])).toEqual([
       ['data/deals.csv:4', null, 2],
       ['data/deals.csv:7', badId, 2],
     ]);
 
     const retry = await h.run({ retryFailures: true });
     expect(retry.summaries[0]).toMatchObject({ counts: { read: 2, failed: 2 } });
-    expect(failures().map((f) => [f.origin, f.remoteId, f.attempts])).toEqual([
+    expect((await failures()).map((f) => [f.origin, f.remoteId, f.attempts])).toEqual([
       ['data/deals.csv:4', null, 3],
       ['data/deals.csv:7', badId, 3],
     ]);

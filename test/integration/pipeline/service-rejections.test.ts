@@ -39,12 +39,13 @@ describe('records the service rejects', () => {
     await h.close();
   });
 
-  function failures(): FailureEntry[] {
-    const store = openStateStore(`sqlite:${h.dir}/state/ferry.db`);
+  async function failures(): Promise<FailureEntry[]> {
+    const store = await openStateStore(`sqlite:${h.dir}/state/ferry.db`);
     try {
-      return store.failures({ sync: 'events' }).sort((a, b) => (a.remoteId ?? '').localeCompare(b.remoteId ?? ''));
+      return (await store.failures({ sync: 'events' }))
+        .sort((a, b) => (a.remoteId ?? '').localeCompare(b.remoteId ?? ''));
     } finally {
-      store.close();
+      await store.close();
     }
   }
 
@@ -55,7 +56,7 @@ describe('records the service rejects', () => {
     expect(first.summaries[0]).toMatchObject({ status: 'partial', exitCode: 2, counts: { read: 6, created: 4, failed: 2 } });
     expect(first.summaries[0]!.cursor).toMatchObject({ value: '2024-03-01T10:00:06Z' });
 
-    const entries = failures();
+    const entries = await failures();
     expect(entries.map((f) => [f.remoteId, f.origin, f.kind, f.status])).toEqual([
       ['2', 'data/events.csv:3', 'rejected', 400],
       ['5', 'data/events.csv:6', 'rejected', 400],
@@ -67,12 +68,12 @@ describe('records the service rejects', () => {
     h.write('data/events.csv', ['id,kind,updated_at', ...ROWS, '7,g,2024-03-01T10:00:07Z'].join('\n') + '\n');
     const second = await h.run();
     expect(second.summaries[0]).toMatchObject({ exitCode: 0, counts: { read: 1, created: 1, failed: 0 } });
-    expect(failures()).toHaveLength(2);
+    expect(await failures()).toHaveLength(2);
 
     // A retry before the fix: the service refuses them again; still one entry each, counting attempts.
     const early = await h.run({ retryFailures: true });
     expect(early.summaries[0]).toMatchObject({ exitCode: 2, counts: { read: 2, failed: 2 } });
-    expect(failures().map((f) => [f.remoteId, f.origin, f.status, f.attempts])).toEqual([
+    expect((await failures()).map((f) => [f.remoteId, f.origin, f.status, f.attempts])).toEqual([
       ['2', 'data/events.csv:3', 400, 2],
       ['5', 'data/events.csv:6', 400, 2],
     ]);
@@ -81,7 +82,7 @@ describe('records the service rejects', () => {
     const retry = await h.run({ retryFailures: true });
     expect(retry.summaries[0]).toMatchObject({ exitCode: 0, counts: { read: 2, created: 2, failed: 0 } });
     expect(retry.summaries[0]!.cursor).toMatchObject({ value: '2024-03-01T10:00:07Z' });
-    expect(failures()).toHaveLength(0);
+    expect(await failures()).toHaveLength(0);
     const rows = await readRows(h.client, 'app', 'event');
     expect(rows.size).toBe(7);
     expect(rows.get('5')).toMatchObject({ fields: { kind: { value: 'unknown' } } });
