@@ -57,6 +57,10 @@ describe('group: { by } with interleaved keys', () => {
     const first = await h.run();
     expect(first.summaries[0]).toMatchObject({ status: 'succeeded', counts: { read: CONVERSATIONS, created: CONVERSATIONS, updated: 0, failed: 0 } });
     expect(Harness.writes(first.requests)).toHaveLength(CONVERSATIONS);
+    // Every write carries a whole conversation: a crash at any point leaves none partial.
+    expect(Harness.writes(first.requests).map((r) => (JSON.parse(r.body) as { transcript: unknown[] }).transcript.length)).toEqual(
+      Array.from({ length: CONVERSATIONS }, () => UTTERANCES),
+    );
 
     const listed = [];
     for await (const conversation of h.client.iterateConversations({ limit: 50 })) listed.push(conversation);
