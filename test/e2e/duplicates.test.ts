@@ -74,6 +74,9 @@ describe('duplicate ids within one read (spawned)', () => {
     // Unchanged data, re-run: nothing is pushed, the duplicate is reported again.
     expect((jsonOf(listed) as Summary).syncs[0]!.counts).toMatchObject({ read: 5, unchanged: 4, created: 0, updated: 0, duplicates: 1 });
 
+    const preview = await ferry(['preview', 'deals'], { cwd: dir, env });
+    expect(preview.stdout).toMatch(/1 record\(s\) not pushed: an earlier record of the same read had the same id, and the first wins; e\.g\. data\/deals\.csv:5 \(id B2\)/);
+
     const status = await ferry(['status'], { cwd: dir, env });
     expect(status.stdout).toMatch(/deals: last run: 1 record\(s\) not pushed: an earlier record of the same read had the same id, and the first wins/);
     const statusJson = jsonOf(await ferry(['status', '--json'], { cwd: dir, env }));
