@@ -85,4 +85,21 @@ describe('group: { by } with interleaved keys', () => {
     const paths = Harness.writes(h.requests).map((r) => r.path);
     expect(new Set(paths).size).toBe(paths.length);
   });
+
+  it('with an incremental cursor, stores it past whole groups only and reads on from there', async () => {
+    const line = (call: string, seq: number, at: number) => JSON.stringify({ call, seq, speaker: 'agent', text: `${call} ${seq}`, at, updated: at });
+    // Interleaved calls whose cursor ranges overlap.
+    const first = [line('a', 0, 1), line('b', 0, 2), line('a', 1, 3), line('b', 1, 4)];
+    h.write('data/utterances.jsonl', first.join('\n') + '\n');
+    h.writeConfig(CALLS_SYNC().replace('    group: { by: call }\n', '    group: { by: call }\n    incremental: { cursor: updated }\n'));
+    const run1 = await h.run();
+    expect(run1.summaries[0]).toMatchObject({ counts: { read: 2, created: 2 } });
+    expect(run1.summaries[0]!.cursor).toMatchObject({ value: 4 });
+
+    h.write('data/utterances.jsonl', [...first, line('c', 0, 5), line('c', 1, 6)].join('\n') + '\n');
+    const run2 = await h.run();
+    expect(run2.summaries[0]).toMatchObject({ counts: { read: 1, created: 1 } });
+    expect(run2.summaries[0]!.cursor).toMatchObject({ value: 6 });
+    expect(Harness.writes(run2.requests).map((r) => (JSON.parse(r.body) as { transcript: unknown[] }).transcript.length)).toEqual([2]);
+  });
 });
