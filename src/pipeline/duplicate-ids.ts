@@ -26,10 +26,7 @@ export class DuplicateIds {
 
   /** Whether `remoteId` was already taken in this read; remembers it when not. */
   isDuplicate(remoteId: string, origin: string): boolean {
-    if (!this.seen.has(remoteId)) {
-      this.seen.add(remoteId);
-      return false;
-    }
+    if (this.seen.addNew(remoteId)) return false;
     this.count++;
     if (this.examples.length < NAMED) {
       this.examples.push({ remoteId, origin });
