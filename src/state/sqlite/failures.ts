@@ -33,23 +33,25 @@ interface Match {
 }
 
 /**
- * Which open entries a new failure repeats (see {@link FailureTable.write}).
- * `IS` so that two absent source records (deletes) compare equal.
+ * Which open entries a new failure repeats (see {@link FailureTable.write}):
+ * three indexed lookups rather than one OR, which SQLite would answer by
+ * scanning every failure of the sync. `IS` so that two absent source records
+ * compare equal; a null remote id or origin matches nothing.
  */
-const SAME_RECORD = `sync = @sync AND (
-    (@remoteId IS NOT NULL AND remote_id = @remoteId)
-    OR (@origin IS NOT NULL AND origin = @origin AND source_record IS @sourceRecord)
-    OR id = @replaces)`;
+const SAME_RECORD = `
+  SELECT id, attempts FROM failures WHERE sync = @sync AND remote_id = @remoteId
+  UNION SELECT id, attempts FROM failures WHERE sync = @sync AND origin = @origin AND source_record IS @sourceRecord
+  UNION SELECT id, attempts FROM failures WHERE id = @replaces AND sync = @sync`;
 
 export class FailureTable {
-  private readonly openAttempts: Statement<[Match], number>;
-  private readonly deleteSame: Statement<[Match]>;
+  private readonly sameRecord: Statement<[Match], { id: number; attempts: number }>;
+  private readonly deleteById: Statement<[number]>;
   private readonly deleteForRecord: Statement<[string, string]>;
   private readonly insert: Statement;
 
   constructor(private readonly db: Db) {
-    this.openAttempts = db.prepare<[Match], number>(`SELECT coalesce(max(attempts), 0) FROM failures WHERE ${SAME_RECORD}`).pluck();
-    this.deleteSame = db.prepare<[Match]>(`DELETE FROM failures WHERE ${SAME_RECORD}`);
+    this.sameRecord = db.prepare<[Match], { id: number; attempts: number }>(SAME_RECORD);
+    this.deleteById = db.prepare<[number]>('DELETE FROM failures WHERE id = ?');
     this.deleteForRecord = db.prepare('DELETE FROM failures WHERE sync = ? AND remote_id = ?');
     this.insert = db.prepare(`
       INSERT INTO failures (sync, run_id, remote_id, origin, kind, reason, status, error_body, body, source_record, attempts, created_at)
@@ -67,8 +69,11 @@ export class FailureTable {
   write(f: FailureWrite, at: string): void {
     const sourceRecord = toJson(f.sourceRecord);
     const match: Match = { sync: f.sync, remoteId: f.remoteId, origin: f.origin, sourceRecord, replaces: f.replaces ?? null };
-    const attempts = 1 + (this.openAttempts.get(match) ?? 0);
-    this.deleteSame.run(match);
+    let attempts = 1;
+    for (const repeat of this.sameRecord.all(match)) {
+      attempts = Math.max(attempts, repeat.attempts + 1);
+      this.deleteById.run(repeat.id);
+    }
     this.insert.run({
       sync: f.sync,
       runId: f.runId,
@@ -105,7 +110,7 @@ export class FailureTable {
   }
 
   remove(id: number): void {
-    this.db.prepare('DELETE FROM failures WHERE id = ?').run(id);
+    this.deleteById.run(id);
   }
 
   purge(sync?: string): number {
