@@ -1,10 +1,10 @@
 /** `ferry state show|reset`: inspect or reset a sync's incremental state. */
 import type { Command } from 'commander';
 import { redactUrlCredentials } from '../config/redact.js';
-import { FerryError } from '../sdk/errors.js';
 import type { CursorPosition } from '../sdk/types.js';
 import type { RunEntry, StateStore } from '../state/index.js';
-import { confirmOrThrow, stateSyncNames, withProjectState } from './context.js';
+import { readLease, RunLease } from '../state/run-lease.js';
+import { confirmOrThrow, quietLogger, stateSyncNames, withProjectState } from './context.js';
 import { formatAge, formatCursor, plural } from './format.js';
 import type { RegisterCommand } from './main.js';
 import { printJson } from './output.js';
@@ -14,6 +14,8 @@ export interface LockState {
   /** The run that holds it, when the last run of the sync is still marked running. */
   runId?: string;
   since?: string;
+  /** A lock left by a process that is gone or whose lease expired: the next run takes it over. */
+  stale?: string;
 }
 
 export interface SyncState {
@@ -26,33 +28,19 @@ export interface SyncState {
   lastRun: Pick<RunEntry, 'runId' | 'status' | 'startedAt' | 'finishedAt'> | null;
 }
 
-const PROBE_TTL_MS = 5_000;
-
-function probeOwner(purpose: string): string {
-  return `ferry-${purpose}:${process.pid}:${Math.random().toString(36).slice(2, 10)}`;
-}
-
-/**
- * Whether a run holds the sync's lock. The store has no read-only lock query,
- * so this takes the lock and gives it straight back: a live run's lease makes
- * that fail. (A lease left by a crashed run has expired and is taken over,
- * which marks that run abandoned, as the next `ferry run` would.)
- */
+/** Whether a run holds the sync's lock, read without touching it. */
 export async function lockState(store: StateStore, sync: string, lastRun: RunEntry | undefined): Promise<LockState> {
-  const owner = probeOwner('state-show');
-  if (await store.acquireLock(sync, owner, PROBE_TTL_MS)) {
-    await store.releaseLock(sync, owner);
-    return { held: false };
-  }
-  return lastRun?.status === 'running' ? { held: true, runId: lastRun.runId, since: lastRun.startedAt } : { held: true };
+  const lease = await readLease(store, sync);
+  if (lease.state === 'free') return { held: false };
+  if (lease.state === 'stale') return { held: false, since: lease.since, stale: lease.reason };
+  return lastRun?.status === 'running' ? { held: true, runId: lastRun.runId, since: lastRun.startedAt } : { held: true, since: lease.since };
 }
 
 export async function collectState(store: StateStore, names: readonly string[], configured: ReadonlySet<string>): Promise<SyncState[]> {
   const states: SyncState[] = [];
   for (const sync of names) {
-    const lock = await lockState(store, sync, await store.lastRun(sync));
-    // Read after the probe: taking over a dead lease changes the last run's status.
     const lastRun = await store.lastRun(sync);
+    const lock = await lockState(store, sync, lastRun);
     states.push({
       sync,
       configured: configured.has(sync),
@@ -71,7 +59,9 @@ export async function collectState(store: StateStore, names: readonly string[], 
 export function formatState(states: readonly SyncState[], now: number): string {
   return states
     .map((s) => {
-      const lock = !s.lock.held
+      const lock = s.lock.stale
+        ? `stale (${s.lock.stale}); the next run takes it over`
+        : !s.lock.held
         ? 'free'
         : s.lock.runId
           ? `held by run ${s.lock.runId} (started ${formatAge(s.lock.since, now)})`
@@ -129,16 +119,11 @@ export const register: RegisterCommand = (program) => {
           return;
         }
         // Hold the sync's lock so a run in progress cannot checkpoint over the reset.
-        const owner = probeOwner('state-reset');
-        if (!(await store.acquireLock(sync, owner, 60_000))) {
-          throw new FerryError('FERRY_SYNC_LOCKED', `sync "${sync}" is running; its state cannot be reset now`, {
-            hint: 'wait for the run to finish (a crashed run releases its lock after 60 seconds)',
-          });
-        }
+        const lease = await RunLease.acquire(store, sync, `sync "${sync}"`, quietLogger());
         try {
           await store.reset(sync, cursorOnly ? { cursor: true } : undefined);
         } finally {
-          await store.releaseLock(sync, owner);
+          await lease.release();
         }
         console.log(cursorOnly ? `Reset the cursor of sync ${sync}.` : `Reset sync ${sync}: cursor, ledger and failures.`);
       });

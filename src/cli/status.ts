@@ -3,16 +3,22 @@ import type { Command } from 'commander';
 import { FerryError } from '../sdk/errors.js';
 import type { CursorPosition } from '../sdk/types.js';
 import type { RunEntry, StateStore } from '../state/index.js';
+import { readLease } from '../state/run-lease.js';
 import { stateSyncNames, withProjectState } from './context.js';
 import { formatAge, formatCount, formatCursor, formatDuration, formatTable, formatTimestamp, truncate } from './format.js';
 import type { RegisterCommand } from './main.js';
 import { duplicatesNote, printJson } from './output.js';
 
+/** A run's status as `status` shows it: `abandoned` is a run still marked running whose process is gone. */
+export type ShownRun = Omit<RunEntry, 'status'> & { status: RunEntry['status'] | 'abandoned' };
+
 export interface SyncStatus {
   sync: string;
   /** False for a sync that only the state remembers (removed from the config). */
   configured: boolean;
-  lastRun: RunEntry | null;
+  lastRun: ShownRun | null;
+  /** Why the last run counts as abandoned (its process is gone, or its lease expired). */
+  abandoned?: string;
   cursor: CursorPosition | null;
   openFailures: number;
   liveRecords: number;
@@ -28,10 +34,13 @@ export async function collectStatus(
 ): Promise<SyncStatus[]> {
   const statuses: SyncStatus[] = [];
   for (const sync of names) {
+    const lastRun = (await store.lastRun(sync)) ?? null;
+    const abandoned = lastRun?.status === 'running' ? await abandonedBecause(store, sync) : undefined;
     statuses.push({
       sync,
       configured: configured.has(sync),
-      lastRun: (await store.lastRun(sync)) ?? null,
+      lastRun: lastRun && abandoned ? { ...lastRun, status: 'abandoned' } : lastRun,
+      ...(abandoned ? { abandoned } : {}),
       cursor: (await store.cursor(sync)) ?? null,
       openFailures: await store.failureCount(sync),
       liveRecords: await store.countLive(sync),
@@ -39,6 +48,16 @@ export async function collectStatus(
     });
   }
   return statuses;
+}
+
+/**
+ * A run marked running whose lease is free or stale was left by a process
+ * that died: the next run takes the lease over and marks it aborted.
+ */
+async function abandonedBecause(store: StateStore, sync: string): Promise<string | undefined> {
+  const lease = await readLease(store, sync);
+  if (lease.state === 'held') return undefined;
+  return lease.state === 'stale' ? lease.reason : 'its lock was released';
 }
 
 const COUNT_COLUMNS = ['read', 'created', 'updated', 'unchanged', 'failed', 'deleted'] as const;
@@ -72,6 +91,7 @@ export function formatStatus(statuses: readonly SyncStatus[], now: number): stri
     if (s.lastRun?.error) sections.push(`${s.sync}: last run ended with: ${s.lastRun.error}`);
     const duplicates = s.lastRun?.counts.duplicates ?? 0;
     if (duplicates > 0) sections.push(`${s.sync}: last run: ${duplicatesNote(duplicates, [])} (the run's log names them)`);
+    if (s.abandoned) sections.push(`${s.sync}: last run abandoned (${s.abandoned}); the next run takes its lock over and marks it aborted`);
   }
   for (const s of statuses) {
     if (!s.runs) continue;

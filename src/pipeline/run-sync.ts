@@ -3,25 +3,36 @@
  * checkpoint. Record-level failures are dead-lettered and the run goes on;
  * a runtime failure (service unreachable, auth refused, source lost) stops
  * reading, lets in-flight pushes finish, checkpoints, and is rethrown.
+ *
+ * The parts, each in its own module: the run lease (one run per sync,
+ * src/state/run-lease.ts), the target setup (target-setup.ts), the unit
+ * processor (unit-processor.ts), the checkpointer (checkpointer.ts), deletes
+ * (deletes.ts) and the summary (run-summary.ts). This file reads the source
+ * and puts them in order.
  */
 import type { Logger } from 'pino';
-import type { TargetType } from '../config/schema.js';
-import { FieldTypeSampler, MappingEvaluationError, buildRequest, fingerprint } from '../mapping/index.js';
 import { FerryError, isFerryError } from '../sdk/errors.js';
-import type { CursorPosition, FieldType } from '../sdk/types.js';
-import { ObjectTypeEvolver, Pusher, ensureTarget } from '../sink/index.js';
+import type { CursorPosition } from '../sdk/types.js';
+import { Pusher } from '../sink/index.js';
 import type { SchemaChange, SinkService } from '../sink/index.js';
 import type { RunCounts, StateStore } from '../state/index.js';
 import { emptyCounts } from '../state/index.js';
-import { CheckpointTracker } from './checkpoint-tracker.js';
-import { planDeletes, scanKeys } from './deletes.js';
-import { DuplicateIds } from './duplicate-ids.js';
-import type { DuplicateId } from './duplicate-ids.js';
-import { SeenSet } from './seen-set.js';
-import { fieldHints } from './field-hints.js';
+import { RunLease } from '../state/run-lease.js';
+import { Checkpointer } from './checkpointer.js';
+import { mirrorDeletes } from './deletes.js';
 import type { PreparedSync } from './prepare.js';
+import { RunStop } from './run-stop.js';
+import { exitCodeOf, runErrorText, runFailure, runStatus } from './run-summary.js';
+import type { RunEnding, RunSummary } from './run-summary.js';
+import { DuplicateIds } from './duplicate-ids.js';
+import { SeenSet } from './seen-set.js';
+import { setUpTarget } from './target-setup.js';
+import { UnitProcessor, mapUnit } from './unit-processor.js';
+import type { MappedUnit, UnitSample } from './unit-processor.js';
 import { toUnits } from './units.js';
 import type { Unit } from './units.js';
+
+export type { RunStatus, RunSummary } from './run-summary.js';
 
 export interface RunOptions {
   fullRefresh?: boolean;
@@ -43,138 +54,146 @@ export interface RunOptions {
    */
   replay?: AsyncIterable<Unit>;
   /** Dry runs: called for each mapped unit, for `ferry preview`. */
-  onSample?: (sample: { origin: string; input: unknown; body?: Record<string, unknown>; error?: string; action: 'create' | 'update' | 'unchanged' | 'invalid' }) => void;
+  onSample?: (sample: UnitSample) => void;
 }
-
-export type RunStatus = 'succeeded' | 'partial' | 'failed' | 'aborted';
-
-export interface RunSummary {
-  sync: string;
-  runId: string | null;
-  status: RunStatus;
-  counts: RunCounts;
-  durationMs: number;
-  cursor: CursorPosition | null;
-  changes: SchemaChange[];
-  /** Dry runs: records that would be deleted by `deletes: mirror`. */
-  wouldDelete?: number;
-  /** The first records not pushed because an earlier record of the read had their id (all are counted in `counts.duplicates`). */
-  duplicates?: DuplicateId[];
-  error?: string;
-  exitCode: 0 | 2 | 3;
-}
-
-/** A unit after mapping: the mapped body, or the error and whatever did map. */
-interface MappedUnit {
-  unit: Unit;
-  mapped?: Record<string, unknown>;
-  error?: string;
-  partial?: Record<string, unknown>;
-}
-
-const CHECKPOINT_EVERY = 500;
-const CHECKPOINT_INTERVAL_MS = 2000;
-const SAMPLE_UNITS = 200;
-const LOCK_TTL_MS = 60_000;
 
 export async function runSync(
   prepared: PreparedSync,
   deps: { store: StateStore; service: SinkService },
   options: RunOptions,
 ): Promise<RunSummary> {
-  const { sync, source, mapping } = prepared;
-  const { store, service } = deps;
-  const dryRun = options.dryRun === true;
-  const started = Date.now();
-  const counts = emptyCounts();
-  const log = options.logger.child({ sync: sync.name, connector: source.name });
-  const kind: TargetType = sync.target.type;
-
-  const owner = `${process.pid}:${Math.random().toString(36).slice(2)}`;
-  if (!dryRun && !(await store.acquireLock(sync.name, owner, LOCK_TTL_MS))) {
-    throw new FerryError('FERRY_SYNC_LOCKED', `another run of sync "${sync.name}" is in progress`, {
-      hint: 'wait for it to finish; a crashed run releases its lock after 60 seconds',
-    });
-  }
-  const renew = dryRun
-    ? undefined
-    : setInterval(() => {
-        // A renewal that fails (state busy past its timeout) must not crash the
-        // process; the lease still has two thirds of its time left.
-        store.renewLock(sync.name, owner, LOCK_TTL_MS).catch((error: unknown) => log.warn({ err: error }, 'could not renew the sync lock'));
-      }, LOCK_TTL_MS / 3);
-  renew?.unref();
-  const runId = dryRun ? null : await store.startRun(sync.name);
-  const runLog = log.child({ runId });
-
-  // SIGTERM (options.signal) stops reading but lets in-flight pushes finish;
-  // `stop` aborts them too, and is only pulled when the run cannot go on.
-  const stop = new AbortController();
-  const readSignal = AbortSignal.any([options.signal, stop.signal]);
-  let fatal: unknown;
-  const tracker = new CheckpointTracker();
-  let readComplete = false;
-  let changes: SchemaChange[] = [];
-  let wouldDelete: number | undefined;
-  const seen = sync.deletes === 'mirror' && !options.replay ? new SeenSet() : undefined;
-  const duplicates = new DuplicateIds(log);
-  // An incremental read only sees new and changed records; which ones vanished
-  // takes a separate scan of every key.
-  const keyScan = seen !== undefined && sync.incremental !== undefined;
-
-  const storedCursor = options.fullRefresh || options.replay ? undefined : await store.cursor(sync.name);
-  const report = () => options.onProgress?.({ ...counts });
-
-  let lastCheckpoint = Date.now();
-  let finishedSinceCheckpoint = 0;
-  const maybeCheckpoint = async () => {
-    if (dryRun) return;
-    if (finishedSinceCheckpoint < CHECKPOINT_EVERY && Date.now() - lastCheckpoint < CHECKPOINT_INTERVAL_MS) return;
-    finishedSinceCheckpoint = 0;
-    lastCheckpoint = Date.now();
-    const position = tracker.safePosition();
-    if (position) await store.checkpoint(sync.name, position);
-    else await store.flush();
-    if (runId) await store.updateRun(runId, counts);
-    // Off a TTY this is the progress a scheduler's log shows.
-    runLog.info({ counts, pending: tracker.pending }, 'progress');
-  };
-  const finish = async (seq: number) => {
-    tracker.finish(seq);
-    finishedSinceCheckpoint++;
-    report();
-    await maybeCheckpoint();
-  };
-
-  const pusher = dryRun
-    ? undefined
-    : new Pusher({
-        service,
-        concurrency: options.concurrency,
-        maxRequestsPerSecond: options.maxRequestsPerSecond,
-        maxAttempts: options.maxAttempts,
-        logger: runLog,
-        signal: stop.signal,
-      });
-
-  const settling = new Set<Promise<void>>();
-  const mapUnit = async (unit: Unit): Promise<MappedUnit> => {
-    try {
-      return { unit, mapped: await mapping.evaluate(unit.input) };
-    } catch (error) {
-      // What did map (the id, above all) goes with the dead-letter entry.
-      const partial = error instanceof MappingEvaluationError ? error.partial : undefined;
-      return { unit, error: error instanceof Error ? error.message : String(error), ...(partial ? { partial } : {}) };
-    }
-  };
-
+  const { sync } = prepared;
+  const log = options.logger.child({ sync: sync.name, connector: prepared.source.name });
+  if (options.dryRun === true) return new SyncRun(prepared, deps, options, null, log).run();
+  const lease = await RunLease.acquire(deps.store, sync.name, `sync "${sync.name}"`, log);
+  let runId: string;
   try {
-    const records = options.replay ? undefined : source.read({
+    runId = await deps.store.startRun(sync.name);
+  } catch (error) {
+    await lease.release();
+    throw error;
+  }
+  return new SyncRun(prepared, deps, options, runId, log.child({ runId }), lease).run();
+}
+
+/** The state of one run while it goes; {@link run} is its whole life. */
+class SyncRun {
+  private readonly started = Date.now();
+  private readonly counts = emptyCounts();
+  private readonly dryRun: boolean;
+  private readonly stop: RunStop;
+  private readonly checkpointer: Checkpointer;
+  private readonly pusher: Pusher | undefined;
+  /** Remote ids seen, for `deletes: mirror` after a complete read (not on replays). */
+  private readonly seen: SeenSet | undefined;
+  private readonly duplicates: DuplicateIds;
+  private storedCursor: CursorPosition | undefined;
+  private readComplete = false;
+  private changes: SchemaChange[] = [];
+  private sourceId = '';
+  private processor: UnitProcessor | undefined;
+  private wouldDelete: number | undefined;
+
+  constructor(
+    private readonly prepared: PreparedSync,
+    private readonly deps: { store: StateStore; service: SinkService },
+    private readonly options: RunOptions,
+    private readonly runId: string | null,
+    private readonly log: Logger,
+    private readonly lease?: RunLease,
+  ) {
+    this.dryRun = options.dryRun === true;
+    this.stop = new RunStop(options.signal);
+    this.checkpointer = new Checkpointer(this.dryRun ? undefined : deps.store, prepared.sync.name, runId, this.counts, log);
+    this.seen = prepared.sync.deletes === 'mirror' && !options.replay ? new SeenSet() : undefined;
+    this.duplicates = new DuplicateIds(log);
+    this.pusher = this.dryRun
+      ? undefined
+      : new Pusher({
+          service: deps.service,
+          concurrency: options.concurrency,
+          maxRequestsPerSecond: options.maxRequestsPerSecond,
+          maxAttempts: options.maxAttempts,
+          logger: log,
+          signal: this.stop.pushSignal,
+        });
+  }
+
+  async run(): Promise<RunSummary> {
+    try {
+      if (!this.options.fullRefresh && !this.options.replay) this.storedCursor = await this.deps.store.cursor(this.prepared.sync.name);
+      await this.pushAll();
+      if (this.readComplete && !this.stop.failed && this.seen) await this.deleteVanished();
+    } catch (error) {
+      this.stop.fail(error);
+      await this.processor?.drain().catch(() => undefined);
+    } finally {
+      this.seen?.close();
+      this.duplicates.close();
+    }
+    return this.finish();
+  }
+
+  /** Reads every unit and processes it in read order; returns once every outcome is recorded. */
+  private async pushAll(): Promise<void> {
+    const units = this.openUnits();
+    const next = () => nextUnit(units, this.prepared.sync.name);
+    const target = await setUpTarget(this.prepared, next, { service: this.deps.service, dryRun: this.dryRun, log: this.log });
+    this.changes = target.changes;
+    this.sourceId = target.sourceId;
+    const keyScan = this.prepared.sync.incremental !== undefined;
+    const processor = (this.processor = new UnitProcessor({
+      store: this.deps.store,
+      sync: this.prepared.sync,
+      runId: this.runId,
+      dryRun: this.dryRun,
+      counts: this.counts,
+      log: this.log,
+      checkpointer: this.checkpointer,
+      pusher: this.pusher,
+      stop: this.stop,
+      sourceId: target.sourceId,
+      evolver: target.evolver,
+      seen: keyScan ? undefined : this.seen,
+      duplicates: this.duplicates,
+      onSample: this.options.onSample,
+      onProgress: () => this.report(),
+    }));
+    try {
+      for (const entry of target.sampled) {
+        if (this.stop.stopping) break;
+        await processor.process(entry);
+      }
+      await this.processRest(processor, next);
+    } finally {
+      if (!this.readComplete) await units.return?.();
+    }
+    await processor.drain();
+  }
+
+  private async processRest(processor: UnitProcessor, next: () => Promise<Unit | undefined>): Promise<void> {
+    while (!this.stop.stopping) {
+      const unit = await next();
+      if (unit === undefined) {
+        this.readComplete = true;
+        return;
+      }
+      const entry: MappedUnit = await mapUnit(this.prepared.mapping, unit);
+      await processor.process(entry);
+    }
+  }
+
+  private openUnits(): AsyncIterator<Unit> {
+    if (this.options.replay) return this.options.replay[Symbol.asyncIterator]();
+    const { prepared, storedCursor } = this;
+    const { sync } = prepared;
+    const primaryKey = primaryKeyOf(prepared);
+    const records = prepared.source.read({
       options: prepared.options,
       baseDir: sync.baseDir,
       syncName: sync.name,
-      logger: log,
-      signal: readSignal,
+      logger: this.log,
+      signal: this.stop.readSignal,
       ...(sync.incremental
         ? {
             incremental: {
@@ -184,215 +203,87 @@ export async function runSync(
             },
           }
         : {}),
-      ...(primaryKeyOf(prepared) ? { primaryKey: primaryKeyOf(prepared)! } : {}),
+      ...(primaryKey ? { primaryKey } : {}),
     });
-    const units = (options.replay ?? toUnits(records!, {
-      ...(sync.group ? { groupBy: sync.group.by, sortedByGroup: sync.group.sorted === true } : {}),
-      ...(primaryKeyOf(prepared) ? { primaryKey: primaryKeyOf(prepared)! } : {}),
-    }))[Symbol.asyncIterator]();
+    const group = sync.group ? { groupBy: sync.group.by, sortedByGroup: sync.group.sorted === true } : {};
+    return toUnits(records, { ...group, ...(primaryKey ? { primaryKey } : {}) })[Symbol.asyncIterator]();
+  }
 
-    // Rows need their object type before the first push; its field types are
-    // declared, or inferred from the first units and the source's discover().
-    const buffered: MappedUnit[] = [];
-    const sampler = new FieldTypeSampler();
-    const needsInference = kind === 'row';
-    while (buffered.length < (needsInference ? SAMPLE_UNITS : 0)) {
-      const next = await units.next();
-      if (next.done) break;
-      const entry = await mapUnit(next.value);
-      if (entry.mapped) observeFields(sampler, entry.mapped);
-      buffered.push(entry);
+  private async deleteVanished(): Promise<void> {
+    const wouldDelete = await mirrorDeletes({
+      prepared: this.prepared,
+      store: this.deps.store,
+      runId: this.runId,
+      pusher: this.pusher,
+      sourceId: this.sourceId,
+      seen: this.seen!,
+      force: this.options.forceDeletes === true,
+      counts: this.counts,
+      signal: this.stop.readSignal,
+      log: this.log,
+      onProgress: () => this.report(),
+    });
+    if (this.dryRun) this.wouldDelete = wouldDelete;
+  }
+
+  /** Final checkpoint, the run's row, the lease, the summary; throws the run's fatal error with the summary attached. */
+  private async finish(): Promise<RunSummary> {
+    const { store } = this.deps;
+    const sync = this.prepared.sync.name;
+    const tracker = this.checkpointer.tracker;
+    const cursor = this.options.replay ? undefined : this.readComplete && !this.stop.failed ? tracker.finalPosition() : tracker.safePosition();
+    const ending: RunEnding = { fatal: this.stop.failure, aborted: !this.stop.failed && this.options.signal.aborted, counts: this.counts };
+    let status = runStatus(ending);
+    const error = runErrorText(ending);
+    if (!this.dryRun) {
+      try {
+        await this.checkpointer.final(cursor);
+        if (this.runId) await store.finishRun(this.runId, { status, counts: this.counts, error: error ?? null });
+      } catch (stateError) {
+        this.stop.fail(stateError);
+        status = 'failed';
+      } finally {
+        await this.lease?.release();
+      }
     }
-    const hints = needsInference ? await fieldHints(prepared, log) : new Map<string, FieldType>();
-    const ensured = await ensureTarget(service, sync.target, { inferredFields: sampler.types(hints), dryRun });
-    changes = ensured.changes;
-    const evolver = ensured.objectType
-      ? new ObjectTypeEvolver({ service, target: sync.target, objectType: ensured.objectType, dryRun, logger: runLog })
-      : undefined;
-
-    const handle = async (entry: MappedUnit) => {
-      counts.read++;
-      const seq = tracker.begin(entry.unit.position, entry.unit.lowestCursor);
-      const settleReplayed = async () => {
-        if (!dryRun && entry.unit.failureId !== undefined) await store.removeFailure(entry.unit.failureId);
-      };
-      const fail = async (reason: string, field: string | null, body?: unknown) => {
-        counts.failed++;
-        if (!dryRun) {
-          await store.recordFailure({
-            sync: sync.name,
-            runId,
-            remoteId: remoteIdOf(body),
-            ...(entry.unit.failureId !== undefined ? { replaces: entry.unit.failureId } : {}),
-            origin: entry.unit.origin,
-            kind: 'invalid',
-            reason: field && !reason.includes(field) ? `${field}: ${reason}` : reason,
-            status: null,
-            errorBody: null,
-            body: body ?? null,
-            sourceRecord: entry.unit.input,
-          });
-        }
-        options.onSample?.({ origin: entry.unit.origin, input: entry.unit.input, error: reason, action: 'invalid' });
-        runLog.debug({ origin: entry.unit.origin, reason }, 'record invalid');
-        await finish(seq);
-      };
-      if (!entry.mapped) return fail(entry.error ?? 'mapping failed', null, entry.partial);
-      let mapped = entry.mapped;
-      if (evolver && isRecord(mapped.fields)) {
-        const resolved = await evolver.resolve(mapped.fields);
-        if (resolved.rejected.length > 0) {
-          return fail(resolved.reason ?? `fields not accepted by object type "${sync.target.objectType?.name}": ${resolved.rejected.join(', ')}`, 'fields');
-        }
-        mapped = { ...mapped, fields: resolved.fields };
-      }
-      const built = buildRequest(kind, mapped, {
-        sourceId: ensured.sourceId,
-        ...(evolver ? { objectTypeId: evolver.objectTypeId, fieldTypes: evolver.fieldTypes, fieldLabels: evolver.fieldLabels } : {}),
-      });
-      if (!built.ok) return fail(built.reason, built.field, built.partialBody);
-      if (duplicates.isDuplicate(built.remoteId, entry.unit.origin)) {
-        counts.duplicates = (counts.duplicates ?? 0) + 1;
-        await settleReplayed();
-        return finish(seq);
-      }
-      if (!keyScan) seen?.add(built.remoteId);
-      const print = fingerprint(built.body);
-      const known = (await store.fingerprints(sync.name, [built.remoteId])).get(built.remoteId);
-      if (known && known.status === 'pushed' && known.fingerprint === print) {
-        counts.unchanged++;
-        await settleReplayed();
-        options.onSample?.({ origin: entry.unit.origin, input: entry.unit.input, body: built.body, action: 'unchanged' });
-        return finish(seq);
-      }
-      if (dryRun || !pusher) {
-        if (known?.status === 'pushed') counts.updated++;
-        else counts.created++;
-        options.onSample?.({ origin: entry.unit.origin, input: entry.unit.input, body: built.body, action: known?.status === 'pushed' ? 'update' : 'create' });
-        return finish(seq);
-      }
-      await pusher.waitForCapacity();
-      if (fatal) return; // the run is stopping: leave this record for the next run
-      const settled = pusher
-        .push({ kind, remoteId: built.remoteId, body: built.body })
-        .then(async (outcome) => {
-          if (outcome.ok) {
-            await settleReplayed();
-            counts.pushed++;
-            if (outcome.status === 'created') counts.created++;
-            else counts.updated++;
-            await store.recordAcknowledged({ sync: sync.name, remoteId: built.remoteId, fingerprint: print, recordId: outcome.recordId, origin: entry.unit.origin });
-          } else {
-            counts.failed++;
-            await store.recordFailure({
-              sync: sync.name,
-              runId,
-              remoteId: built.remoteId,
-              origin: entry.unit.origin,
-              kind: 'rejected',
-              reason: outcome.reason,
-              status: outcome.status,
-              errorBody: outcome.errorBody,
-              body: built.body,
-              sourceRecord: entry.unit.input,
-              fingerprint: print,
-              ...(entry.unit.failureId !== undefined ? { replaces: entry.unit.failureId } : {}),
-            });
-          }
-          await finish(seq);
-        })
-        .catch((error: unknown) => {
-          // After a fatal error the pusher rejects what is still queued with
-          // FERRY_ABORTED: those records stay unfinished for the next run.
-          if (stop.signal.aborted && isFerryError(error, 'FERRY_ABORTED')) return;
-          fatal ??= error;
-          stop.abort();
-        });
-      // The pusher goes idle when the request settles; recording its outcome in the state store is awaited here.
-      settling.add(settled);
-      void settled.finally(() => settling.delete(settled));
+    this.report();
+    const summary: RunSummary = {
+      sync,
+      runId: this.runId,
+      status,
+      counts: this.counts,
+      durationMs: Date.now() - this.started,
+      cursor: this.dryRun ? (this.storedCursor ?? null) : ((await store.cursor(sync)) ?? null),
+      changes: this.changes,
+      ...(this.wouldDelete !== undefined ? { wouldDelete: this.wouldDelete } : {}),
+      ...(this.duplicates.examples.length > 0 ? { duplicates: this.duplicates.examples } : {}),
+      ...(error ? { error } : {}),
+      exitCode: exitCodeOf(status),
     };
+    this.log.info({ status, counts: this.counts, durationMs: summary.durationMs }, 'run finished');
+    const failure = this.stop.failure;
+    if (failure) throw runFailure(failure.error, summary);
+    return summary;
+  }
 
-    for (const entry of buffered) {
-      if (fatal || readSignal.aborted) break;
-      await handle(entry);
-    }
-    buffered.length = 0;
-    while (!fatal && !readSignal.aborted) {
-      const next = await units.next();
-      if (next.done) {
-        readComplete = true;
-        break;
-      }
-      await handle(await mapUnit(next.value));
-    }
-    if (!readComplete) await units.return?.();
-    await pusher?.onIdle();
-    await Promise.all(settling);
+  private report(): void {
+    this.options.onProgress?.({ ...this.counts });
+  }
+}
 
-    if (readComplete && !fatal && seen) {
-      if (keyScan) await scanKeys(prepared, seen, readSignal, log);
-      const plan = await planDeletes(store, sync.name, seen, sync.maxDeletePercent, options.forceDeletes === true);
-      if (dryRun) {
-        wouldDelete = plan.remoteIds.length;
-      } else if (pusher) {
-        for (const remoteId of plan.remoteIds) {
-          const outcome = await pusher.delete({ kind, remoteId, sourceId: ensured.sourceId });
-          if (outcome.ok || outcome.status === 404) {
-            counts.deleted++;
-            await store.recordDeleted(sync.name, remoteId);
-          } else {
-            counts.failed++;
-            await store.recordFailure({ sync: sync.name, runId, remoteId, origin: null, kind: 'rejected', reason: `delete failed: ${outcome.reason}`, status: outcome.status, errorBody: outcome.errorBody, body: null, sourceRecord: null });
-          }
-          report();
-        }
-      }
-    }
+/** The next unit, or undefined at the end. A source that throws something other than a FerryError failed its read. */
+async function nextUnit(units: AsyncIterator<Unit>, sync: string): Promise<Unit | undefined> {
+  try {
+    const next = await units.next();
+    return next.done ? undefined : next.value;
   } catch (error) {
-    fatal ??= error;
-    await pusher?.onIdle().catch(() => undefined);
-    await Promise.all(settling);
-  } finally {
-    if (renew) clearInterval(renew);
-    seen?.close();
-    duplicates.close();
+    if (isFerryError(error)) throw error;
+    throw new FerryError('FERRY_SOURCE_READ_FAILED', `the source of sync "${sync}" failed while being read: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+      where: `sync ${sync}`,
+      hint: 'see the cause; the next run resumes from the last checkpoint',
+    });
   }
-
-  const cursor = options.replay ? undefined : readComplete && !fatal ? tracker.finalPosition() : tracker.safePosition();
-  const aborted = !fatal && options.signal.aborted;
-  let status: RunStatus = fatal ? 'failed' : aborted ? 'aborted' : counts.failed > 0 ? 'partial' : 'succeeded';
-  const errorText = fatal ? describeError(fatal) : aborted ? 'stopped by signal after checkpointing' : undefined;
-  if (!dryRun) {
-    try {
-      if (cursor) await store.checkpoint(sync.name, cursor);
-      else await store.flush();
-      if (runId) await store.finishRun(runId, { status, counts, error: errorText ?? null });
-    } catch (error) {
-      fatal ??= error;
-      status = 'failed';
-    } finally {
-      await store.releaseLock(sync.name, owner);
-    }
-  }
-  report();
-  const summary: RunSummary = {
-    sync: sync.name,
-    runId,
-    status,
-    counts,
-    durationMs: Date.now() - started,
-    cursor: dryRun ? (storedCursor ?? null) : ((await store.cursor(sync.name)) ?? null),
-    changes,
-    ...(wouldDelete !== undefined ? { wouldDelete } : {}),
-    ...(duplicates.examples.length > 0 ? { duplicates: duplicates.examples } : {}),
-    ...(errorText ? { error: errorText } : {}),
-    exitCode: status === 'succeeded' ? 0 : status === 'partial' ? 2 : 3,
-  };
-  runLog.info({ status, counts, durationMs: summary.durationMs }, 'run finished');
-  if (fatal && isFerryError(fatal)) throw Object.assign(fatal, { summary });
-  if (fatal) throw new FerryError('FERRY_SOURCE_READ_FAILED', describeError(fatal), { cause: fatal, where: `sync ${sync.name}`, details: { summary } });
-  return summary;
 }
 
 function primaryKeyOf(prepared: PreparedSync): string[] | undefined {
@@ -400,27 +291,4 @@ function primaryKeyOf(prepared: PreparedSync): string[] | undefined {
   if (typeof pk === 'string') return [pk];
   if (Array.isArray(pk) && pk.every((k) => typeof k === 'string')) return pk as string[];
   return undefined;
-}
-
-function observeFields(sampler: FieldTypeSampler, mapped: Record<string, unknown>): void {
-  if (!isRecord(mapped.fields)) return;
-  for (const [name, value] of Object.entries(mapped.fields)) sampler.observe(name, value);
-}
-
-/** The remote id of a (partly) mapped body, as the request builder would send it. */
-function remoteIdOf(body: unknown): string | null {
-  if (!isRecord(body)) return null;
-  const id = body.id;
-  if (typeof id === 'string' && id.trim() !== '') return id;
-  if (typeof id === 'number' && Number.isFinite(id)) return String(id);
-  return null;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function describeError(error: unknown): string {
-  if (isFerryError(error)) return `${error.code}: ${error.message}`;
-  return error instanceof Error ? error.message : String(error);
 }
