@@ -34,6 +34,13 @@ import type { Unit } from './units.js';
 
 export type { RunStatus, RunSummary } from './run-summary.js';
 
+/**
+ * Units read and mapped before they are processed together: one ledger query
+ * per batch. Small, so a stop signal or a fatal error is noticed soon and a
+ * checkpoint is never far behind.
+ */
+const UNIT_BATCH = 256;
+
 export interface RunOptions {
   fullRefresh?: boolean;
   /** Map and diff, push nothing, write no state. */
@@ -160,9 +167,8 @@ class SyncRun {
       onProgress: () => this.report(),
     }));
     try {
-      for (const entry of target.sampled) {
-        if (this.stop.stopping) break;
-        await processor.process(entry);
+      for (let i = 0; i < target.sampled.length && !this.stop.stopping; i += UNIT_BATCH) {
+        await processor.processBatch(target.sampled.slice(i, i + UNIT_BATCH));
       }
       await this.processRest(processor, next);
     } finally {
@@ -171,15 +177,22 @@ class SyncRun {
     await processor.drain();
   }
 
+  /** Reads, maps and processes the rest of the source, a batch at a time, until it ends or the run stops. */
   private async processRest(processor: UnitProcessor, next: () => Promise<Unit | undefined>): Promise<void> {
     while (!this.stop.stopping) {
-      const unit = await next();
-      if (unit === undefined) {
-        this.readComplete = true;
+      const batch: MappedUnit[] = [];
+      let ended = false;
+      while (!ended && batch.length < UNIT_BATCH) {
+        const unit = await next();
+        if (unit === undefined) ended = true;
+        else batch.push(await mapUnit(this.prepared.mapping, unit));
+      }
+      const handledAll = batch.length === 0 || (await processor.processBatch(batch));
+      // Complete only if every unit read was handled: `deletes: mirror` trusts what the read saw.
+      if (ended) {
+        this.readComplete = handledAll;
         return;
       }
-      const entry: MappedUnit = await mapUnit(this.prepared.mapping, unit);
-      await processor.process(entry);
     }
   }
 

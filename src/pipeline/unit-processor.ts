@@ -12,7 +12,7 @@ import type { CompiledMapping } from '../mapping/index.js';
 import { MappingEvaluationError, buildRequest, fingerprint } from '../mapping/index.js';
 import { isFerryError } from '../sdk/errors.js';
 import type { ObjectTypeEvolver, Pusher } from '../sink/index.js';
-import type { FailureWrite, RunCounts, StateStore } from '../state/index.js';
+import type { FailureWrite, FingerprintHit, RunCounts, StateStore } from '../state/index.js';
 import type { Checkpointer } from './checkpointer.js';
 import type { DuplicateIds } from './duplicate-ids.js';
 import type { RunStop } from './run-stop.js';
@@ -58,6 +58,15 @@ export interface UnitProcessorDeps {
   onProgress: () => void;
 }
 
+/** A unit that mapped and built, waiting for the ledger's verdict. */
+interface ReadyUnit {
+  unit: Unit;
+  ticket: number;
+  remoteId: string;
+  body: Record<string, unknown>;
+  print: string;
+}
+
 type Built = { ok: true; remoteId: string; body: Record<string, unknown> } | { ok: false; reason: string; field: string | null; body?: unknown };
 
 /** Evaluates the mapping; a throwing mapping is the unit's failure, not the run's. */
@@ -78,35 +87,59 @@ export class UnitProcessor {
     this.kind = deps.sync.target.type;
   }
 
-  async process(entry: MappedUnit): Promise<void> {
-    const { counts, checkpointer, store, sync } = this.deps;
-    counts.read++;
-    const ticket = checkpointer.begin(entry.unit.position, entry.unit.lowestCursor);
-    const built = await this.build(entry);
-    if (!built.ok) return this.deadLetterInvalid(entry.unit, ticket, built);
-    if (this.deps.duplicates.isDuplicate(built.remoteId, entry.unit.origin)) {
-      counts.duplicates = (counts.duplicates ?? 0) + 1;
-      await this.resolveReplayed(entry.unit);
-      return this.settled(ticket);
+  /**
+   * Processes units in read order. The ledger is asked once per batch (one
+   * query instead of one per record); no remote id occurs twice, since a
+   * later unit with an id an earlier one took is a duplicate, counted and
+   * not pushed (see {@link DuplicateIds}). Returns false when the run started
+   * stopping before every unit was handled (the rest stay unfinished, for
+   * the next run).
+   */
+  async processBatch(entries: readonly MappedUnit[]): Promise<boolean> {
+    const ready: ReadyUnit[] = [];
+    for (const entry of entries) {
+      this.deps.counts.read++;
+      const ticket = this.deps.checkpointer.begin(entry.unit.position, entry.unit.lowestCursor);
+      const built = await this.build(entry);
+      if (!built.ok) {
+        await this.deadLetterInvalid(entry.unit, ticket, built);
+        continue;
+      }
+      if (this.deps.duplicates.isDuplicate(built.remoteId, entry.unit.origin)) {
+        await this.skipDuplicate(entry.unit, ticket);
+        continue;
+      }
+      this.deps.seen?.add(built.remoteId);
+      ready.push({ unit: entry.unit, ticket, remoteId: built.remoteId, body: built.body, print: fingerprint(built.body) });
     }
-    this.deps.seen?.add(built.remoteId);
-    const print = fingerprint(built.body);
-    const known = (await store.fingerprints(sync.name, [built.remoteId])).get(built.remoteId);
-    if (known?.status === 'pushed' && known.fingerprint === print) {
+    if (ready.length === 0) return true;
+    const ledger = await this.deps.store.fingerprints(this.deps.sync.name, ready.map((r) => r.remoteId));
+    for (const unit of ready) {
+      if (this.deps.stop.stopping) return false;
+      await this.decide(unit, ledger.get(unit.remoteId));
+    }
+    return !this.deps.stop.failed;
+  }
+
+  /** Unchanged (nothing to send), or create/update: counted on a dry run, pushed otherwise. */
+  private async decide(ready: ReadyUnit, known: FingerprintHit | undefined): Promise<void> {
+    const { counts } = this.deps;
+    const { unit, ticket, body } = ready;
+    if (known?.status === 'pushed' && known.fingerprint === ready.print) {
       counts.unchanged++;
-      await this.resolveReplayed(entry.unit);
-      this.sample(entry.unit, 'unchanged', built.body);
+      await this.resolveReplayed(unit);
+      this.sample(unit, 'unchanged', body);
       return this.settled(ticket);
     }
     const action = known?.status === 'pushed' ? 'update' : 'create';
     if (!this.deps.pusher) {
       counts[action === 'update' ? 'updated' : 'created']++;
-      this.sample(entry.unit, action, built.body);
+      this.sample(unit, action, body);
       return this.settled(ticket);
     }
     await this.deps.pusher.waitForCapacity();
     if (this.deps.stop.failed) return; // the run is stopping: this unit stays unfinished, for the next run
-    this.push(entry.unit, ticket, built.remoteId, built.body, print);
+    this.push(ready);
   }
 
   /** Waits until every push in flight has been answered and its outcome recorded. */
@@ -134,7 +167,7 @@ export class UnitProcessor {
     return built.ok ? built : { ok: false, reason: built.reason, field: built.field, body: built.partialBody };
   }
 
-  private push(unit: Unit, ticket: number, remoteId: string, body: Record<string, unknown>, print: string): void {
+  private push({ unit, ticket, remoteId, body, print }: ReadyUnit): void {
     const { pusher, stop } = this.deps;
     const recorded = pusher!
       .push({ kind: this.kind, remoteId, body })
@@ -159,6 +192,13 @@ export class UnitProcessor {
       });
     this.recording.add(recorded);
     void recorded.finally(() => this.recording.delete(recorded));
+  }
+
+  /** A later unit of the read with an id an earlier one took: counted, logged by {@link DuplicateIds}, not pushed. */
+  private async skipDuplicate(unit: Unit, ticket: number): Promise<void> {
+    this.deps.counts.duplicates = (this.deps.counts.duplicates ?? 0) + 1;
+    await this.resolveReplayed(unit);
+    await this.settled(ticket);
   }
 
   private async deadLetterInvalid(unit: Unit, ticket: number, built: Extract<Built, { ok: false }>): Promise<void> {
