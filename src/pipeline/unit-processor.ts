@@ -156,7 +156,7 @@ export class UnitProcessor {
       const resolved = await evolver.resolve(mapped.fields);
       if (resolved.rejected.length > 0) {
         const reason = resolved.reason ?? `fields not accepted by object type "${sync.target.objectType?.name}": ${resolved.rejected.join(', ')}`;
-        return { ok: false, reason, field: 'fields' };
+        return { ok: false, reason, field: 'fields', body: mapped };
       }
       mapped = { ...mapped, fields: resolved.fields };
     }

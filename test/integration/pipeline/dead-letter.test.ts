@@ -80,4 +80,17 @@ describe('the dead-letter', () => {
       ['data/deals.csv:7', badId, 3],
     ]);
   });
+
+  it('names the remote id of a record the object type refuses (newFields: freeze)', async () => {
+    const id = LINES[1]!.split(',')[0]!;
+    const frozen = SYNC.replace('      objectType: { name: deal }\n', '      objectType: { name: deal }\n      newFields: freeze\n');
+    h.write('data/deals.csv', [HEADER, ...LINES.slice(0, 3)].join('\n') + '\n');
+    h.writeConfig(frozen);
+    expect((await h.run()).summaries[0]).toMatchObject({ counts: { created: 3 } });
+    // A field the frozen object type does not declare, for one record only.
+    h.writeConfig(frozen.replace("          value: '$number(close_value)'\n", `          value: '$number(close_value)'\n          agent: "opportunity_id = '${id}' ? sales_agent"\n`));
+    const run = await h.run();
+    expect(run.summaries[0]).toMatchObject({ counts: { unchanged: 2, failed: 1 } });
+    expect((await failures()).map((f) => [f.remoteId, f.origin])).toEqual([[id, 'data/deals.csv:3']]);
+  });
 });
