@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { FerryError } from '../sdk/errors.js';
 import type { CursorPosition } from '../sdk/types.js';
+import { parseStateUrl } from '../state/index.js';
 import type { RunEntry, StateStore } from '../state/index.js';
 import { readLease } from '../state/run-lease.js';
 import { stateSyncNames, withProjectState } from './context.js';
@@ -140,8 +141,10 @@ export const register: RegisterCommand = (program) => {
       await withProjectState(command, async (config, store) => {
         const selected = await stateSyncNames(config, store, names);
         const statuses = await collectStatus(store, selected, new Set([...config.syncs.map((s) => s.name), ...config.exports.map((e) => `export:${e.name}`)]), opts.runs);
-        if (opts.json) printJson({ syncs: statuses });
-        else console.log(formatStatus(statuses, Date.now()));
+        // Shared (postgres) state has a queue of runs across workers; loaded only then.
+        const queue = parseStateUrl(config.state.url).kind === 'postgres' ? await (await import('./worker.js')).queueStatus(config) : undefined;
+        if (opts.json) printJson({ syncs: statuses, ...(queue ? { queue: queue.entries } : {}) });
+        else console.log([formatStatus(statuses, Date.now()), ...(queue ? [queue.text] : [])].join('\n\n'));
       });
     });
 };

@@ -19,5 +19,5 @@ export async function openProjectState(config: LoadedConfig): Promise<StateStore
   if (url.startsWith('sqlite:') && !url.startsWith('sqlite::memory:')) {
     mkdirSync(dirname(url.slice('sqlite:'.length)), { recursive: true });
   }
-  return openStateStore(url);
+  return openStateStore(url, config.state.schema ? { schema: config.state.schema } : {});
 }

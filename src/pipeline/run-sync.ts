@@ -27,8 +27,9 @@ import type { RunEnding, RunSummary } from './run-summary.js';
 import { DuplicateIds } from './duplicate-ids.js';
 import { SeenSet } from './seen-set.js';
 import { setUpTarget } from './target-setup.js';
-import { UnitProcessor, mapUnit } from './unit-processor.js';
-import type { MappedUnit, UnitSample } from './unit-processor.js';
+import { SourceFingerprinter } from './source-fingerprint.js';
+import { UnitProcessor } from './unit-processor.js';
+import type { UnitSample } from './unit-processor.js';
 import { toUnits } from './units.js';
 import type { Unit } from './units.js';
 
@@ -152,6 +153,8 @@ class SyncRun {
     const processor = (this.processor = new UnitProcessor({
       store: this.deps.store,
       sync: this.prepared.sync,
+      mapping: this.prepared.mapping,
+      sourcePrints: SourceFingerprinter.for(this.prepared, target, this.dryRun),
       runId: this.runId,
       dryRun: this.dryRun,
       counts: this.counts,
@@ -177,15 +180,15 @@ class SyncRun {
     await processor.drain();
   }
 
-  /** Reads, maps and processes the rest of the source, a batch at a time, until it ends or the run stops. */
+  /** Reads and processes the rest of the source, a batch at a time, until it ends or the run stops. */
   private async processRest(processor: UnitProcessor, next: () => Promise<Unit | undefined>): Promise<void> {
     while (!this.stop.stopping) {
-      const batch: MappedUnit[] = [];
+      const batch: Unit[] = [];
       let ended = false;
       while (!ended && batch.length < UNIT_BATCH) {
         const unit = await next();
         if (unit === undefined) ended = true;
-        else batch.push(await mapUnit(this.prepared.mapping, unit));
+        else batch.push(unit);
       }
       const handledAll = batch.length === 0 || (await processor.processBatch(batch));
       // Complete only if every unit read was handled: `deletes: mirror` trusts what the read saw.

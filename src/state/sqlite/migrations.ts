@@ -76,6 +76,11 @@ export const MIGRATIONS: readonly string[] = [
   );
   `,
   `
+  -- Hash of the source record plus the mapping's identity at the last
+  -- acknowledgement: an equal hash means "unchanged" without mapping again.
+  ALTER TABLE ledger ADD COLUMN source_fingerprint TEXT;
+  `,
+  `
   -- One open dead-letter entry per record also when its id could not be
   -- mapped: a repeat is found by origin and source record. Older files may
   -- hold such repeats: keep the newest, counting each repeat as an attempt.

@@ -22,7 +22,7 @@ const countsSchema = z.object({
   duplicates: z.number().optional(),
 });
 
-interface RunRow {
+export interface RunRow {
   run_id: string;
   sync: string;
   started_at: string;
@@ -108,7 +108,7 @@ function unknownRun(runId: string): FerryError {
   });
 }
 
-function toEntry(row: RunRow): RunEntry {
+export function toEntry(row: RunRow): RunEntry {
   const counts = countsSchema.safeParse(JSON.parse(row.counts));
   return {
     runId: row.run_id,

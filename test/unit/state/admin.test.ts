@@ -23,7 +23,7 @@ describe('sqlite admin', () => {
     await (await openStateStore(`sqlite:${path}`)).close();
     const db = new Database(path);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe('2');
+    expect(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe('3');
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
     expect(tables).toEqual(expect.arrayContaining(['cursors', 'failures', 'ledger', 'locks', 'meta', 'runs']));
     // Fingerprint lookups and the live count use an index, never a table scan.
@@ -82,10 +82,10 @@ describe('sqlite admin', () => {
     }
   });
 
-  it('says Postgres is not supported yet, without leaking the password', async () => {
-    const error = await openError('postgres://ferry:s3cret@db.example.com/state');
+  it('names an unreachable Postgres state database without leaking the password', async () => {
+    const error = await openError('postgres://ferry:s3cret@127.0.0.1:1/state');
     expect(isFerryError(error, 'FERRY_STATE_ERROR')).toBe(true);
-    expect(String((error as Error).message)).toMatch(/not supported yet/);
+    expect(String((error as Error).message)).toContain('postgres://ferry:***@127.0.0.1:1/state');
     expect(String((error as Error).message)).not.toContain('s3cret');
   });
 });
