@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStateStore } from '../../../../src/state/index.js';
 import type { StateStore } from '../../../../src/state/index.js';
+import { PG_SCHEMA_VERSION } from '../../../../src/state/postgres/migrations.js';
 import { PG_URL, dropSchemas, freshSchema, pgQuery } from '../../../helpers/postgres.js';
 
 const schemas: string[] = [];
@@ -33,7 +34,7 @@ describe('PostgreSQL state store', () => {
     const opened = await Promise.all(Array.from({ length: 8 }, () => open(schema)));
     await Promise.all(opened.map((store, i) => store.checkpoint(`sync-${i}`, { value: i })));
     const version = await pgQuery<{ value: string }>(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`);
-    expect(version).toEqual([{ value: '1' }]);
+    expect(version).toEqual([{ value: String(PG_SCHEMA_VERSION) }]);
     expect(await opened[0]!.syncs()).toHaveLength(8);
   });
 
