@@ -302,9 +302,8 @@ async function nextUnit(units: AsyncIterator<Unit>, sync: string): Promise<Unit 
   }
 }
 
+/** The primary key the source declares for its stream (`keys()` of the source definition). */
 function primaryKeyOf(prepared: PreparedSync): string[] | undefined {
-  const pk = (prepared.options as { primaryKey?: unknown } | null)?.primaryKey;
-  if (typeof pk === 'string') return [pk];
-  if (Array.isArray(pk) && pk.every((k) => typeof k === 'string')) return pk as string[];
-  return undefined;
+  const key = prepared.source.keys?.(prepared.options)?.primaryKey;
+  return key && key.length > 0 ? [...key] : undefined;
 }

@@ -144,6 +144,9 @@ describe('ferry run (spawned)', () => {
     const shown = (JSON.parse(status.stdout) as { syncs: { lastRun: { status: string }; abandoned?: string }[] }).syncs[0]!;
     expect(shown.lastRun.status).toBe('abandoned');
     expect(shown.abandoned).toMatch(/process \d+ is gone/);
+    const state = await ferry(['state', 'show', '--json'], { cwd: dir, env });
+    const lock = (JSON.parse(state.stdout) as { syncs: { lock: { held: boolean; stale?: string } }[] }).syncs[0]!.lock;
+    expect(lock).toMatchObject({ held: false, stale: expect.stringMatching(/process \d+ is gone/) });
 
     const next = await ferry(['run', '--json'], { cwd: dir, env });
     expect(next.stderr).not.toContain('FERRY_SYNC_LOCKED');

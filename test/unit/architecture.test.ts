@@ -22,7 +22,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   'src/emulator': ['src/sdk', 'src/api', 'connectors'],
   'src/pipeline': ['src/sdk', 'src/api', 'src/config', 'src/state', 'src/mapping', 'src/sink', 'src/emulator'],
   'src/export': ['src/sdk', 'src/api', 'src/config', 'src/state', 'src/pipeline'],
-  'src/cli': ['src/sdk', 'src/api', 'src/config', 'src/state', 'src/mapping', 'src/sink', 'src/emulator', 'src/pipeline', 'src/export', 'connectors'],
+  'src/worker': ['src/sdk', 'src/api', 'src/config', 'src/state', 'src/pipeline', 'src/export'],
+  'src/cli': ['src/sdk', 'src/api', 'src/config', 'src/state', 'src/mapping', 'src/sink', 'src/emulator', 'src/pipeline', 'src/export', 'src/worker', 'connectors'],
 };
 
 interface Import {
