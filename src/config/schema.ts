@@ -171,6 +171,11 @@ export const serviceConfig = z.strictObject({
     .describe('Client-side request rate ceiling; adapts down on 429.'),
   timeoutMs: z.number().int().positive().default(30_000).describe('Timeout of one request, in milliseconds.'),
   maxAttempts: z.number().int().min(1).max(20).default(6).describe('Attempts per request, counting the first, for transient failures.'),
+  outageBudgetSeconds: z
+    .number()
+    .min(0)
+    .default(300)
+    .describe('How long a run keeps retrying while the service fails every request (500s, refused connections) before it stops with exit 3; 0 stops after maxAttempts.'),
 });
 export type ServiceConfig = z.output<typeof serviceConfig>;
 
@@ -197,11 +202,21 @@ export const emulatorConfig = z.strictObject({
   seed: z.string().optional().describe('File of native records to seed the emulator with (relative to this file), or `demo` for data generated from shared/datasets.'),
 });
 
+export const metricsConfig = z.strictObject({
+  pushgateway: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .describe('Prometheus Pushgateway URL; `ferry run` pushes its metrics there when it ends (docs/metrics.md).'),
+  job: z.string().min(1).default('ferry').describe('Job name the metrics are pushed under.'),
+});
+export type MetricsConfig = z.output<typeof metricsConfig>;
+
 export const projectFile = z.strictObject({
   version: z.literal(1).default(1).describe('Version of the file format.'),
   service: serviceConfig.default(serviceConfig.parse({})).describe('How to reach the service.'),
   state: stateConfig.default(stateConfig.parse({})).describe('Where runtime state is kept.'),
   emulator: emulatorConfig.default(emulatorConfig.parse({})).describe('The embedded emulator (service.baseUrl: embedded).'),
+  metrics: metricsConfig.default(metricsConfig.parse({})).describe('Where one-shot runs send their Prometheus metrics.'),
   include: z
     .array(z.string().min(1))
     .default([])

@@ -7,6 +7,8 @@
 import type { Logger } from 'pino';
 import { prepareAll } from '../config/index.js';
 import type { LoadedConfig } from '../config/index.js';
+import { exportRunMetrics, runMetricsFor, syncMetricsFor } from '../metrics/project-run.js';
+import type { RunMetricsOptions } from '../metrics/project-run.js';
 import { isFerryError } from '../sdk/errors.js';
 import type { RunCounts } from '../state/index.js';
 import { emptyCounts } from '../state/index.js';
@@ -21,7 +23,7 @@ import { openService } from './service.js';
 import { stopOnSignals } from './stop-signals.js';
 import { countVisible } from './verify.js';
 
-export interface ProjectRunOptions {
+export interface ProjectRunOptions extends RunMetricsOptions {
   configFile: string;
   syncNames: readonly string[];
   fullRefresh?: boolean;
@@ -51,14 +53,24 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
 
   const stopping = stopOnSignals(logger, 'stopping: finishing in-flight requests and checkpointing');
 
+  const metrics = await runMetricsFor(config, options);
   const store = await openProjectState(config);
   const summaries: ProjectRunSummary[] = [];
   try {
-    const connection = await openService(config, { logger });
+    // One connection per request in flight, for the busiest sync.
+    const concurrency = Math.max(config.service.concurrency, ...prepared.map((p) => p.sync.concurrency ?? 0));
+    const connection = await openService(config, {
+      logger,
+      rideOutages: true,
+      concurrency,
+      ...(metrics ? { observer: metrics.clientObserver() } : {}),
+    });
     try {
       for (const sync of prepared) {
         if (stopping.signal.aborted) break;
         const progress = options.progress?.(sync.sync.name, await estimateTotal(sync, logger));
+        // A dry run is no run: it would count records that were never pushed and fake a last success.
+        const syncMetrics = metrics && !options.dryRun ? await syncMetricsFor(metrics, sync.sync.name, store) : undefined;
         const runOptions = {
           ...(options.fullRefresh ? { fullRefresh: true } : {}),
           ...(options.dryRun ? { dryRun: true } : {}),
@@ -67,6 +79,7 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
           logger,
           ...serviceLimits(config, sync),
           ...(progress ? { onProgress: (counts: RunCounts) => progress.update(counts) } : {}),
+          ...(syncMetrics ? { onRunStart: syncMetrics.onRunStart } : {}),
         };
         const deps = { store, service: connection.client };
         try {
@@ -81,6 +94,7 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
           if (isFerryError(error, 'FERRY_SERVICE_AUTH') || isFerryError(error, 'FERRY_SERVICE_UNREACHABLE')) break;
         } finally {
           progress?.stop();
+          syncMetrics?.finish(summaries.at(-1)!);
         }
       }
     } finally {
@@ -89,16 +103,22 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
   } finally {
     await store.close();
     stopping.dispose();
+    // Also after a failure: the textfile and the gateway then show what the run got done.
+    if (metrics) await exportRunMetrics(metrics, config, options, logger);
   }
   return summaries;
 }
 
 /** A sync's request limits: its own overrides, else the project's service settings. */
-export function serviceLimits(config: LoadedConfig, prepared: PreparedSync): { concurrency: number; maxRequestsPerSecond: number; maxAttempts: number } {
+export function serviceLimits(
+  config: LoadedConfig,
+  prepared: PreparedSync,
+): { concurrency: number; maxRequestsPerSecond: number; maxAttempts: number; outageBudgetMs: number } {
   return {
     concurrency: prepared.sync.concurrency ?? config.service.concurrency,
     maxRequestsPerSecond: prepared.sync.maxRequestsPerSecond ?? config.service.maxRequestsPerSecond,
     maxAttempts: config.service.maxAttempts,
+    outageBudgetMs: config.service.outageBudgetSeconds * 1000,
   };
 }
 

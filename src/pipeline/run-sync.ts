@@ -53,6 +53,8 @@ export interface RunOptions {
   concurrency: number;
   maxRequestsPerSecond: number;
   maxAttempts: number;
+  /** Keep retrying while the service fails every request for less than this. @default 0 */
+  outageBudgetMs?: number;
   /** Called with the counts as they change (throttled by the caller). */
   onProgress?: (counts: RunCounts) => void;
   /**
@@ -61,8 +63,16 @@ export interface RunOptions {
    * entry is removed once it lands or fails anew.
    */
   replay?: AsyncIterable<Unit>;
+  /** Called once the run has started, with objects that stay live until it ends (metrics read them when scraped). */
+  onRunStart?: (run: LiveRun) => void;
   /** Dry runs: called for each mapped unit, for `ferry preview`. */
   onSample?: (sample: UnitSample) => void;
+}
+
+/** A run in progress, as observers see it: its counts (updated in place) and its pusher (absent on dry runs). */
+export interface LiveRun {
+  counts: Readonly<RunCounts>;
+  pusher?: Pusher;
 }
 
 export async function runSync(
@@ -122,12 +132,14 @@ class SyncRun {
           concurrency: options.concurrency,
           maxRequestsPerSecond: options.maxRequestsPerSecond,
           maxAttempts: options.maxAttempts,
+          ...(options.outageBudgetMs === undefined ? {} : { outageBudgetMs: options.outageBudgetMs }),
           logger: log,
           signal: this.stop.pushSignal,
         });
   }
 
   async run(): Promise<RunSummary> {
+    this.options.onRunStart?.(this.pusher ? { counts: this.counts, pusher: this.pusher } : { counts: this.counts });
     try {
       if (!this.options.fullRefresh && !this.options.replay) this.storedCursor = await this.deps.store.cursor(this.prepared.sync.name);
       await this.pushAll();

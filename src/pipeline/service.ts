@@ -22,7 +22,13 @@ export interface ServiceConnection {
 
 export async function openService(
   config: LoadedConfig,
-  options: { logger?: Logger; observer?: ClientObserver; concurrency?: number } = {},
+  options: {
+    logger?: Logger;
+    observer?: ClientObserver;
+    concurrency?: number;
+    /** Retry through an outage for `service.outageBudgetSeconds` (runs do; interactive commands fail fast). */
+    rideOutages?: boolean;
+  } = {},
 ): Promise<ServiceConnection> {
   const service = config.service;
   let emulator: RunningEmulator | undefined;
@@ -48,7 +54,7 @@ export async function openService(
     apiKey,
     concurrency: options.concurrency ?? service.concurrency,
     timeoutMs: service.timeoutMs,
-    retry: { maxAttempts: service.maxAttempts },
+    retry: { maxAttempts: service.maxAttempts, ...(options.rideOutages ? { outageBudgetMs: service.outageBudgetSeconds * 1000 } : {}) },
     ...(options.observer ? { observer: options.observer } : {}),
   });
   return {

@@ -1,7 +1,7 @@
 /** Time as the sink sees it, injectable so tests run on a virtual clock. */
-import { sleep } from '../api/retry.js';
+import { sleep } from '../sdk/http-retry.js';
 
-export { abortedError } from '../api/retry.js';
+export { abortedError } from '../sdk/http-retry.js';
 
 export interface Clock {
   now(): number;
@@ -11,5 +11,11 @@ export interface Clock {
 
 export const systemClock: Clock = {
   now: () => Date.now(),
+  sleep: (ms, signal) => sleep(ms, signal),
+};
+
+/** A monotonic clock for pacing: `performance.now`, immune to wall-clock steps. */
+export const monotonicClock: Clock = {
+  now: () => performance.now(),
   sleep: (ms, signal) => sleep(ms, signal),
 };
