@@ -150,6 +150,11 @@ export const exportConfig = z.strictObject({
     .strictObject({ cursor: z.string().min(1) })
     .optional()
     .describe('Export only records newer than the last run, by a time field (e.g. startTime, createdAt, lastActivityDate).'),
+  /** What a record deleted in the service becomes in a table destination (docs/exports.md). */
+  deletes: z
+    .enum(['ignore', 'mirror'])
+    .default('ignore')
+    .describe('mirror: after each run, delete from the destination the records the service no longer lists.'),
   destination: sourceConfig,
   schedule: cronSchedule.optional(),
 });

@@ -8,7 +8,6 @@ import type { Logger } from 'pino';
 import { ServiceClient } from '../api/client.js';
 import type { ClientObserver } from '../api/client.js';
 import type { LoadedConfig } from '../config/index.js';
-import { startEmulator } from '../emulator/index.js';
 import type { RunningEmulator } from '../emulator/index.js';
 import { FerryError } from '../sdk/errors.js';
 
@@ -36,6 +35,8 @@ export async function openService(
   let apiKey = service.apiKey ?? '';
   if (baseUrl === 'embedded') {
     if (config.emulator.db !== ':memory:') mkdirSync(dirname(config.emulator.db), { recursive: true });
+    // Imported only for `baseUrl: embedded`: runs against the real service never load the emulator.
+    const { startEmulator } = await import('../emulator/index.js');
     emulator = await startEmulator({
       db: config.emulator.db,
       ...(config.emulator.seed ? { seed: config.emulator.seed } : {}),

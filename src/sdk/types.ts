@@ -170,6 +170,15 @@ export interface DestinationBatch {
   key?: string;
 }
 
+/** The records a destination keeps under `deletes: mirror`: those whose key is listed. */
+export interface RetainRequest {
+  stream: string;
+  /** The key column (the resource's id field, or the destination's `key` option applied by the destination). */
+  key: string;
+  /** Every key the service lists, as text. */
+  keys: ReadonlySet<string>;
+}
+
 /** An open destination writer. */
 export interface DestinationWriter {
   write(batch: DestinationBatch): Promise<void>;
@@ -177,6 +186,13 @@ export interface DestinationWriter {
   flush?(): Promise<void>;
   /** The export completed: commit what was written (e.g. rename a temporary file into place). */
   close(): Promise<void>;
+  /**
+   * `deletes: mirror`: delete the stream's records whose key is not in
+   * `keys` (every key the service lists for the export's filters), with
+   * their child rows, before `close()`. Returns how many records went.
+   * Destinations without it cannot mirror deletions.
+   */
+  retain?(request: RetainRequest): Promise<number>;
   /**
    * The export failed or was stopped: release resources and discard what the
    * destination has not committed, where it can (a file being overwritten
@@ -193,6 +209,12 @@ export interface DestinationDefinition<Schema extends z.ZodType = z.ZodType> {
   readonly name: string;
   readonly options: Schema;
   readonly example?: z.input<Schema>;
+  /**
+   * Records per `write()` the destination loads best with (bulk loaders
+   * amortise a transaction over thousands of rows). The export's own batch
+   * size, when set, wins. @default 500
+   */
+  readonly batchSize?: number;
   check?(ctx: ConnectorContext<z.output<Schema>>): Promise<void>;
   open(ctx: ConnectorContext<z.output<Schema>>): Promise<DestinationWriter>;
 }
