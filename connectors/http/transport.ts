@@ -15,7 +15,7 @@ import {
 } from '../../src/sdk/index.js';
 import type { Clock } from './clock.js';
 import type { TokenBucket } from './rate-limit.js';
-import type { Redactor } from './redact.js';
+import type { Redactor } from '../../src/sdk/index.js';
 
 export interface OutgoingRequest {
   method: 'GET' | 'POST';

@@ -6,11 +6,10 @@
  * decimals alike), strings text.
  */
 import pg from 'pg';
-import { FerryError, type ConnectorContext, type DestinationWriter } from '../../src/sdk/index.js';
+import { FerryError, passwordOf, redact, redactUrl, type ConnectorContext, type DestinationWriter } from '../../src/sdk/index.js';
 import { inferColumns, lastByKey, quoteIdentifier, type ColumnKind } from '../_export/columns.js';
 import { assertKeys, keyOf } from '../_export/key.js';
 import type { PostgresTableOptions } from './options.js';
-import { redactMessage, redactUrl } from './redact.js';
 
 const SQL_TYPES: Record<ColumnKind, string> = { boolean: 'boolean', integer: 'numeric', number: 'numeric', text: 'text', json: 'jsonb' };
 /** Postgres allows 65535 bound parameters per statement; stay well below. */
@@ -95,7 +94,7 @@ export async function openPostgresWriter(ctx: ConnectorContext<PostgresTableOpti
         columns = undefined;
         keyColumn = undefined;
         if (cause instanceof FerryError) throw cause;
-        throw failure(`cannot write ${options.table}: ${redactMessage(messageOf(cause), options.url)}`, ctx.syncName);
+        throw failure(`cannot write ${options.table}: ${redact(messageOf(cause), [passwordOf(options.url)])}`, ctx.syncName);
       }
     },
     async close() {
@@ -121,7 +120,7 @@ export async function connect(url: string, exportName: string): Promise<pg.Clien
     return client;
   } catch (cause) {
     await client.end().catch(() => undefined);
-    throw new FerryError('FERRY_DESTINATION_UNREACHABLE', `postgres-table: cannot connect to ${redactUrl(url)}: ${redactMessage(messageOf(cause), url)}`, {
+    throw new FerryError('FERRY_DESTINATION_UNREACHABLE', `postgres-table: cannot connect to ${redactUrl(url)}: ${redact(messageOf(cause), [passwordOf(url)])}`, {
       where: `export ${exportName}`,
       hint: 'check the URL, network and credentials (the password is never printed)',
     });

@@ -14,7 +14,7 @@ import { ENDPOINTS } from './endpoints.js';
 import type { Endpoint, EndpointName } from './endpoints.js';
 import { buildQuery, fillPath, normaliseBaseUrl, resolveLocation, serialiseBody } from './http.js';
 import { paginate } from './pagination.js';
-import { redact, redactValue, sanitizeError } from './redact.js';
+import { REDACTED, redact, redactError, redactValue } from '../sdk/redact.js';
 import { DEFAULT_RETRY, abortedError, isRetryableStatus, networkErrorCode, parseRetryAfter, retryDelay, sleep } from './retry.js';
 import type { RetryPolicy } from './retry.js';
 import { ServiceError, serviceErrorFromResponse } from './service-error.js';
@@ -207,7 +207,7 @@ export class ServiceClient {
         const errorCode = error instanceof AttemptTimeout ? 'ETIMEDOUT' : networkErrorCode(error);
         if (errorCode === undefined) {
           throw new FerryError('FERRY_SERVICE_ERROR', `${name}: request failed: ${this.#redact(errorMessage(error))}`, {
-            cause: sanitizeError(error, this.#secrets()),
+            cause: redactError(error, this.#secrets()),
             details: { endpoint: name },
           });
         }
@@ -326,7 +326,7 @@ export class ServiceClient {
       `${name}: could not reach the service at ${this.#base.origin} after ${attempts} attempt${attempts === 1 ? '' : 's'} (${errorCode})`,
       {
         hint: `is service.baseUrl right (${this.baseUrl})? is the service up and reachable from here?`,
-        cause: sanitizeError(error, this.#secrets()),
+        cause: redactError(error, this.#secrets()),
         details: { endpoint: name, attempts, errorCode },
       },
     );
@@ -589,7 +589,7 @@ export class ServiceClient {
   toJSON(): Record<string, unknown> {
     return {
       baseUrl: this.baseUrl,
-      apiKey: this.#apiKey === undefined ? undefined : '[redacted]',
+      apiKey: this.#apiKey === undefined ? undefined : REDACTED,
       concurrency: this.#concurrency,
       timeoutMs: this.#timeoutMs,
       retry: this.#retry,

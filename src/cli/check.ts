@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import type { ConfigIssue, LoadedConfig, LoadedExport } from '../config/index.js';
 import { formatConfigIssues } from '../config/index.js';
 import { inspectExport } from '../export/prepare.js';
-import { redactUrlCredentials } from '../config/redact.js';
+import { redactUrl } from '../sdk/redact.js';
 import { inspectSync } from '../pipeline/prepare.js';
 import type { PreparedSync } from '../pipeline/prepare.js';
 import { loadProject } from '../pipeline/project.js';
@@ -134,9 +134,9 @@ async function checkService(config: LoadedConfig): Promise<CheckItem[]> {
   try {
     service = await openService(config, { logger: quietLogger() });
   } catch (error) {
-    return [failure('service', redactUrlCredentials(config.service.baseUrl), error)];
+    return [failure('service', redactUrl(config.service.baseUrl), error)];
   }
-  const where = service.embedded ? 'embedded emulator' : redactUrlCredentials(service.baseUrl);
+  const where = service.embedded ? 'embedded emulator' : redactUrl(service.baseUrl);
   try {
     // One retry: enough for a blip, short enough that an unreachable service fails fast.
     const health = await service.client.health({ retry: { maxAttempts: 2 }, timeoutMs: 10_000 });

@@ -1,6 +1,6 @@
 /** `ferry state show|reset`: inspect or reset a sync's incremental state. */
 import type { Command } from 'commander';
-import { redactUrlCredentials } from '../config/redact.js';
+import { redactUrl } from '../sdk/redact.js';
 import { FerryError } from '../sdk/errors.js';
 import type { CursorPosition } from '../sdk/types.js';
 import type { RunEntry, StateStore } from '../state/index.js';
@@ -99,7 +99,7 @@ export const register: RegisterCommand = (program) => {
       await withProjectState(command, (config, store) => {
         const names = stateSyncNames(config, store, sync === undefined ? [] : [sync]);
         const states = collectState(store, names, new Set([...config.syncs.map((s) => s.name), ...config.exports.map((e) => `export:${e.name}`)]));
-        const url = redactUrlCredentials(config.state.url);
+        const url = redactUrl(config.state.url);
         if (opts.json) {
           printJson({ stateUrl: url, syncs: states });
           return;

@@ -4,6 +4,7 @@
  */
 import pino from 'pino';
 import type { Logger } from 'pino';
+import { REDACTED } from '../sdk/redact.js';
 
 export const REDACT_PATHS = [
   'apiKey', '*.apiKey', 'authorization', '*.authorization', 'headers.authorization', '*.headers.authorization',
@@ -13,7 +14,7 @@ export const REDACT_PATHS = [
 export function createLogger(options: { level?: string; destination?: NodeJS.WritableStream } = {}): Logger {
   const level = options.level ?? process.env.FERRY_LOG_LEVEL ?? 'info';
   return pino(
-    { level, base: { app: 'ferry' }, redact: { paths: REDACT_PATHS, censor: '<redacted>' }, timestamp: pino.stdTimeFunctions.isoTime },
+    { level, base: { app: 'ferry' }, redact: { paths: REDACT_PATHS, censor: REDACTED }, timestamp: pino.stdTimeFunctions.isoTime },
     options.destination ?? pino.destination({ fd: 2, sync: true }),
   );
 }

@@ -8,4 +8,5 @@ export * from './errors.js';
 export * from './origin.js';
 export * from './cursor.js';
 export * from './http-retry.js';
+export * from './redact.js';
 export * from './conformance.js';

@@ -6,7 +6,8 @@ import { FerryError } from '../sdk/errors.js';
 import { SqliteStateStore } from './sqlite/sqlite-state-store.js';
 import type { SqliteStateStoreOptions } from './sqlite/sqlite-state-store.js';
 import type { StateStore } from './types.js';
-import { parseStateUrl, redactUrl } from './url.js';
+import { redactUrl } from '../sdk/redact.js';
+import { parseStateUrl } from './url.js';
 
 export * from './types.js';
 export { parseStateUrl } from './url.js';
