@@ -12,6 +12,7 @@ import type { Env } from './interpolate.js';
 import { interpolateDocument } from './interpolate.js';
 import type { ConfigIssue } from './issues.js';
 import { displayFile, formatConfigIssues, formatPath, sortIssues } from './issues.js';
+import { registerConfigSecrets } from './secrets.js';
 import { resolveDbPath, resolvePluginSpecifier, resolveStateUrl } from './paths.js';
 import { includedFile, projectFile } from './schema.js';
 import type { ExportConfig, SyncConfig } from './schema.js';
@@ -139,7 +140,9 @@ function readYaml(file: string, text: string, env: Env, issues: ConfigIssue[]): 
   if (!source.document) return { source, value: undefined };
   const interpolation = interpolateDocument(source, env);
   issues.push(...interpolation);
-  return { source, value: source.document.toJS({ maxAliasCount: 100 }) as unknown };
+  const value = source.document.toJS({ maxAliasCount: 100 }) as unknown;
+  registerConfigSecrets(value);
+  return { source, value };
 }
 
 /** The file's top level as a mapping; an empty file is an empty mapping. */

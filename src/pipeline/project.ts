@@ -8,16 +8,17 @@ import { loadConfig } from '../config/index.js';
 import type { LoadedConfig } from '../config/index.js';
 import { openStateStore } from '../state/index.js';
 import type { StateStore } from '../state/index.js';
+import { withRedactedWrites } from './redacted-state.js';
 
 export async function loadProject(configFile: string): Promise<LoadedConfig> {
   return loadConfig(configFile);
 }
 
-/** Open the project's state store, creating the folder of a SQLite file. */
+/** Open the project's state store, creating the folder of a SQLite file; free-text writes are redacted. */
 export function openProjectState(config: LoadedConfig): StateStore {
   const url = config.state.url;
   if (url.startsWith('sqlite:') && !url.startsWith('sqlite::memory:')) {
     mkdirSync(dirname(url.slice('sqlite:'.length)), { recursive: true });
   }
-  return openStateStore(url);
+  return withRedactedWrites(openStateStore(url));
 }

@@ -1,0 +1,42 @@
+/**
+ * State writes that hold free text (a dead-letter entry's reason, bodies and
+ * source record; a run's error) pass through the SDK's redactor before they
+ * are stored, so a secret a record or a message echoes never lands in the
+ * state file. Everything else goes to the store untouched.
+ */
+import { redact, redactValue } from '../sdk/redact.js';
+import type { FailureWrite, StateStore } from '../state/index.js';
+
+const MASKED_NOTE = ' (a secret inside this record was masked in the stored copy; `failures retry` would push the masked text)';
+
+/**
+ * The store with `recordFailure` and `finishRun` redacting what they write.
+ * A Proxy rather than a delegating class, so every other method (and any
+ * added later, sync or async) reaches the store as it is.
+ */
+export function withRedactedWrites(store: StateStore): StateStore {
+  const redacting: Partial<StateStore> = {
+    recordFailure: (failure) => store.recordFailure(redactFailure(failure)),
+    finishRun: (runId, result) => store.finishRun(runId, { ...result, error: result.error == null ? result.error : redact(result.error) }),
+  };
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      if (typeof property === 'string' && Object.hasOwn(redacting, property)) return redacting[property as keyof StateStore];
+      const value: unknown = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/** A dead-letter entry with every text redacted; its reason says so when the source record itself changed. */
+export function redactFailure(failure: FailureWrite): FailureWrite {
+  const sourceRecord = redactValue(failure.sourceRecord);
+  const masked = JSON.stringify(sourceRecord) !== JSON.stringify(failure.sourceRecord);
+  return {
+    ...failure,
+    reason: redact(failure.reason) + (masked ? MASKED_NOTE : ''),
+    errorBody: redactValue(failure.errorBody),
+    body: redactValue(failure.body),
+    sourceRecord,
+  };
+}
