@@ -1,21 +1,16 @@
 /**
  * Stream one JSON Lines or JSON file into records with the line each starts on.
  */
-import { FerryError, type ConnectorLogger, type SourceData, type SourceValue } from '../../src/sdk/index.js';
+import { FerryError, type SourceData, type SourceValue } from '../../src/sdk/index.js';
 import type { FileRow } from '../_shared/emit.js';
-import { openText, readFailure, readLines, withoutGz, type InputFile } from '../_shared/files.js';
+import { openText, readFailure, readLines, withoutGz, type InputFile, type ParseContext } from '../_shared/files.js';
+import { InvalidEncodingGuard } from '../_shared/invalid-encoding.js';
 import { JsonSplitError, JsonSplitter } from './json-splitter.js';
 import type { JsonlOptions } from './options.js';
 import { parsePointer, select } from './pointer.js';
 
 /** How many skipped lines per file are warned about one by one. */
 const WARN_EACH = 10;
-
-interface Context {
-  signal: AbortSignal;
-  logger: ConnectorLogger;
-  syncName: string;
-}
 
 export function formatOf(file: string, format: JsonlOptions['format']): 'json' | 'jsonl' {
   if (format !== 'auto') return format;
@@ -28,9 +23,10 @@ function isPlainObject(value: unknown): value is Record<string, SourceValue> {
 
 /**
  * Parse one file. A malformed value stops the read with FERRY_SOURCE_READ_FAILED
- * naming file:line, or with `onInvalidLine: skip` is warned about and counted.
+ * naming file:line, or with `onInvalidLine: skip` is reported as skipped and
+ * warned about. Bytes not valid in the encoding are handled as `onInvalidEncoding` says.
  */
-export async function* parseJsonFile(file: InputFile, options: JsonlOptions, context: Context): AsyncGenerator<FileRow> {
+export async function* parseJsonFile(file: InputFile, options: JsonlOptions, context: ParseContext): AsyncGenerator<FileRow> {
   const { signal, logger, syncName } = context;
   signal.throwIfAborted();
   const pointer = options.pointer === undefined ? undefined : parsePointer(options.pointer);
@@ -47,6 +43,7 @@ export async function* parseJsonFile(file: InputFile, options: JsonlOptions, con
       });
     }
     skipped += 1;
+    context.reportSkipped?.({ action: 'skipped', origin: { stream: options.path, file: file.relative, line }, reason: `invalid JSON (${reason})` });
     if (skipped <= WARN_EACH) logger.warn({ file: file.relative, line, reason }, `${file.relative}:${line}: invalid JSON skipped (${reason})`);
   };
 
@@ -56,6 +53,7 @@ export async function* parseJsonFile(file: InputFile, options: JsonlOptions, con
       selected = select(value, pointer);
       if (selected === undefined) {
         missing += 1;
+        context.reportSkipped?.({ action: 'skipped', origin: { stream: options.path, file: file.relative, line }, reason: `nothing at pointer "${options.pointer}"` });
         if (missing <= WARN_EACH) logger.warn({ file: file.relative, line, pointer: options.pointer }, `${file.relative}:${line}: nothing at pointer "${options.pointer}"; skipped`);
         return;
       }
@@ -76,13 +74,15 @@ export async function* parseJsonFile(file: InputFile, options: JsonlOptions, con
     return key === undefined ? { data, file: file.relative, line } : { data, file: file.relative, line, key };
   }
 
-  const text = openText(file.absolute, { encoding: options.encoding, compression: options.compression, signal });
+  const encoding = new InvalidEncodingGuard({ ...context, file: file.relative, stream: options.path, encoding: options.encoding, mode: options.onInvalidEncoding });
+  const text = openText(file.absolute, { encoding: options.encoding, compression: options.compression, signal, check: encoding.check });
   let line = 0;
   try {
     if (formatOf(file.absolute, options.format) === 'jsonl') {
       for await (const next of readLines(text)) {
         signal.throwIfAborted();
         line = next.line;
+        encoding.before(line);
         const body = line === 1 && next.text.charCodeAt(0) === 0xfeff ? next.text.slice(1) : next.text;
         if (body.trim() === '') continue;
         let value: unknown;
@@ -99,6 +99,8 @@ export async function* parseJsonFile(file: InputFile, options: JsonlOptions, con
       const parsePieces = function* (pieces: ReturnType<JsonSplitter['push']>): Generator<FileRow> {
         for (const piece of pieces) {
           line = piece.line;
+          // A value may span lines the splitter does not report: every invalid line seen so far is settled here.
+          encoding.before(Number.POSITIVE_INFINITY);
           let value: unknown;
           try {
             value = JSON.parse(piece.text);
@@ -115,6 +117,7 @@ export async function* parseJsonFile(file: InputFile, options: JsonlOptions, con
       }
       yield* parsePieces(splitter.end());
     }
+    encoding.finish();
   } catch (error) {
     if (error instanceof JsonSplitError) {
       throw readFailure(

@@ -25,7 +25,7 @@ interface PrintableSummary {
   sync: string;
   status: string;
   durationMs: number;
-  counts: { read: number; created: number; updated: number; unchanged: number; failed: number; deleted: number };
+  counts: { read: number; created: number; updated: number; unchanged: number; failed: number; deleted: number; skipped: number };
   visible?: number;
   wouldDelete?: number;
   error?: string;
@@ -34,7 +34,7 @@ interface PrintableSummary {
 
 /** The end-of-run table: one line per sync, then errors and schema changes. */
 export function printRunSummaries(summaries: readonly PrintableSummary[]): void {
-  const header = ['sync', 'status', 'read', 'created', 'updated', 'unchanged', 'failed', 'deleted', 'time'];
+  const header = ['sync', 'status', 'read', 'created', 'updated', 'unchanged', 'failed', 'skipped', 'deleted', 'time'];
   const withVisible = summaries.some((s) => s.visible !== undefined);
   if (withVisible) header.push('in service');
   const rows = summaries.map((s) => {
@@ -46,6 +46,7 @@ export function printRunSummaries(summaries: readonly PrintableSummary[]): void 
       String(s.counts.updated),
       String(s.counts.unchanged),
       String(s.counts.failed),
+      String(s.counts.skipped),
       s.wouldDelete !== undefined ? `${s.wouldDelete} (dry)` : String(s.counts.deleted),
       `${(s.durationMs / 1000).toFixed(1)}s`,
     ];

@@ -32,7 +32,7 @@ export function collectStatus(store: StateStore, names: readonly string[], confi
   }));
 }
 
-const COUNT_COLUMNS = ['read', 'created', 'updated', 'unchanged', 'failed', 'deleted'] as const;
+const COUNT_COLUMNS = ['read', 'created', 'updated', 'unchanged', 'failed', 'skipped', 'deleted'] as const;
 
 export function formatStatus(statuses: readonly SyncStatus[], now: number): string {
   if (statuses.length === 0) return 'No syncs: declare some in ferry.yaml (or an included file).';

@@ -163,6 +163,9 @@ export async function runSync(
       syncName: sync.name,
       logger: log,
       signal: readSignal,
+      reportSkipped: () => {
+        counts.skipped++;
+      },
       ...(sync.incremental
         ? {
             incremental: {
