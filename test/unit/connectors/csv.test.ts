@@ -161,9 +161,13 @@ describe('csv source options', () => {
 
   it('keeps rows with a wrong column count (surplus under _extra) and warns with file:line', async () => {
     const dir = fixture({ 'ragged.csv': 'a,b\n1,2\n3\n4,5,6,7\n' });
-    const captured: Captured = { warnings: [] };
+    const captured: Captured = { warnings: [], skipped: [] };
     const records = await readAll(csv, { path: 'ragged.csv' }, { baseDir: dir, captured });
     expect(records.map((r) => r.data)).toEqual([{ a: '1', b: '2' }, { a: '3' }, { a: '4', b: '5', _extra: ['6', '7'] }]);
+    expect(captured.skipped?.map((s) => [s.action, s.origin.line])).toEqual([
+      ['repaired', 3],
+      ['repaired', 4],
+    ]);
     expect(captured.warnings).toHaveLength(2);
     expect(captured.warnings[0]).toContain('ragged.csv:3');
     expect(captured.warnings[1]).toContain('ragged.csv:4');
