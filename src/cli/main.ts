@@ -7,8 +7,10 @@ import { Command, CommanderError } from 'commander';
 import { isFerryError } from '../sdk/errors.js';
 import { COMMANDS } from './commands.js';
 import { printError } from './output.js';
+import { redactTerminalOutput } from './redacted-output.js';
 
 export async function main(argv: readonly string[]): Promise<number> {
+  redactTerminalOutput();
   const program = new Command()
     .name('ferry')
     .description('Move data into and out of the Conversation Intelligence and Data Import Service')

@@ -1,24 +1,19 @@
-/**
- * Printing for the CLI: the one place that writes to the terminal. Errors,
- * JSON and tables pass through the SDK's redactor, so a secret of the config
- * never reaches the terminal even when a message or a record echoes it.
- */
+/** Printing for the CLI: the one place that writes to the terminal. */
 import { isFerryError } from '../sdk/errors.js';
-import { redact } from '../sdk/redact.js';
 
 export function printError(error: unknown): void {
   if (isFerryError(error)) {
-    console.error(redact(error.describe()));
+    console.error(error.describe());
     return;
   }
   const message = error instanceof Error ? error.message : String(error);
-  console.error(redact(`error: ${message}`));
-  if (process.env.FERRY_DEBUG && error instanceof Error && error.stack) console.error(redact(error.stack));
+  console.error(`error: ${message}`);
+  if (process.env.FERRY_DEBUG && error instanceof Error && error.stack) console.error(error.stack);
 }
 
 /** Print a value as pretty JSON on stdout. */
 export function printJson(value: unknown): void {
-  console.log(redact(JSON.stringify(value, null, 2)));
+  console.log(JSON.stringify(value, null, 2));
 }
 
 interface PrintableSummary {
@@ -57,14 +52,14 @@ export function printRunSummaries(summaries: readonly PrintableSummary[]): void 
   for (const s of summaries) {
     for (const change of s.changes) console.log(`  ${s.sync}: ${change.kind} ${change.name}`);
     if (s.counts.failed > 0) console.log(`  ${s.sync}: ${s.counts.failed} record(s) in the dead-letter; see \`ferry failures list ${s.sync}\``);
-    if (s.error) console.error(redact(`  ${s.sync}: ${s.error}`));
+    if (s.error) console.error(`  ${s.sync}: ${s.error}`);
   }
 }
 
 /** A plain aligned table on stdout. */
 export function printTable(header: readonly string[], rows: readonly (readonly string[])[]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]) => redact(cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd());
+  const line = (cells: readonly string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
   console.log(line(header));
   for (const row of rows) console.log(line(row));
 }

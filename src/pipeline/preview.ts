@@ -4,7 +4,6 @@
  * do (creates, updates, unchanged, invalid, deletes, schema changes).
  */
 import { FerryError } from '../sdk/errors.js';
-import { redactValue } from '../sdk/redact.js';
 import { createLogger } from './logger.js';
 import { prepareSync, selectSyncs } from './prepare.js';
 import { loadProject, openProjectState } from './project.js';
@@ -33,8 +32,7 @@ export async function previewSync(configFile: string, syncName: string, limit: n
         maxRequestsPerSecond: config.service.maxRequestsPerSecond,
         maxAttempts: config.service.maxAttempts,
         onSample: (sample) => {
-          // Preview prints source records: a secret they echo is masked here.
-          if (samples.length < limit) samples.push(redactValue(sample) as PreviewSample);
+          if (samples.length < limit) samples.push(sample);
         },
       });
       return { samples, plan };

@@ -92,7 +92,9 @@ describe('secrets are never printed or stored', () => {
     expect(run.code).toBe(3);
     expect(run.stderr).toContain('table *** does not exist');
     const status = await ferry(['status'], { cwd: dir, env: ENV });
+    const check = await ferry(['check'], { cwd: dir, env: ENV });
+    expect(check.stdout + check.stderr).toContain('***');
     expect(stateText(dir)).toContain('table *** does not exist');
-    expect(run.stdout + run.stderr + status.stdout + status.stderr + stateText(dir)).not.toContain(PASSWORD);
+    expect(run.stdout + run.stderr + status.stdout + status.stderr + check.stdout + check.stderr + stateText(dir)).not.toContain(PASSWORD);
   });
 });
