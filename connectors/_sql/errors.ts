@@ -3,7 +3,7 @@
  * names the sync and the database (URL with the password masked) and is
  * scrubbed of the password in case a driver echoed it.
  */
-import { FerryError, redact, type ErrorCode } from '../../src/sdk/index.js';
+import { FerryError, messageOf, redact, type ErrorCode } from '../../src/sdk/index.js';
 
 /** What a driver error means; drivers classify their own codes. */
 export type FailureKind = 'unreachable' | 'auth' | 'missing' | 'timeout' | 'failed';
@@ -43,12 +43,6 @@ export function isNetworkError(error: unknown): boolean {
     typeof code === 'string' &&
     ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'EPIPE'].includes(code)
   );
-}
-
-function messageOf(error: unknown): string {
-  if (error instanceof AggregateError && error.errors.length > 0) return messageOf(error.errors[0]);
-  if (error instanceof Error) return error.message || String((error as { code?: unknown }).code ?? error.name);
-  return String(error);
 }
 
 /** A FerryError of the given kind; `message` is the lead, the driver's (scrubbed) text follows. */

@@ -6,7 +6,7 @@
  */
 import { createAuth } from './auth.js';
 import { ApiClient } from './client.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../../src/sdk/index.js';
 import type { HttpOptions } from './options.js';
 import { TokenBucket } from './rate-limit.js';
 import { Redactor } from '../../src/sdk/index.js';

@@ -13,7 +13,7 @@ import {
   type ConnectorLogger,
   type RetryPolicy,
 } from '../../src/sdk/index.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../../src/sdk/index.js';
 import type { TokenBucket } from './rate-limit.js';
 import type { Redactor } from '../../src/sdk/index.js';
 

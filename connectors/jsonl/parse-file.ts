@@ -1,7 +1,7 @@
 /**
  * Stream one JSON Lines or JSON file into records with the line each starts on.
  */
-import { FerryError, type SourceData, type SourceValue } from '../../src/sdk/index.js';
+import { FerryError, isRecord, type SourceData, type SourceValue } from '../../src/sdk/index.js';
 import type { FileRow } from '../_shared/emit.js';
 import { openText, readFailure, readLines, withoutGz, type InputFile, type ParseContext } from '../_shared/files.js';
 import { InvalidEncodingGuard } from '../_shared/invalid-encoding.js';
@@ -15,10 +15,6 @@ const WARN_EACH = 10;
 export function formatOf(file: string, format: JsonlOptions['format']): 'json' | 'jsonl' {
   if (format !== 'auto') return format;
   return /\.json$/i.test(withoutGz(file)) ? 'json' : 'jsonl';
-}
-
-function isPlainObject(value: unknown): value is Record<string, SourceValue> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /**
@@ -69,7 +65,7 @@ export async function* parseJsonFile(file: InputFile, options: JsonlOptions, con
 
   function row(value: unknown, line: number, key: string | undefined): FileRow {
     // JSON.parse output is plain data, so it fits SourceValue.
-    const base: SourceData = isPlainObject(value) ? value : { value: value as SourceValue };
+    const base: SourceData = isRecord(value) ? (value as SourceData) : { value: value as SourceValue };
     const data = options.includeFileName ? { ...base, _file: file.relative } : base;
     return key === undefined ? { data, file: file.relative, line } : { data, file: file.relative, line, key };
   }

@@ -6,7 +6,7 @@
  * decimals alike), strings text.
  */
 import pg from 'pg';
-import { FerryError, passwordOf, redact, redactUrl, type ConnectorContext, type DestinationWriter } from '../../src/sdk/index.js';
+import { FerryError, messageOf, passwordOf, redact, redactUrl, type ConnectorContext, type DestinationWriter } from '../../src/sdk/index.js';
 import { inferColumns, lastByKey, quoteIdentifier, type ColumnKind } from '../_export/columns.js';
 import { assertKeys, keyOf } from '../_export/key.js';
 import type { PostgresTableOptions } from './options.js';
@@ -135,10 +135,6 @@ function encode(value: unknown, type: string): unknown {
   if (typeof value === 'number' && !Number.isFinite(value)) return null;
   if (type === 'text' || type === 'character varying') return typeof value === 'string' ? value : String(value);
   return value;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function failure(message: string, exportName: string): FerryError {

@@ -4,10 +4,10 @@
  * are stored as JSON text, booleans as 0/1.
  */
 import Database from 'better-sqlite3';
-import { FerryError, type ConnectorContext, type DestinationWriter } from '../../src/sdk/index.js';
+import { FerryError, messageOf, type ConnectorContext, type DestinationWriter } from '../../src/sdk/index.js';
 import { inferColumns, lastByKey, quoteIdentifier, type ColumnKind } from '../_export/columns.js';
 import { assertKeys, keyOf } from '../_export/key.js';
-import { messageOf, outputPath, prepareFolder } from '../_export/paths.js';
+import { outputPath, prepareFolder } from '../_export/paths.js';
 import type { SqliteTableOptions } from './options.js';
 
 const SQL_TYPES: Record<ColumnKind, string> = { boolean: 'INTEGER', integer: 'INTEGER', number: 'REAL', text: 'TEXT', json: 'TEXT' };

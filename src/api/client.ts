@@ -10,6 +10,7 @@ import { Agent } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { FerryError } from '../sdk/errors.js';
+import { messageOf } from '../sdk/guards.js';
 import { ENDPOINTS } from './endpoints.js';
 import type { Endpoint, EndpointName } from './endpoints.js';
 import { buildQuery, fillPath, normaliseBaseUrl, resolveLocation, serialiseBody } from './http.js';
@@ -206,7 +207,7 @@ export class ServiceClient {
         if (signal?.aborted) throw abortedError(signal, name);
         const errorCode = error instanceof AttemptTimeout ? 'ETIMEDOUT' : networkErrorCode(error);
         if (errorCode === undefined) {
-          throw new FerryError('FERRY_SERVICE_ERROR', `${name}: request failed: ${this.#redact(errorMessage(error))}`, {
+          throw new FerryError('FERRY_SERVICE_ERROR', `${name}: request failed: ${this.#redact(messageOf(error))}`, {
             cause: redactError(error, this.#secrets()),
             details: { endpoint: name },
           });
@@ -630,8 +631,4 @@ function nonNegative(value: number, name: string): number {
 
 function firstHeader(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

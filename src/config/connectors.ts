@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { FerryError } from '../sdk/errors.js';
+import { isRecord } from '../sdk/guards.js';
 import { SDK_VERSION, type ConnectorDefinition } from '../sdk/types.js';
 import { satisfiesRange } from './semver-range.js';
 
@@ -156,10 +157,6 @@ function exportTarget(value: unknown): string | undefined {
   return undefined;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 /**
  * An npm package's entry, looked up from baseDir and then from ferry's own
  * root. The package folder is found by walking node_modules upwards so ESM-only
@@ -282,7 +279,7 @@ function checkDefinition(value: unknown, type: string, entry: string): Connector
     );
   }
   const options = value.options;
-  const hasSchema = isRecord(options) && typeof options.safeParse === 'function';
+  const hasSchema = typeof options === 'object' && options !== null && typeof (options as { safeParse?: unknown }).safeParse === 'function';
   const hasMethods = value.kind === 'source' ? typeof value.read === 'function' && typeof value.discover === 'function' : typeof value.open === 'function';
   if (typeof value.name !== 'string' || !hasSchema || !hasMethods) {
     throw new FerryError('FERRY_PLUGIN_INCOMPATIBLE', `connector "${type}" (${entry}) exports an incomplete ${value.kind} definition`, {

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { TargetType } from '../config/schema.js';
 import { FieldTypeSampler, buildRequest, fingerprint } from '../mapping/index.js';
 import { FerryError, isFerryError } from '../sdk/errors.js';
+import { isRecord } from '../sdk/guards.js';
 import type { CursorPosition, FieldType } from '../sdk/types.js';
 import { ObjectTypeEvolver, Pusher, ensureTarget } from '../sink/index.js';
 import type { SchemaChange, SinkService } from '../sink/index.js';
@@ -383,10 +384,6 @@ function primaryKeyOf(prepared: PreparedSync): string[] | undefined {
 function observeFields(sampler: FieldTypeSampler, mapped: Record<string, unknown>): void {
   if (!isRecord(mapped.fields)) return;
   for (const [name, value] of Object.entries(mapped.fields)) sampler.observe(name, value);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function describeError(error: unknown): string {

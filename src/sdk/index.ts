@@ -9,4 +9,6 @@ export * from './origin.js';
 export * from './cursor.js';
 export * from './http-retry.js';
 export * from './redact.js';
+export * from './clock.js';
+export * from './guards.js';
 export * from './conformance.js';

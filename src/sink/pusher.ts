@@ -17,8 +17,9 @@ import type {
   RowRequest,
 } from '../api/schemas/write.js';
 import type { DeletedRecordResponse, RecordResponse } from '../api/schemas/read.js';
-import { abortedError, systemClock } from './clock.js';
-import type { Clock } from './clock.js';
+import { systemClock } from '../sdk/clock.js';
+import type { Clock } from '../sdk/clock.js';
+import { abortedError } from '../sdk/http-retry.js';
 import { AdaptiveRateLimiter } from './rate-limiter.js';
 import { classifyFailure, errorBodyOf, rejectionReason } from './service-port.js';
 import type { RecordKind, SinkCallOptions, SinkService } from './service-port.js';

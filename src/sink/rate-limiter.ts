@@ -3,7 +3,7 @@
  * creep back up by a fixed step after a run of successes, never above the
  * configured ceiling. A Retry-After hint pauses every acquirer until then.
  */
-import type { Clock } from './clock.js';
+import type { Clock } from '../sdk/clock.js';
 
 export interface AdaptiveRateOptions {
   /** The configured ceiling, requests per second. */
