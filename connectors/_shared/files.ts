@@ -11,7 +11,7 @@ import { createGunzip } from 'node:zlib';
 import iconv from 'iconv-lite';
 import { glob, isDynamicPattern } from 'tinyglobby';
 import { z } from 'zod';
-import { FerryError, type ConnectorLogger, type SkippedInput } from '../../src/sdk/index.js';
+import { FerryError, messageOf, type ConnectorLogger, type SkippedInput } from '../../src/sdk/index.js';
 
 /** `path`: a file or a glob, relative to the YAML file's directory. */
 export const pathOption = z.string().min(1);
@@ -205,7 +205,7 @@ export async function countLines(file: string, compression: Compression): Promis
 export function readFailure(error: unknown, where: string, syncName: string, signal: AbortSignal): unknown {
   if (signal.aborted) return signal.reason;
   if (error instanceof FerryError) return error;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return new FerryError('FERRY_SOURCE_READ_FAILED', `reading ${where} failed: ${message}`, {
     where: `${where} (sync ${syncName})`,
     cause: error,

@@ -1,7 +1,7 @@
 /**
  * Stream one JSON Lines or JSON file into records with the line each starts on.
  */
-import { FerryError, isRecord, type SourceData, type SourceValue } from '../../src/sdk/index.js';
+import { FerryError, isRecord, messageOf, type SourceData, type SourceValue } from '../../src/sdk/index.js';
 import type { FileRow } from '../_shared/emit.js';
 import { openText, readFailure, readLines, withoutGz, type InputFile, type ParseContext } from '../_shared/files.js';
 import { InvalidEncodingGuard } from '../_shared/invalid-encoding.js';
@@ -30,7 +30,7 @@ export async function* parseJsonFile(file: InputFile, options: JsonlOptions, con
   let missing = 0;
 
   const invalid = (line: number, error: unknown, text: string): void => {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = messageOf(error);
     if (options.onInvalidLine === 'fail') {
       throw new FerryError('FERRY_SOURCE_READ_FAILED', `invalid JSON at ${file.relative}:${line}: ${reason}`, {
         where: `${file.relative}:${line} (sync ${syncName})`,

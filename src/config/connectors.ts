@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { FerryError } from '../sdk/errors.js';
-import { isRecord } from '../sdk/guards.js';
+import { isRecord, messageOf } from '../sdk/guards.js';
 import { SDK_VERSION, type ConnectorDefinition } from '../sdk/types.js';
 import { satisfiesRange } from './semver-range.js';
 
@@ -239,7 +239,7 @@ async function importDefinitions(entry: string, type: string): Promise<Connector
   try {
     module = (await import(pathToFileURL(entry).href)) as Record<string, unknown>;
   } catch (cause) {
-    const message = cause instanceof Error ? cause.message : String(cause);
+    const message = messageOf(cause);
     throw new FerryError('FERRY_PLUGIN_INCOMPATIBLE', `connector "${type}" (${entry}) failed to load: ${message}`, {
       cause,
       hint: 'check that the module and its dependencies are installed and that it runs on this Node.js version',

@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
 import { FerryError } from '../sdk/errors.js';
+import { messageOf } from '../sdk/guards.js';
 import { expandInclude } from './include.js';
 import type { Env } from './interpolate.js';
 import { interpolateDocument } from './interpolate.js';
@@ -77,7 +78,7 @@ export async function loadConfig(file: string, options: LoadConfigOptions = {}):
       seen.add(includedPath);
       fileOrder.push(includedPath);
       const includedText = await readFile(includedPath, 'utf8').catch((error: unknown) => {
-        const reason = error instanceof Error ? error.message : String(error);
+        const reason = messageOf(error);
         issues.push({ ...at, path: `include[${i}]`, message: `cannot read included file ${includedPath}: ${reason}` });
         return undefined;
       });
