@@ -3,6 +3,7 @@
  * environment before validation. `$${…}` is a literal `${…}`. Keys and
  * comments are left alone; a value made only of `${VAR}` stays a string.
  */
+import { dirname } from 'node:path';
 import { isPair, isScalar, isSeq, visit } from 'yaml';
 import type { Scalar } from 'yaml';
 import type { ConfigIssue } from './issues.js';
@@ -75,7 +76,7 @@ export function interpolateDocument(source: YamlSource, env: Env): ConfigIssue[]
       if (key === 'key' || typeof node.value !== 'string' || !node.value.includes('${')) return;
       const fromEnv: string[] = [];
       const { value, problems } = interpolateString(node.value, env, fromEnv);
-      for (const found of fromEnv) registerInterpolated(found);
+      for (const found of fromEnv) registerInterpolated(found, dirname(source.file));
       node.value = value;
       for (const problem of problems) {
         issues.push({

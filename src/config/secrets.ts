@@ -3,6 +3,8 @@
  * as the config is loaded so that no log line, error, preview or state write
  * shows them (docs/configuration.md, "Secrets").
  */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { isSecretName, passwordOf, registerSecret } from '../sdk/redact.js';
 
 /** `${VAR}` values shorter than this are not masked: they would blank out ordinary words. */
@@ -14,11 +16,13 @@ const URL_WITH_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 /**
  * A value that came from the environment through `${VAR}`. A URL keeps its
  * scheme, host and path visible (only its password and credential parameters
- * are secret); numbers and booleans are not secrets; anything else of at
- * least {@link MIN_INTERPOLATED_LENGTH} characters is masked wherever it appears.
+ * are secret); numbers, booleans and the paths of existing files or folders
+ * (relative to `baseDir`) are not secrets; anything else of at least
+ * {@link MIN_INTERPOLATED_LENGTH} characters is masked wherever it appears.
  */
-export function registerInterpolated(value: string): void {
-  if (NUMBER_OR_BOOLEAN.test(value)) return;
+export function registerInterpolated(value: string, baseDir: string): void {
+  if (NUMBER_OR_BOOLEAN.test(value) || value.length < MIN_INTERPOLATED_LENGTH) return;
+  if (isExistingPath(value, baseDir)) return;
   if (URL_WITH_SCHEME.test(value) && URL.canParse(value)) {
     registerUrlCredentials(value);
     return;
@@ -58,5 +62,15 @@ function registerUrlCredentials(url: string): void {
     for (const [name, value] of new URL(url).searchParams) if (isSecretName(name)) registerSecret(value);
   } catch {
     // not a URL after all: nothing more to find
+  }
+}
+
+/** A data folder or file named by a variable is not a secret, and masking it would hide every origin under it. */
+function isExistingPath(value: string, baseDir: string): boolean {
+  if (value.includes('\0') || value.includes('\n')) return false;
+  try {
+    return existsSync(resolve(baseDir, value));
+  } catch {
+    return false;
   }
 }

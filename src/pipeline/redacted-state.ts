@@ -19,11 +19,15 @@ export function withRedactedWrites(store: StateStore): StateStore {
     recordFailure: (failure) => store.recordFailure(redactFailure(failure)),
     finishRun: (runId, result) => store.finishRun(runId, { ...result, error: result.error == null ? result.error : redact(result.error) }),
   };
+  const bound = new Map<PropertyKey, unknown>();
   return new Proxy(store, {
-    get(target, property, receiver) {
+    get(target, property) {
       if (typeof property === 'string' && Object.hasOwn(redacting, property)) return redacting[property as keyof StateStore];
-      const value: unknown = Reflect.get(target, property, receiver);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      // Bound once, not on every call: the ledger is consulted for every record.
+      if (!bound.has(property)) bound.set(property, (value as (...args: unknown[]) => unknown).bind(target));
+      return bound.get(property);
     },
   });
 }
