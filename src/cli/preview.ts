@@ -28,7 +28,7 @@ export const register: RegisterCommand = (program) => {
         if (sample.error) console.log(`invalid: ${sample.error}`);
       }
       const c = plan.counts;
-      console.log(`\nplan for ${plan.sync}: ${c.read} read, ${c.created} create, ${c.updated} update, ${c.unchanged} unchanged, ${c.failed} invalid, ${plan.wouldDelete ?? 0} delete`);
+      console.log(`\nplan for ${plan.sync}: ${c.read} read, ${c.created} create, ${c.updated} update, ${c.unchanged} unchanged, ${c.failed} invalid, ${c.skipped} skipped, ${plan.wouldDelete ?? 0} delete`);
       if (plan.changes.length === 0) console.log('schema: no changes');
       for (const change of plan.changes) {
         const fields = 'fields' in change && Array.isArray(change.fields)
