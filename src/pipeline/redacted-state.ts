@@ -32,15 +32,19 @@ export function withRedactedWrites(store: StateStore): StateStore {
   });
 }
 
-/** A dead-letter entry with every text redacted; its reason says so when the source record itself changed. */
+/**
+ * A dead-letter entry with the config's secrets masked: messages fully
+ * redacted; the record and body (data a retry pushes) only where a secret
+ * appears, and then the reason says so.
+ */
 export function redactFailure(failure: FailureWrite): FailureWrite {
-  const sourceRecord = redactValue(failure.sourceRecord);
+  const sourceRecord = redactValue(failure.sourceRecord, [], { patterns: false });
   const masked = JSON.stringify(sourceRecord) !== JSON.stringify(failure.sourceRecord);
   return {
     ...failure,
     reason: redact(failure.reason) + (masked ? MASKED_NOTE : ''),
     errorBody: redactValue(failure.errorBody),
-    body: redactValue(failure.body),
+    body: redactValue(failure.body, [], { patterns: false }),
     sourceRecord,
   };
 }

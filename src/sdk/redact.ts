@@ -50,17 +50,26 @@ export function clearSecrets(): void {
 }
 
 /**
- * A text with every registered secret, every `extra` secret, Bearer/Basic
- * credentials, URL passwords and secret-named query parameters replaced by
- * {@link REDACTED}.
+ * A text with every registered secret and every `extra` secret (raw,
+ * URL-encoded or JSON-escaped) replaced by {@link REDACTED}, and nothing else
+ * touched: for record content, where a pattern would change data.
  */
-export function redact(text: string, extra: readonly (string | undefined)[] = []): string {
+export function redactSecrets(text: string, extra: readonly (string | undefined)[] = []): string {
   let out = text;
   const own = extra.length === 0 ? [] : spellingsOf(extra.filter((s): s is string => s !== undefined && s.length >= MIN_SECRET_LENGTH));
   for (const needle of own.length === 0 ? needles : [...own, ...needles]) {
     if (out.includes(needle)) out = out.split(needle).join(REDACTED);
   }
-  return out
+  return out;
+}
+
+/**
+ * A message with every registered secret, every `extra` secret, Bearer/Basic
+ * credentials, URL passwords and secret-named query parameters replaced by
+ * {@link REDACTED}: for logs, errors and anything printed.
+ */
+export function redact(text: string, extra: readonly (string | undefined)[] = []): string {
+  return redactSecrets(text, extra)
     .replace(/\b(Bearer\s+)[^\s"',;]+/gi, `$1${REDACTED}`)
     .replace(/\b(Basic\s+)[A-Za-z0-9+/]{8,}={0,2}/g, `$1${REDACTED}`)
     .replace(/([a-z][a-z0-9+.-]*:\/\/[^/\s:@"']*):[^/\s@"']*@/gi, `$1:${REDACTED}@`)
@@ -69,13 +78,17 @@ export function redact(text: string, extra: readonly (string | undefined)[] = []
     );
 }
 
-/** A deep copy of a JSON-like value with every string (and key) passed through {@link redact}. */
-export function redactValue(value: unknown, extra: readonly (string | undefined)[] = [], depth = 0): unknown {
-  if (typeof value === 'string') return redact(value, extra);
+/**
+ * A deep copy of a JSON-like value with every string (and key) passed through
+ * {@link redact}, or with `{ patterns: false }` through {@link redactSecrets}.
+ */
+export function redactValue(value: unknown, extra: readonly (string | undefined)[] = [], options: { patterns?: boolean } = {}, depth = 0): unknown {
+  const text = options.patterns === false ? redactSecrets : redact;
+  if (typeof value === 'string') return text(value, extra);
   if (depth > 20 || value === null || typeof value !== 'object' || value instanceof Date) return value;
-  if (Array.isArray(value)) return value.map((v) => redactValue(v, extra, depth + 1));
+  if (Array.isArray(value)) return value.map((v) => redactValue(v, extra, options, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[redact(k, extra)] = redactValue(v, extra, depth + 1);
+  for (const [k, v] of Object.entries(value)) out[text(k, extra)] = redactValue(v, extra, options, depth + 1);
   return out;
 }
 

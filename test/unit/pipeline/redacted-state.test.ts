@@ -24,12 +24,12 @@ describe('withRedactedWrites', () => {
         status: null,
         errorBody: { echo: SECRET },
         body: { name: SECRET },
-        sourceRecord: { note: `x ${SECRET}` },
+        sourceRecord: { note: `x ${SECRET}`, auth: 'Bearer not-a-config-secret' },
       });
       store.finishRun(runId, { status: 'failed', counts: emptyCounts(), error: `table ${SECRET} missing` });
       const [failure] = store.failures({ sync: 's' });
       expect(JSON.stringify(failure)).not.toContain(SECRET);
-      expect(failure).toMatchObject({ origin: 'data.csv:2', sourceRecord: { note: 'x ***' }, body: { name: '***' } });
+      expect(failure).toMatchObject({ origin: 'data.csv:2', sourceRecord: { note: 'x ***', auth: 'Bearer not-a-config-secret' }, body: { name: '***' } });
       expect(failure?.reason).toContain('masked in the stored copy');
       expect(store.lastRun('s')?.error).toBe('table *** missing');
     } finally {

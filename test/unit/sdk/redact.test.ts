@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { clearSecrets, passwordOf, redact, redactError, redactUrl, redactValue, Redactor, registerSecret } from '../../../src/sdk/redact.js';
+import { clearSecrets, passwordOf, redact, redactError, redactSecrets, redactUrl, redactValue, Redactor, registerSecret } from '../../../src/sdk/redact.js';
 
 const KEY = 'sk_live_0123456789abcdef';
 
@@ -26,6 +26,12 @@ describe('redact', () => {
     expect(redact(JSON.stringify({ x: 'p@ss"word/1' }))).toBe('{"x":"***"}');
     clearSecrets();
     expect(redact('a p@ss"word/1 b')).toBe('a p@ss"word/1 b');
+  });
+
+  it('redactSecrets masks only secrets, leaving look-alike patterns in data alone', () => {
+    registerSecret(KEY);
+    expect(redactSecrets(`Bearer abc.def https://u:pw@x/?token=1 ${KEY}`)).toBe('Bearer abc.def https://u:pw@x/?token=1 ***');
+    expect(redactValue({ note: 'Bearer abc.def' }, [], { patterns: false })).toEqual({ note: 'Bearer abc.def' });
   });
 
   it('walks JSON values, keys included', () => {
