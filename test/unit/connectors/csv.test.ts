@@ -202,6 +202,44 @@ describe('csv source options', () => {
   });
 });
 
+describe('csv bytes that are not valid UTF-8', () => {
+  const latin1 = iconv.encode('id,name\n1,ann\n2,café\n3,bob\n4,naïve\n', 'latin1');
+
+  it('replace: reads U+FFFD, reports each line as repaired and warns once with the line numbers', async () => {
+    const dir = fixture({ 'people.csv': latin1 });
+    const captured: Captured = { warnings: [], skipped: [] };
+    const records = await readAll(csv, { path: 'people.csv' }, { baseDir: dir, captured });
+    expect(records.map((r) => r.data.name)).toEqual(['ann', 'caf\uFFFD', 'bob', 'na\uFFFDve']);
+    expect(captured.skipped?.map((s) => [s.action, s.origin.file, s.origin.line])).toEqual([
+      ['repaired', 'people.csv', 3],
+      ['repaired', 'people.csv', 5],
+    ]);
+    expect(captured.warnings).toHaveLength(1);
+    expect(captured.warnings[0]).toContain('(line 3, 5)');
+  });
+
+  it('reject: stops at the first such line, before yielding its record', async () => {
+    const dir = fixture({ 'people.csv': latin1 });
+    const seen: unknown[] = [];
+    const error = await rejection(
+      (async () => {
+        for await (const record of csv.read(readContext(csv, { path: 'people.csv', onInvalidEncoding: 'reject' }, { baseDir: dir }))) seen.push(record.data.name);
+      })(),
+    );
+    expect(isFerryError(error, 'FERRY_SOURCE_READ_FAILED')).toBe(true);
+    expect((error as Error).message).toContain('people.csv:3');
+    expect(seen).toEqual(['ann']);
+  });
+
+  it('a declared single-byte encoding reads the same bytes as written, with nothing reported', async () => {
+    const dir = fixture({ 'people.csv': latin1 });
+    const captured: Captured = { warnings: [], skipped: [] };
+    const records = await readAll(csv, { path: 'people.csv', encoding: 'latin1' }, { baseDir: dir, captured });
+    expect(records.map((r) => r.data.name)).toEqual(['ann', 'café', 'bob', 'naïve']);
+    expect(captured.skipped).toEqual([]);
+  });
+});
+
 describe('csv incremental reads', () => {
   const text = 'id,updated\n1,2024-01-01T00:00:00Z\n2,2024-03-01T00:00:00Z\n3,2024-02-01T00:00:00Z\n4,\n5,2024-03-01T00:00:00Z\n';
 
