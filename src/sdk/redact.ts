@@ -13,7 +13,7 @@
 export const REDACTED = '***';
 
 /** Names (keys, query parameters, headers) whose value is a credential. */
-const SECRET_NAME = /api[-_]?key|^key$|token|secret|passw(?:or)?d|pwd|signature|^sig$|(?:^|[-_])auth(?:[-_]|$)|^authorization$|credential|session|cookie|private[-_]?key/i;
+const SECRET_NAME = /api[-_]?key|^key$|token|secret|passw(?:or)?d|pwd|signature|^sig$|(?:^|[-_])auth(?:[-_]|$)|^authorization$|passphrase|credential|session|cookie|private[-_]?key/i;
 
 /** Shorter values would blank out ordinary words. */
 const MIN_SECRET_LENGTH = 4;
@@ -56,8 +56,8 @@ export function clearSecrets(): void {
  */
 export function redactSecrets(text: string, extra: readonly (string | undefined)[] = []): string {
   let out = text;
-  const own = extra.length === 0 ? [] : spellingsOf(extra.filter((s): s is string => s !== undefined && s.length >= MIN_SECRET_LENGTH));
-  for (const needle of own.length === 0 ? needles : [...own, ...needles]) {
+  const given = extra.filter((s): s is string => s !== undefined && s.length >= MIN_SECRET_LENGTH);
+  for (const needle of given.length === 0 ? needles : spellingsOf([...given, ...registry])) {
     if (out.includes(needle)) out = out.split(needle).join(REDACTED);
   }
   return out;
