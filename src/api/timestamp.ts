@@ -77,7 +77,23 @@ export function isIsoDate(input: unknown): boolean {
   return parseIso(input) !== undefined;
 }
 
-/** True for an ISO 8601 date-time string (a date alone is accepted as midnight UTC). */
+/**
+ * True for an ISO 8601 date-time string: a date and a time of day. A date
+ * alone is a `date`, and a digit string is not ISO 8601 at all.
+ */
 export function isIsoDateTime(input: unknown): boolean {
-  return typeof input === 'string' && !NUMERIC.test(input.trim()) && parseIso(input.trim()) !== undefined;
+  if (typeof input !== 'string') return false;
+  const text = input.trim();
+  return !NUMERIC.test(text) && !isIsoDate(text) && parseIso(text) !== undefined;
+}
+
+/**
+ * A request-body timestamp read as strictly as the spec allows: a number
+ * (Unix seconds or milliseconds) or an ISO 8601 string (a date alone is
+ * midnight UTC). A digit string, which `parseTimestamp` reads leniently for
+ * mapped source data, is not ISO 8601 and is refused here.
+ */
+export function parseRequestTimestamp(input: unknown): number | undefined {
+  if (typeof input === 'number') return parseTimestamp(input);
+  return typeof input === 'string' && !NUMERIC.test(input.trim()) ? parseTimestamp(input) : undefined;
 }

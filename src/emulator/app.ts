@@ -20,6 +20,7 @@ export class App {
   private readonly locks = new Set<string>();
   private readonly timers = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
   private readonly mediaSecret: Buffer;
+  private closed = false;
   /** Origin of absolute URLs, set once the server listens. */
   baseUrl = '';
 
@@ -52,9 +53,14 @@ export class App {
     }
   }
 
+  /** True once the emulator is closing: waits end and must not start again. */
+  get closing(): boolean {
+    return this.closed;
+  }
+
   /** A timer that ends early when the emulator closes. */
   sleep(ms: number): Promise<void> {
-    if (ms <= 0) return Promise.resolve();
+    if (ms <= 0 || this.closed) return Promise.resolve();
     return new Promise((resolve) => {
       const entry = {
         resolve,
@@ -68,6 +74,7 @@ export class App {
   }
 
   cancelSleeps(): void {
+    this.closed = true;
     for (const entry of this.timers) {
       clearTimeout(entry.timer);
       entry.resolve();

@@ -11,6 +11,7 @@
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { App } from './app.js';
+import { CATCH_UP_BATCH } from './store/search-index.js';
 import { KeyRing } from './auth.js';
 import { FaultInjector } from './faults.js';
 import { createEmulatorServer } from './http/server.js';
@@ -43,6 +44,7 @@ export interface RunningEmulator {
 
 export const DEFAULT_ASK_WAIT_MS = 60_000;
 export const DEFAULT_ASK_DELAY_MS = 1_500;
+const SEARCH_CATCH_UP_MS = 200;
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const logger = options.logger ?? pino({ level: 'silent' });
@@ -84,6 +86,16 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     app.baseUrl = url;
     logger.info({ url }, 'emulator listening');
 
+    // The search index catches up with writes in the background, a batch at a time.
+    const catchUp = setInterval(() => {
+      try {
+        store.search.catchUp(CATCH_UP_BATCH);
+      } catch (error) {
+        logger.error({ err: error }, 'emulator search index catch-up failed');
+      }
+    }, SEARCH_CATCH_UP_MS);
+    catchUp.unref();
+
     let closed: Promise<void> | undefined;
     return {
       url,
@@ -95,6 +107,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       setFaults: (f) => faults.set(faultOptions.parse(f)),
       close: () => {
         closed ??= new Promise<void>((resolve) => {
+          clearInterval(catchUp);
           app.cancelSleeps();
           server.close(() => {
             store.close();

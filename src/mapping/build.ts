@@ -85,7 +85,8 @@ const SHAPES: Record<TargetKind, Shape> = {
   },
 };
 
-const OPTIONAL_NOT_NULLABLE = ['public', 'ownerEmails', 'attachments'];
+// createdAt is optional but not nullable on rows and documents; displayName and transcript on conversations.
+const OPTIONAL_NOT_NULLABLE = ['public', 'ownerEmails', 'attachments', 'displayName', 'transcript', 'createdAt', 'contentType'];
 
 type IssuePath = (string | number)[];
 interface Issue {

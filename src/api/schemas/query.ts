@@ -3,11 +3,29 @@
  * strings with these; the client builds query strings from their input types.
  */
 import { z } from 'zod';
-import { LIMITS, PAGE_SIZE_MAX, isoDateTime, uuid } from './common.js';
+import {
+  LIMITS,
+  NATIVE_CONVERSATION_SOURCES,
+  NATIVE_DOCUMENT_SOURCES,
+  NATIVE_MESSAGE_SOURCES,
+  PAGE_SIZE_MAX,
+  isoDateTime,
+  sourceIdIn,
+  uuid,
+} from './common.js';
 
-const limit = (fallback: number) => z.coerce.number().int().min(1).max(PAGE_SIZE_MAX).default(fallback);
+/** A number in a query string: decimal digits only, so `''`, `0x10` or `1e1` are refused, not read as 0, 16 or 10. */
+const numberText = (pattern: RegExp, what: string) =>
+  z.union([z.number(), z.string()]).transform((value, ctx) => {
+    if (typeof value === 'number') return value;
+    if (pattern.test(value)) return Number(value);
+    ctx.addIssue({ code: 'custom', message: `must be ${what}; found ${JSON.stringify(value)}` });
+    return z.NEVER;
+  });
+const limit = (fallback: number) =>
+  numberText(/^\d+$/, 'an integer').pipe(z.number().int().min(1).max(PAGE_SIZE_MAX)).default(fallback);
 const queryBoolean = z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])]).transform((v) => v === true || v === 'true' || v === '1');
-const queryNumber = z.coerce.number().refine(Number.isFinite, 'must be a number');
+const queryNumber = numberText(/^-?\d+(\.\d+)?$/, 'a decimal number').pipe(z.number().refine(Number.isFinite, 'must be a number'));
 const text = z.string();
 
 export const conversationListQuery = z.object({
@@ -18,7 +36,7 @@ export const conversationListQuery = z.object({
   title: text.optional(),
   attendees: text.optional(),
   crmName: text.optional(),
-  sourceId: text.optional(),
+  sourceId: sourceIdIn(NATIVE_CONVERSATION_SOURCES).optional(),
   cursor: text.optional(),
 });
 
@@ -51,7 +69,7 @@ export const accountListQuery = z.object({
 
 export const messageListQuery = z.object({
   limit: limit(50),
-  sourceId: text.optional(),
+  sourceId: sourceIdIn(NATIVE_MESSAGE_SOURCES).optional(),
   remoteId: text.optional(),
   threadId: text.optional(),
   participantEmail: text.optional(),
@@ -62,7 +80,7 @@ export const messageListQuery = z.object({
 
 export const rowListQuery = z.object({
   limit: limit(50),
-  sourceId: text.optional(),
+  sourceId: sourceIdIn([]).optional(),
   objectTypeId: uuid.optional(),
   remoteId: text.optional(),
   name: text.max(LIMITS.rowNameFilter).optional(),
@@ -73,7 +91,7 @@ export const rowListQuery = z.object({
 
 export const documentListQuery = z.object({
   limit: limit(50),
-  sourceId: text.optional(),
+  sourceId: sourceIdIn(NATIVE_DOCUMENT_SOURCES).optional(),
   name: text.max(LIMITS.documentNameFilter).optional(),
   cursor: text.optional(),
 });

@@ -4,7 +4,7 @@
  * parsed value is what ferry sends and what the emulator stores.
  */
 import { z } from 'zod';
-import { EMAIL_PATTERN, LIMITS, fieldType, timestampInput, uuid } from './common.js';
+import { EMAIL_PATTERN, LIMITS, fieldType, httpUrl, mimeType, timestampInput, uuid } from './common.js';
 import { isIsoDate, isIsoDateTime, parseTimestamp } from '../timestamp.js';
 import type { FieldTypeValue } from './common.js';
 
@@ -62,10 +62,10 @@ export const conversationRequest = z
   .object({
     ...baseFields,
     createdAt: timestampInput,
-    displayName: z.string().nullable().optional().transform((v) => v ?? ''),
-    transcript: z.array(transcriptSentence).max(LIMITS.transcriptSentences).nullable().optional(),
-    recordingUrl: z.string().min(1).nullable().optional(),
-    recordingMimeType: z.string().nullable().optional(),
+    displayName: z.string().optional().transform((v) => v ?? ''),
+    transcript: z.array(transcriptSentence).max(LIMITS.transcriptSentences).optional(),
+    recordingUrl: httpUrl.nullable().optional(),
+    recordingMimeType: mimeType.nullable().optional(),
     startedAt: timestampInput,
     endedAt: optionalTimestamp,
     participants: z.array(person).min(LIMITS.participants.min).max(LIMITS.participants.max),
@@ -103,8 +103,8 @@ export type ConversationRequest = z.input<typeof conversationRequest>;
 
 export const attachment = z.object({
   name: z.string().min(1),
-  url: z.string().min(1),
-  mimeType: z.string().nullable().optional(),
+  url: httpUrl,
+  mimeType: mimeType.nullable().optional(),
   sizeBytes: z.number().int().nonnegative().nullable().optional(),
 });
 
@@ -112,7 +112,7 @@ export const messageRequest = z
   .object({
     ...baseFields,
     createdAt: timestampInput,
-    displayName: z.string().nullable().optional().transform((v) => v ?? ''),
+    displayName: z.string().optional().transform((v) => v ?? ''),
     body: z.string().max(LIMITS.messageBodyChars, `must be at most ${LIMITS.messageBodyChars} characters`),
     sender: person,
     recipients: z.array(person).min(LIMITS.recipients.min).max(LIMITS.recipients.max),
@@ -171,7 +171,7 @@ const rowFields = z
 export const rowRequest = z
   .object({
     ...baseFields,
-    createdAt: optionalTimestamp,
+    createdAt: timestampInput.optional(),
     objectTypeId: uuid,
     name: z.string().min(LIMITS.rowName.min).max(LIMITS.rowName.max),
     fields: rowFields,
@@ -193,17 +193,21 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 export function isBase64(text: string): boolean {
   return BASE64.test(text.replace(/\s+/g, ''));
 }
-const base64 = z.string().refine(isBase64, 'must be base64-encoded bytes');
+const base64 = z.string().min(1, 'must not be empty: a document needs content').refine(isBase64, 'must be base64-encoded bytes');
+
+/** A PATCH key naming something the spec says cannot change: refused rather than silently ignored. */
+const cannotChange = (what: string) =>
+  z.unknown().refine((value) => value === undefined, `${what} cannot be changed by PATCH`).optional();
 
 export const documentRequest = z
   .object({
     ...baseFields,
-    createdAt: optionalTimestamp,
+    createdAt: timestampInput.optional(),
     displayName: z.string().nullable().optional(),
-    url: z.string().min(1).nullable().optional(),
+    url: httpUrl.nullable().optional(),
     content: base64.nullable().optional(),
     filename: z.string().nullable().optional(),
-    contentType: z.string().min(1).nullable().optional().transform((v) => v ?? 'text/plain'),
+    contentType: mimeType.optional().transform((v) => v ?? 'text/plain'),
     author: person.nullable().optional(),
   })
   .superRefine((body, ctx) => {
@@ -233,10 +237,11 @@ export const updateDocumentRequest = z
     public: z.boolean().nullable().optional(),
     ownerEmails: z.array(z.string().regex(EMAIL_PATTERN, 'must be an e-mail address')).nullable().optional(),
     updatedAt: optionalTimestamp,
-    url: z.string().min(1).nullable().optional(),
+    url: httpUrl.nullable().optional(),
     content: base64.nullable().optional(),
     filename: z.string().nullable().optional(),
-    contentType: z.string().nullable().optional(),
+    contentType: mimeType.nullable().optional(),
+    author: cannotChange("a document's author"),
   })
   .superRefine((body, ctx) => {
     if (body.url != null && body.content != null) {
@@ -250,7 +255,7 @@ const resourceName = z.string().min(LIMITS.name.min).max(LIMITS.name.max);
 export const createSourceRequest = z.object({ name: resourceName, displayName: resourceName });
 export type CreateSourceRequest = z.input<typeof createSourceRequest>;
 
-export const updateSourceRequest = z.object({ displayName: resourceName });
+export const updateSourceRequest = z.object({ displayName: resourceName, name: cannotChange("a source's name") });
 export type UpdateSourceRequest = z.input<typeof updateSourceRequest>;
 
 export const fieldDefinitionRequest = z.object({

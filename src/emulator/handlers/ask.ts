@@ -17,12 +17,20 @@ function envelope(run: AskRunEntity) {
   return base;
 }
 
-async function waitForRun(ctx: RequestContext, run: AskRunEntity): Promise<HandlerResult> {
-  const { askWaitMs } = ctx.app.config;
+/**
+ * Wait until the run is terminal or the wait window (`askWaitMs` from the
+ * request's start) has passed, re-reading the run after every timer: a timer
+ * may fire a moment before the run's ready time, and the spec gives 200 to
+ * every run that ends inside the window, so one early wake-up must not turn
+ * into a 202.
+ */
+async function waitForRun(ctx: RequestContext, run: AskRunEntity, startedMs: number): Promise<HandlerResult> {
+  const deadline = startedMs + ctx.app.config.askWaitMs;
   let current = run;
-  if (current.status === 'running') {
-    const remaining = current.readyMs - Date.now();
-    await ctx.app.sleep(Math.min(Math.max(0, remaining), askWaitMs));
+  while (current.status === 'running') {
+    const now = Date.now();
+    if (now >= deadline || ctx.aborted() || ctx.app.closing) break;
+    await ctx.app.sleep(Math.max(1, Math.min(current.readyMs, deadline) - now));
     current = ctx.app.store.askRuns.find(ctx.principal.orgId, run.threadId, run.runId) ?? current;
   }
   if (current.status !== 'running') return { status: 200, body: envelope(current) };
@@ -47,12 +55,13 @@ export const ask: Handler<'ask'> = (ctx) => {
     createdMs: now,
     readyMs: now + ctx.app.config.askDelayMs,
   });
-  return waitForRun(ctx, run);
+  return waitForRun(ctx, run, now);
 };
 
 export const pollAsk: Handler<'pollAsk'> = (ctx) => {
+  const startedMs = Date.now();
   const { threadId = '', runId = '' } = ctx.params;
   const run = isUuid(threadId) && isUuid(runId) ? ctx.app.store.askRuns.find(ctx.principal.orgId, threadId, runId) : undefined;
   if (!run) throw notFound(`ask run ${threadId}/${runId} not found`);
-  return waitForRun(ctx, run);
+  return waitForRun(ctx, run, startedMs);
 };

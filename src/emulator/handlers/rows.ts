@@ -64,7 +64,7 @@ export const createRow: Handler<'createRow'> = (ctx) => {
   const fields = rowFields(body.fields, type);
   const key = { orgId: ctx.principal.orgId, kind: 'row' as const, sourceId: body.sourceId, remoteId: body.id };
   return ctx.app.withRecordLock(lockParts(key), ctx.delay, () => {
-    const existing = ctx.app.store.records.findByKey(key);
+    const existing = ctx.app.store.records.findHeader(key);
     const now = Date.now();
     const { record, status } = ctx.app.store.putRecord(
       key,

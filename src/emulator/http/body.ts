@@ -21,6 +21,53 @@ export function checkBodyHeaders(req: IncomingMessage, limit = BODY_LIMIT_BYTES)
   }
 }
 
+/** A JSON media type: `application/json`, parameters such as `charset=utf-8` allowed. */
+const JSON_CONTENT_TYPE = /^application\/json\s*(;.*)?$/i;
+
+/** POST/PATCH bodies are JSON: any other (or no) Content-Type is a 400, as a strict service would answer. */
+export function checkJsonContentType(req: IncomingMessage): void {
+  const type = req.headers['content-type'];
+  if (type === undefined || !JSON_CONTENT_TYPE.test(type.trim())) {
+    throw validation(
+      `Content-Type must be application/json; found ${type === undefined ? 'none' : JSON.stringify(type)}`,
+    );
+  }
+}
+
+/**
+ * How much of a refused upload (411, 413) is read and thrown away before
+ * answering. Many clients (Python's http.client among them) write the whole
+ * body before reading the response; answering and closing early would give
+ * them a broken pipe instead of the 413. Beyond these bounds the connection
+ * is closed anyway.
+ */
+export const DRAIN_LIMIT_BYTES = 4 * BODY_LIMIT_BYTES;
+const DRAIN_TIMEOUT_MS = 15_000;
+
+/** Read and discard the rest of the request body; true when it was read to its end. */
+export function drainBody(req: IncomingMessage, maxBytes = DRAIN_LIMIT_BYTES, maxMs = DRAIN_TIMEOUT_MS): Promise<boolean> {
+  if (req.complete) return Promise.resolve(true);
+  if (req.socket.destroyed) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    let seen = 0;
+    const finish = (ended: boolean) => {
+      clearTimeout(timer);
+      req.off('data', onData).off('end', onEnd).off('close', onClose).off('error', onClose);
+      if (!ended) req.pause();
+      resolve(ended);
+    };
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > maxBytes) finish(false);
+    };
+    const onEnd = () => finish(true);
+    const onClose = () => finish(req.complete);
+    const timer = setTimeout(() => finish(false), maxMs);
+    req.on('data', onData).once('end', onEnd).once('close', onClose).once('error', onClose);
+    req.resume();
+  });
+}
+
 export async function readBody(req: IncomingMessage, limit = BODY_LIMIT_BYTES): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;

@@ -13,7 +13,7 @@ import { bearerToken } from '../auth.js';
 import { HANDLERS, RECORD_WRITES } from '../handlers/index.js';
 import { serveMedia } from '../media/serve.js';
 import { faultOptions } from '../options.js';
-import { checkBodyHeaders, parseJson, readBody } from './body.js';
+import { checkBodyHeaders, checkJsonContentType, drainBody, parseJson, readBody } from './body.js';
 import type { Handler, RequestContext } from './context.js';
 import { ApiError, QueryValidationError, bodyValidationError, errorBody, queryIssues } from './errors.js';
 import { sendJson } from './respond.js';
@@ -26,10 +26,15 @@ export interface ServerHooks {
 
 const REQUEST_ID_HEADER = 'x-request-id';
 
+/** Request ids: a random per-process prefix and a counter (random bytes per request cost a syscall each). */
+const REQUEST_ID_PREFIX = `req_${randomBytes(6).toString('hex')}`;
+let requestCount = 0;
+
 function requestIdOf(req: IncomingMessage): string {
   const given = req.headers[REQUEST_ID_HEADER];
   if (typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given)) return given;
-  return `req_${randomBytes(12).toString('hex')}`;
+  requestCount += 1;
+  return `${REQUEST_ID_PREFIX}${requestCount.toString(16).padStart(12, '0')}`;
 }
 
 function queryObject(url: URL): Record<string, string> {
@@ -66,6 +71,7 @@ export function createEmulatorServer(app: App, hooks: ServerHooks): Server {
     let body: unknown;
     if (endpoint.body) {
       checkBodyHeaders(req);
+      checkJsonContentType(req);
       const raw = parseJson(await readBody(req));
       const parsed = (endpoint.body as z.ZodType).safeParse(raw);
       if (!parsed.success) throw bodyValidationError(parsed.error);
@@ -95,16 +101,19 @@ export function createEmulatorServer(app: App, hooks: ServerHooks): Server {
         delaySpent = true;
         await app.sleep(decision.latencyMs);
       },
-      aborted: () => req.destroyed,
+      // The socket, not req: a request stream counts as destroyed once its body has been read.
+      aborted: () => req.socket.destroyed,
     };
     const handler = HANDLERS[route.name] as Handler<typeof route.name>;
     let result;
+    app.store.beginWriteBatch();
     try {
       result = await handler(ctx as RequestContext<typeof route.name>);
     } finally {
       // Refusals (400, 404, 409…) take the injected latency too.
       await ctx.delay();
     }
+    await app.store.whenCommitted();
     const checked = endpoint.response.safeParse(result.body);
     if (!checked.success && result.status < 300) {
       app.logger.error({ endpoint: route.name, issues: checked.error.issues.slice(0, 3) }, 'emulator response does not match its schema');
@@ -148,8 +157,8 @@ export function createEmulatorServer(app: App, hooks: ServerHooks): Server {
       }
     } catch (error) {
       if (error instanceof ApiError) {
-        // Unread bodies of refused uploads are not worth draining.
-        if (error.status === 413 || error.status === 411) res.setHeader('connection', 'close');
+        // A refused upload is read (up to a bound) before the answer, so a client writing its whole body sees it.
+        if ((error.status === 413 || error.status === 411) && !(await drainBody(req))) res.setHeader('connection', 'close');
         sendJson(res, error.status, errorBody(error, method, requestId));
       } else if (error instanceof QueryValidationError) {
         sendJson(res, 422, { detail: error.issues });

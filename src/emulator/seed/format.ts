@@ -4,7 +4,14 @@
  * messages, chat uploads), which /v1 cannot create. Documented in docs/emulator.md.
  */
 import { z } from 'zod';
-import { timestampInput, uuid } from '../../api/schemas/common.js';
+import {
+  NATIVE_CONVERSATION_SOURCES,
+  NATIVE_DOCUMENT_SOURCES,
+  NATIVE_MESSAGE_SOURCES,
+  lenientTimestampInput as timestampInput,
+  sourceIdIn,
+  uuid,
+} from '../../api/schemas/common.js';
 import { CRM_TYPES } from '../../api/schemas/read.js';
 
 const text = z.string().nullable().optional();
@@ -53,7 +60,8 @@ export const seedMedia = z.union([
 export const seedConversation = z.object({
   /** conversationId; derived from sourceId + remoteId when absent. */
   id: uuid.optional(),
-  sourceId: z.string().min(1).default('service'),
+  /** A native meeting-provider string of the spec (or a source UUID), so a list filter on it round-trips. */
+  sourceId: sourceIdIn(NATIVE_CONVERSATION_SOURCES).default('service'),
   remoteId: z.string().optional(),
   title: text,
   startTime: timestampInput,
@@ -73,7 +81,7 @@ export const seedConversation = z.object({
 
 export const seedMessage = z.object({
   id: uuid.optional(),
-  sourceId: z.string().min(1).default('gmail'),
+  sourceId: sourceIdIn(NATIVE_MESSAGE_SOURCES).default('gmail'),
   remoteId: z.string().optional(),
   threadId: text,
   subject: text,
@@ -89,7 +97,7 @@ export const seedMessage = z.object({
 
 export const seedDocument = z.object({
   id: uuid.optional(),
-  sourceId: z.string().min(1).default('chat_upload'),
+  sourceId: sourceIdIn(NATIVE_DOCUMENT_SOURCES).default('chat_upload'),
   remoteId: z.string().optional(),
   displayName: z.string().min(1),
   url: text,

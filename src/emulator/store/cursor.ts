@@ -8,9 +8,13 @@ export interface CursorKey {
   id: string;
 }
 
+/** A cursor that is not one of `list`'s (a record kind such as `conversation`; its path is the plural). */
 export class InvalidCursorError extends Error {
-  constructor() {
-    super('invalid cursor: pass the nextCursor of a previous response of the same list unchanged');
+  constructor(list: string) {
+    super(
+      `invalid cursor: not a nextCursor of GET /v1/${list}s. Pass the pagination.nextCursor of a previous ` +
+        `GET /v1/${list}s response unchanged (cursors are opaque), or leave cursor out to start from the first page`,
+    );
     this.name = 'InvalidCursorError';
   }
 }
@@ -23,10 +27,10 @@ export function encodeCursor(list: string, key: CursorKey): string {
 export function decodeCursor(list: string, cursor: string): CursorKey {
   let parsed: unknown;
   try {
-    if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw new InvalidCursorError();
+    if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw new InvalidCursorError(list);
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    throw new InvalidCursorError();
+    throw new InvalidCursorError(list);
   }
   if (
     !Array.isArray(parsed) ||
@@ -36,7 +40,7 @@ export function decodeCursor(list: string, cursor: string): CursorKey {
     !Number.isFinite(parsed[1]) ||
     typeof parsed[2] !== 'string'
   ) {
-    throw new InvalidCursorError();
+    throw new InvalidCursorError(list);
   }
   return { sortMs: parsed[1], id: parsed[2] };
 }

@@ -28,6 +28,8 @@ export class EmulatorStore {
   readonly askRuns: AskRunsRepo;
   readonly media: MediaRepo;
   readonly search: SearchIndex;
+  /** The open group-commit transaction's commit, if one is open. */
+  private batch: Promise<void> | undefined;
 
   constructor(path: string) {
     this.db = openDatabase(path);
@@ -38,14 +40,56 @@ export class EmulatorStore {
     this.crm = new CrmRepo(this.db);
     this.askRuns = new AskRunsRepo(this.db);
     this.media = new MediaRepo(this.db);
-    this.search = new SearchIndex(this.db);
+    this.search = new SearchIndex(this.db, (id) => this.records.findAny(id));
     if (this.meta.get('search_rebuild') === '1') this.rebuildSearchIndex();
+  }
+
+  /**
+   * Group commit. Opens a transaction (unless one is open) that every write
+   * until the next turn of the event loop joins, then commits it once: one
+   * WAL append and its syscalls for all the requests handled in that turn,
+   * instead of one per request. Transactions run meanwhile become savepoints
+   * of it, so a failing write still rolls back alone. Answers wait for
+   * `whenCommitted()`, so nothing is acknowledged before it is stored.
+   */
+  beginWriteBatch(): void {
+    if (this.db.inTransaction) return;
+    this.db.exec('BEGIN');
+    this.batch = new Promise<void>((resolve, reject) => {
+      setImmediate(() => {
+        try {
+          this.commitWriteBatch();
+          resolve();
+        } catch (error) {
+          reject(error instanceof Error ? error : new Error(String(error)));
+        }
+      });
+    });
+    // A failed commit is reported to the requests that wait for it, not as an unhandled rejection.
+    this.batch.catch(() => undefined);
+  }
+
+  /** Resolves once the writes made so far are committed. */
+  whenCommitted(): Promise<void> {
+    return this.db.inTransaction && this.batch ? this.batch : Promise.resolve();
+  }
+
+  private commitWriteBatch(): void {
+    this.batch = undefined;
+    if (!this.db.inTransaction) return;
+    try {
+      this.db.exec('COMMIT');
+    } catch (error) {
+      // Never leave the batch open: later writes would join a transaction nobody commits.
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      throw error;
+    }
   }
 
   /** Re-create every passage from the records (after a change of the index layout). */
   rebuildSearchIndex(): void {
     this.db.transaction(() => {
-      this.db.exec('DELETE FROM search_passages; DELETE FROM search_rows;');
+      this.db.exec('DELETE FROM search_passages; DELETE FROM search_rows; DELETE FROM search_pending;');
       for (const record of this.records.allVisible()) this.search.reindex(record);
       this.meta.set('search_rebuild', '0');
     })();
@@ -59,7 +103,7 @@ export class EmulatorStore {
   ): { record: StoredRecord<K>; status: 'created' | 'updated' } {
     return this.db.transaction(() => {
       const result = this.records.upsert(key, write, now);
-      this.search.reindex(result.record);
+      this.search.markStale(result.record.id);
       return result;
     })();
   }
@@ -68,7 +112,7 @@ export class EmulatorStore {
   deleteRecord(id: string, now = Date.now()): void {
     this.db.transaction(() => {
       this.records.softDelete(id, now);
-      this.search.remove(id);
+      this.search.markStale(id);
     })();
   }
 
@@ -77,11 +121,12 @@ export class EmulatorStore {
     this.db.exec(`
       DELETE FROM sources; DELETE FROM object_types; DELETE FROM records; DELETE FROM crm_deals;
       DELETE FROM crm_accounts; DELETE FROM ask_runs; DELETE FROM media; DELETE FROM search_passages;
-      DELETE FROM search_rows;
+      DELETE FROM search_rows; DELETE FROM search_pending;
     `);
   }
 
   close(): void {
+    if (this.db.open) this.commitWriteBatch();
     this.db.close();
   }
 }

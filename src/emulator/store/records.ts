@@ -75,6 +75,13 @@ export interface RecordListQuery<K extends RecordKind> {
   keep?: (record: StoredRecord<K>) => boolean;
 }
 
+export interface RecordHeader {
+  id: string;
+  sortMs: number;
+  createdMs: number;
+  deletedMs: number | null;
+}
+
 /** Whether an API key may read the record: public and not soft-deleted. */
 export function isVisible(record: StoredRecord): boolean {
   return record.public && record.deletedMs === null;
@@ -90,8 +97,14 @@ export class RecordsRepo {
   }
 
   findById<K extends RecordKind>(kind: K, id: string): StoredRecord<K> | undefined {
-    const row = prepared(this.db, 'SELECT * FROM records WHERE id = ? AND kind = ?').get(id, kind) as RecordRow | undefined;
-    return row && decode<K>(row);
+    const record = this.findAny(id);
+    return record?.kind === kind ? (record as StoredRecord<K>) : undefined;
+  }
+
+  /** The record with this id, whatever its kind, deleted or not. */
+  findAny(id: string): StoredRecord | undefined {
+    const row = prepared(this.db, 'SELECT * FROM records WHERE id = ?').get(id) as RecordRow | undefined;
+    return row && decode(row);
   }
 
   /** A record an API key of `orgId` may read, or undefined. */
@@ -109,26 +122,50 @@ export class RecordsRepo {
     write: RecordWrite<K>,
     now = Date.now(),
   ): { record: StoredRecord<K>; status: 'created' | 'updated' } {
-    const existing = this.findByKey(key);
+    const existing = this.findHeader(key);
     const data = JSON.stringify(write.data);
     const owners = JSON.stringify(write.ownerEmails);
+    const revived = existing !== undefined && existing.deletedMs !== null;
+    const id = existing?.id ?? write.id ?? randomUUID();
+    const createdMs = existing === undefined || revived ? now : existing.createdMs;
     if (existing) {
-      const revived = existing.deletedMs !== null;
       prepared(this.db, 
           `UPDATE records SET public = ?, owner_emails = ?, native = ?, object_type_id = ?, sort_ms = ?, data = ?,
-             updated_ms = ?, deleted_ms = NULL, created_ms = CASE WHEN deleted_ms IS NULL THEN created_ms ELSE ? END
-           WHERE id = ?`,
+             updated_ms = ?, deleted_ms = NULL, created_ms = ? WHERE id = ?`,
         )
-        .run(write.public ? 1 : 0, owners, write.native ? 1 : 0, write.objectTypeId ?? null, write.sortMs, data, now, now, existing.id);
-      return { record: this.findById(key.kind, existing.id) as StoredRecord<K>, status: revived ? 'created' : 'updated' };
+        .run(write.public ? 1 : 0, owners, write.native ? 1 : 0, write.objectTypeId ?? null, write.sortMs, data, now, createdMs, id);
+    } else {
+      prepared(this.db, 
+          `INSERT INTO records (id, org_id, kind, source_id, remote_id, public, owner_emails, native, object_type_id, sort_ms, data, created_ms, updated_ms)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(id, key.orgId, key.kind, key.sourceId, key.remoteId, write.public ? 1 : 0, owners, write.native ? 1 : 0, write.objectTypeId ?? null, write.sortMs, data, now, now);
     }
-    const id = write.id ?? randomUUID();
-    prepared(this.db, 
-        `INSERT INTO records (id, org_id, kind, source_id, remote_id, public, owner_emails, native, object_type_id, sort_ms, data, created_ms, updated_ms)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(id, key.orgId, key.kind, key.sourceId, key.remoteId, write.public ? 1 : 0, owners, write.native ? 1 : 0, write.objectTypeId ?? null, write.sortMs, data, now, now);
-    return { record: this.findById(key.kind, id) as StoredRecord<K>, status: 'created' };
+    // The stored record as a read would decode it, built without reading it back.
+    const record: StoredRecord<K> = {
+      id,
+      orgId: key.orgId,
+      kind: key.kind,
+      sourceId: key.sourceId,
+      remoteId: key.remoteId,
+      public: write.public,
+      ownerEmails: JSON.parse(owners) as string[],
+      native: write.native === true,
+      objectTypeId: write.objectTypeId ?? null,
+      sortMs: write.sortMs,
+      data: JSON.parse(data) as DataByKind[K],
+      createdMs,
+      updatedMs: now,
+      deletedMs: null,
+    };
+    return { record, status: existing === undefined || revived ? 'created' : 'updated' };
+  }
+
+  /** Id, times and sort key of the record under `key`, without decoding its data. */
+  findHeader(key: RecordKey): RecordHeader | undefined {
+    const row = prepared(this.db, 'SELECT id, sort_ms, created_ms, deleted_ms FROM records WHERE org_id = ? AND kind = ? AND source_id = ? AND remote_id = ?')
+      .get(key.orgId, key.kind, key.sourceId, key.remoteId) as Pick<RecordRow, 'id' | 'sort_ms' | 'created_ms' | 'deleted_ms'> | undefined;
+    return row && { id: row.id, sortMs: row.sort_ms, createdMs: row.created_ms, deletedMs: row.deleted_ms };
   }
 
   softDelete(id: string, now = Date.now()): void {

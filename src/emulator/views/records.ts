@@ -21,6 +21,24 @@ import type {
 
 export const BODY_PREVIEW_CHARS = 200;
 
+const isHighSurrogate = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
+const isLowSurrogate = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff;
+
+/**
+ * The first `count` characters (code points) of `text`. Cutting at UTF-16
+ * units could end inside an emoji and leave half a surrogate pair, which is
+ * not valid UTF-8 and which strict JSON parsers reject.
+ */
+export function leadingChars(text: string, count: number): string {
+  if (text.length <= count) return text;
+  let end = 0;
+  for (let chars = 0; chars < count && end < text.length; chars++) {
+    const pair = isHighSurrogate(text.charCodeAt(end)) && isLowSurrogate(text.charCodeAt(end + 1));
+    end += pair ? 2 : 1;
+  }
+  return text.slice(0, end);
+}
+
 export type MediaUrlFn = (mediaId: string, disposition: 'download' | 'stream') => string;
 
 export function conversationListItem(record: StoredRecord<'conversation'>): ConversationListItem {
@@ -69,7 +87,7 @@ export function messageListItem(record: StoredRecord<'message'>): MessageListIte
     subject: m.subject,
     sender: m.sender,
     recipients: m.recipients,
-    bodyPreview: m.body.slice(0, BODY_PREVIEW_CHARS),
+    bodyPreview: leadingChars(m.body, BODY_PREVIEW_CHARS),
     createdAt: m.createdAt,
   };
 }

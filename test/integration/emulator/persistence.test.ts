@@ -10,6 +10,24 @@ const dir = mkdtempSync(join(tmpdir(), 'ferry-emulator-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('emulator: persistence', () => {
+  it('has stored every write it acknowledged, concurrent ones sharing a commit included', async () => {
+    const db = join(dir, 'concurrent.db');
+    const first = await startEmulator({ db });
+    const api = apiFor(first, first.devKey ?? '');
+    const sourceId = await createSource(api, 'concurrent');
+    const pushed = await Promise.all(Array.from({ length: 24 }, (_, i) => api.post('/v1/conversations', conversation(sourceId, `c-${i}`))));
+    expect(pushed.map((r) => r.status)).toEqual(pushed.map(() => 201));
+    // Read from a second connection while the first still runs: acknowledged means committed.
+    const reader = await startEmulator({ db });
+    try {
+      const other = apiFor(reader, reader.devKey ?? '');
+      for (const res of pushed) expect((await other.get(`/v1/conversations/${res.body.recordId}`)).status).toBe(200);
+    } finally {
+      await reader.close();
+      await first.close();
+    }
+  });
+
   it('keeps data and the dev key across a restart on the same file', async () => {
     const db = join(dir, 'nested', 'emulator.db');
     const first = await startEmulator({ db });

@@ -27,7 +27,11 @@ describe('emulator: sources and object types', () => {
     expect(filtered.body.sources.map((s: { name: string }) => s.name)).toEqual(['hubspot-export']);
 
     expect((await api.get(`/v1/sources/${id}`)).body.displayName).toBe('HubSpot');
-    const renamed = await api.patch(`/v1/sources/${id}`, { displayName: 'HubSpot CRM', name: 'ignored' });
+    // name is immutable: a PATCH naming it is refused, not silently ignored.
+    const rename = await api.patch(`/v1/sources/${id}`, { displayName: 'HubSpot CRM', name: 'other' });
+    expect(rename.status).toBe(400);
+    expect(rename.body.detail).toMatchObject({ error: 'validation_error', field: 'name' });
+    const renamed = await api.patch(`/v1/sources/${id}`, { displayName: 'HubSpot CRM' });
     expect(renamed.status).toBe(200);
     expect(renamed.body).toMatchObject({ name: 'hubspot-export', displayName: 'HubSpot CRM' });
     expect((await api.patch(`/v1/sources/${id}`, {})).body.detail.field).toBe('displayName');

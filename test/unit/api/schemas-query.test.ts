@@ -111,6 +111,29 @@ describe('other list filters', () => {
   });
 });
 
+describe('numbers in query strings', () => {
+  it('are decimal digits, nothing JavaScript would also read as a number', () => {
+    expect(accepts(dealListQuery, { limit: '7', amountMin: '-2.5' })).toMatchObject({ limit: 7, amountMin: -2.5 });
+    rejects(dealListQuery, { limit: '0x10' }, 'limit', /integer/);
+    rejects(dealListQuery, { limit: '1e1' }, 'limit');
+    rejects(dealListQuery, { amountMin: '' }, 'amountMin', /decimal number/);
+    rejects(dealListQuery, { amountMax: 'Infinity' }, 'amountMax');
+  });
+});
+
+describe('sourceId filters', () => {
+  it('take a UUID or one of the resource\'s native strings, nothing else', () => {
+    accepts(conversationListQuery, { sourceId: SOURCE_ID });
+    accepts(conversationListQuery, { sourceId: 'zoom_phone' });
+    rejects(conversationListQuery, { sourceId: 'gmail' }, 'sourceId', /source UUID or one of service, gong/);
+    accepts(messageListQuery, { sourceId: 'hubspot_crm' });
+    rejects(messageListQuery, { sourceId: 'gong' }, 'sourceId');
+    accepts(documentListQuery, { sourceId: 'mailbox_attachment' });
+    rejects(documentListQuery, { sourceId: 'google_drive' }, 'sourceId');
+    rejects(rowListQuery, { sourceId: 'gong' }, 'sourceId', /must be a source UUID; found "gong"/);
+  });
+});
+
 describe('record key', () => {
   it('needs a remoteId and a UUID sourceId', () => {
     accepts(recordKeyQuery, { remoteId: '1C1I7A6R', sourceId: SOURCE_ID });

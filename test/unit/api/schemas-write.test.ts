@@ -126,7 +126,9 @@ describe('ConversationRequest', () => {
 
   it('needs a non-empty transcript or a recordingUrl', () => {
     rejects(conversationRequest, { ...call, transcript: [] }, 'transcript', /transcript or a recordingUrl/);
-    rejects(conversationRequest, { ...call, transcript: null, recordingUrl: null }, 'transcript', /transcript or a recordingUrl/);
+    rejects(conversationRequest, { ...call, transcript: undefined, recordingUrl: null }, 'transcript', /transcript or a recordingUrl/);
+    // The spec does not mark transcript nullable: leave it out instead.
+    rejects(conversationRequest, { ...call, transcript: null, recordingUrl: 'https://calls.example/1.mp3' }, 'transcript');
     accepts(conversationRequest, { ...call, transcript: [], recordingUrl: 'https://example.com/calls/010d38f5ada54e0d.wav', recordingMimeType: 'audio/wav' });
   });
 
@@ -253,7 +255,8 @@ describe('RowRequest', () => {
     ['int', [1054, 0, -3], [1054.5, '1054', Number.NaN]],
     ['double', [1100.04, 0, 251], ['1100.04', Number.POSITIVE_INFINITY]],
     ['date', ['2017-03-01'], ['2017-03-01T00:00:00Z', '2017-02-30', '01/03/2017']],
-    ['datetime', ['2020-05-30T18:12:54.809Z', '2017-03-01'], ['1590862374809', 1590862374809, 'soon']],
+    // date and datetime are distinct types: a date alone is not a datetime value.
+    ['datetime', ['2020-05-30T18:12:54.809Z', '2017-03-01T10:00:00+02:00'], ['2017-03-01', '1590862374809', 1590862374809, 'soon']],
     ['list', [['GTX Basic', 'GTX Pro'], []], ['GTX Basic', { 0: 'GTX' }]],
   ];
   for (const [type, good, bad] of cases) {
@@ -407,4 +410,48 @@ describe('AskRequest', () => {
 it('fixtures use the shared ids', () => {
   expect(dealRow().objectTypeId).toBe(OBJECT_TYPE_ID);
   expect(harperValleyConversation().sourceId).toBe(SOURCE_ID);
+});
+
+describe('strict readings (issue 13)', () => {
+  const call = harperValleyConversation();
+  const mail = enronMessage();
+  const doc = rfcDocument();
+
+  it('refuses null where the spec does not mark a field nullable', () => {
+    rejects(conversationRequest, { ...call, displayName: null }, 'displayName');
+    rejects(messageRequest, { ...mail, displayName: null }, 'displayName');
+    rejects(rowRequest, { ...dealRow(), createdAt: null }, 'createdAt');
+    rejects(documentRequest, { ...doc, createdAt: null }, 'createdAt');
+    rejects(documentRequest, { ...doc, contentType: null }, 'contentType');
+    // Absent stays fine, with the spec's defaults.
+    const { displayName: _d, ...noName } = call;
+    expect(accepts(conversationRequest, noName).displayName).toBe('');
+  });
+
+  it('needs absolute http(s) URLs where the spec says "fetchable URL"', () => {
+    const byUrl = { ...doc, content: undefined, url: 'plan.pdf' };
+    rejects(documentRequest, byUrl, 'url', /absolute http\(s\) URL/);
+    rejects(documentRequest, { ...byUrl, url: 'ftp://files.example/plan.pdf' }, 'url');
+    accepts(documentRequest, { ...byUrl, url: 'https://files.example/plan.pdf' });
+    rejects(updateDocumentRequest, { url: 'file:///etc/passwd' }, 'url');
+    rejects(attachment, { name: 'y.pdf', url: '/x/y.pdf' }, 'url');
+    accepts(attachment, { name: 'y.pdf', url: 'http://files.example/x/y.pdf' });
+    rejects(conversationRequest, { ...call, recordingUrl: 'not a url' }, 'recordingUrl');
+  });
+
+  it('needs MIME types and non-empty content', () => {
+    rejects(documentRequest, { ...doc, contentType: 'pdf' }, 'contentType', /MIME type/);
+    accepts(documentRequest, { ...doc, contentType: 'text/plain; charset=utf-8' });
+    rejects(updateDocumentRequest, { contentType: 'text' }, 'contentType');
+    rejects(attachment, { name: 'y.pdf', url: 'https://f.example/y.pdf', mimeType: 'PDF file' }, 'mimeType');
+    rejects(conversationRequest, { ...call, recordingMimeType: 'mp3' }, 'recordingMimeType');
+    rejects(documentRequest, { ...doc, content: '' }, 'content', /must not be empty/);
+    rejects(updateDocumentRequest, { content: '' }, 'content');
+  });
+
+  it('refuses a PATCH of what cannot change', () => {
+    rejects(updateDocumentRequest, { author: { email: 'a@b.example' } }, 'author', /cannot be changed by PATCH/);
+    rejects(updateDocumentRequest, { author: null }, 'author');
+    rejects(updateSourceRequest, { displayName: 'CRM', name: 'crm2' }, 'name', /cannot be changed by PATCH/);
+  });
 });

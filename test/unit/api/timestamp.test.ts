@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { epochToMillis, isIsoDate, isIsoDateTime, parseTimestamp, toIsoTimestamp } from '../../../src/api/timestamp.js';
+import { epochToMillis, isIsoDate, isIsoDateTime, parseRequestTimestamp, parseTimestamp, toIsoTimestamp } from '../../../src/api/timestamp.js';
 import { timestampInput } from '../../../src/api/schemas/common.js';
 import { CALL } from './fixtures.js';
 import { accepts, rejects } from './expect-schema.js';
@@ -35,8 +35,16 @@ describe('request timestamps', () => {
 
   it('normalises through the schema and names the bad value', () => {
     expect(accepts(timestampInput, CALL.startMs)).toBe(iso);
-    rejects(timestampInput, 'yesterday', '', /ISO 8601 string, Unix seconds or Unix milliseconds; found "yesterday"/);
+    rejects(timestampInput, 'yesterday', '', /ISO 8601 string .* or a number of Unix seconds or milliseconds .*; found "yesterday"/);
     rejects(timestampInput, true, '');
+  });
+
+  it('refuses a digit string in a request body: it is not ISO 8601, and the number itself is what to send', () => {
+    rejects(timestampInput, String(CALL.startMs), '', /not a digit string/);
+    rejects(timestampInput, '1590862374', '', /found "1590862374"/);
+    expect(parseRequestTimestamp('1590862374')).toBeUndefined();
+    expect(parseRequestTimestamp(1590862374)).toBe(1590862374000);
+    expect(parseRequestTimestamp('2017-03-01')).toBe(Date.parse('2017-03-01T00:00:00Z'));
   });
 
   it('tells dates from date-times', () => {
@@ -45,6 +53,8 @@ describe('request timestamps', () => {
     expect(isIsoDate('2016-02-30')).toBe(false);
     expect(isIsoDateTime('2016-10-20T10:00:00Z')).toBe(true);
     expect(isIsoDateTime('1590862374809')).toBe(false);
+    // date and datetime are distinct field types: a date alone is not a date-time.
+    expect(isIsoDateTime('2016-10-20')).toBe(false);
     expect(isIsoDateTime(1590862374809)).toBe(false);
   });
 });

@@ -120,6 +120,19 @@ describe('buildRequest: common rules', () => {
     expect(required).toMatchObject({ ok: false, field: 'startedAt' });
   });
 
+  it('leaves out a NULL displayName, transcript, createdAt or contentType, which the spec does not make nullable', () => {
+    const call = buildRequest('conversation', conversation({ displayName: null, transcript: null, recordingUrl: 'https://calls.example/1.wav' }), ctx);
+    expect(call.ok).toBe(true);
+    if (!call.ok) return;
+    expect(call.body.displayName).toBe('');
+    expect('transcript' in call.body).toBe(false);
+    const doc = buildRequest('document', { id: 'd', public: true, url: 'https://docs.example/a.txt', createdAt: null, contentType: null }, ctx);
+    expect(doc.ok).toBe(true);
+    if (!doc.ok) return;
+    expect('createdAt' in doc.body).toBe(false);
+    expect(doc.body.contentType).toBe('text/plain');
+  });
+
   it('needs a transcript or a recording', () => {
     const built = buildRequest('conversation', conversation({ transcript: undefined }), ctx);
     expect(built).toMatchObject({ ok: false, field: 'transcript' });
