@@ -13,5 +13,6 @@ import { register as run } from './run.js';
 import { register as schema } from './schema.js';
 import { register as state } from './state.js';
 import { register as status } from './status.js';
+import { register as worker } from './worker.js';
 
-export const COMMANDS: readonly RegisterCommand[] = [init, check, discover, preview, run, exportCommand, status, failures, state, ask, emulator, schema, connector];
+export const COMMANDS: readonly RegisterCommand[] = [init, check, discover, preview, run, exportCommand, status, failures, state, ask, emulator, schema, connector, worker];

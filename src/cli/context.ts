@@ -32,11 +32,11 @@ export async function withProjectState<T>(
   fn: (config: LoadedConfig, store: StateStore) => Promise<T> | T,
 ): Promise<T> {
   const config = await loadProject(configFileOf(command));
-  const store = openProjectState(config);
+  const store = await openProjectState(config);
   try {
     return await fn(config, store);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -46,8 +46,8 @@ export async function withProjectState<T>(
  * (usage error), while a sync removed from the config keeps its state
  * reachable until it is reset.
  */
-export function stateSyncNames(config: LoadedConfig, store: StateStore, names: readonly string[]): string[] {
-  const known = [...new Set([...config.syncs.map((s) => s.name), ...store.syncs()])];
+export async function stateSyncNames(config: LoadedConfig, store: StateStore, names: readonly string[]): Promise<string[]> {
+  const known = [...new Set([...config.syncs.map((s) => s.name), ...(await store.syncs())])];
   if (names.length === 0) return known;
   for (const name of names) {
     if (!known.includes(name)) {

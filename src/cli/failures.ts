@@ -59,11 +59,11 @@ export const register: RegisterCommand = (program, setExitCode) => {
     .option('--limit <n>', 'show at most N entries', parseLimit, DEFAULT_LIST_LIMIT)
     .option('--json', 'print the entries (with mapped bodies and error bodies) as JSON on stdout')
     .action(async (sync: string | undefined, opts: { limit: number; json?: boolean }, command: Command) => {
-      await withProjectState(command, (config, store) => {
-        if (sync !== undefined) stateSyncNames(config, store, [sync]);
+      await withProjectState(command, async (config, store) => {
+        if (sync !== undefined) await stateSyncNames(config, store, [sync]);
         const filter = sync === undefined ? {} : { sync };
-        const entries = store.failures({ ...filter, limit: opts.limit });
-        const total = store.failureCount(sync);
+        const entries = await store.failures({ ...filter, limit: opts.limit });
+        const total = await store.failureCount(sync);
         if (opts.json) {
           printJson({ total, failures: entries });
           return;
@@ -89,14 +89,14 @@ export const register: RegisterCommand = (program, setExitCode) => {
     .option('-y, --yes', 'do not ask for confirmation (required when stdin is not a terminal)')
     .action(async (sync: string | undefined, opts: { yes?: boolean }, command: Command) => {
       await withProjectState(command, async (config, store) => {
-        if (sync !== undefined) stateSyncNames(config, store, [sync]);
-        const count = store.failureCount(sync);
+        if (sync !== undefined) await stateSyncNames(config, store, [sync]);
+        const count = await store.failureCount(sync);
         const scope = sync === undefined ? 'of all syncs' : `of sync ${sync}`;
         if (!(await confirmOrThrow(`Purge ${plural(count, 'failure')} ${scope}?`, opts.yes === true))) {
           console.log('Nothing purged.');
           return;
         }
-        const purged = store.purgeFailures(sync);
+        const purged = await store.purgeFailures(sync);
         console.log(`Purged ${plural(purged, 'failure')} ${scope}.`);
       });
     });
@@ -109,9 +109,11 @@ export const register: RegisterCommand = (program, setExitCode) => {
     .action(async (sync: string | undefined, opts: { json?: boolean }, command: Command) => {
       const configFile = configFileOf(command);
       // Only syncs with something to replay run: a replay of nothing would still take each sync's lock.
-      const names = await withProjectState(command, (config, store) => {
-        const candidates = sync === undefined ? config.syncs.map((s) => s.name) : stateSyncNames(config, store, [sync]);
-        return candidates.filter((name) => store.failureCount(name) > 0);
+      const names = await withProjectState(command, async (config, store) => {
+        const candidates = sync === undefined ? config.syncs.map((s) => s.name) : await stateSyncNames(config, store, [sync]);
+        const withFailures: string[] = [];
+        for (const name of candidates) if ((await store.failureCount(name)) > 0) withFailures.push(name);
+        return withFailures;
       });
       if (names.length === 0) {
         if (opts.json) printJson({ syncs: [] });

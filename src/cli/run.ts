@@ -15,8 +15,12 @@ export const register: RegisterCommand = (program, setExitCode) => {
     .option('--force-deletes', 'let deletes: mirror delete above maxDeletePercent')
     .option('--verify', 'after each sync, count what the service shows through its read side')
     .option('--json', 'print the summary as JSON on stdout')
-    .action(async (names: string[], flags: { fullRefresh?: boolean; dryRun?: boolean; forceDeletes?: boolean; verify?: boolean; json?: boolean }) => {
+    .option('--queue', 'put the runs on the queue for `ferry worker`s instead of running them here (postgres state)')
+    .option('--wait', 'with --queue: wait for the queued runs to finish and exit with their exit code')
+    .action(async (names: string[], flags: { fullRefresh?: boolean; dryRun?: boolean; forceDeletes?: boolean; verify?: boolean; json?: boolean; queue?: boolean; wait?: boolean }) => {
       const { config } = program.opts<{ config: string }>();
+      // Loaded only here: the queue client (pg-boss) is not needed by a plain run.
+      if (flags.queue) return setExitCode(await (await import('./worker.js')).queueRuns(config, names, flags));
       const summaries: RunSummary[] = await runProject({
         configFile: config,
         syncNames: names,

@@ -2,17 +2,24 @@
 import type { Command } from 'commander';
 import { FerryError } from '../sdk/errors.js';
 import type { CursorPosition } from '../sdk/types.js';
+import { parseStateUrl } from '../state/index.js';
 import type { RunEntry, StateStore } from '../state/index.js';
+import { readLease } from '../state/run-lease.js';
 import { stateSyncNames, withProjectState } from './context.js';
 import { formatAge, formatCount, formatCursor, formatDuration, formatTable, formatTimestamp, truncate } from './format.js';
 import type { RegisterCommand } from './main.js';
 import { printJson } from './output.js';
 
+/** A run's status as `status` shows it: `abandoned` is a run still marked running whose process is gone. */
+export type ShownRun = Omit<RunEntry, 'status'> & { status: RunEntry['status'] | 'abandoned' };
+
 export interface SyncStatus {
   sync: string;
   /** False for a sync that only the state remembers (removed from the config). */
   configured: boolean;
-  lastRun: RunEntry | null;
+  lastRun: ShownRun | null;
+  /** Why the last run counts as abandoned (its process is gone, or its lease expired). */
+  abandoned?: string;
   cursor: CursorPosition | null;
   openFailures: number;
   liveRecords: number;
@@ -20,16 +27,38 @@ export interface SyncStatus {
   runs?: RunEntry[];
 }
 
-export function collectStatus(store: StateStore, names: readonly string[], configured: ReadonlySet<string>, runs: number): SyncStatus[] {
-  return names.map((sync) => ({
-    sync,
-    configured: configured.has(sync),
-    lastRun: store.lastRun(sync) ?? null,
-    cursor: store.cursor(sync) ?? null,
-    openFailures: store.failureCount(sync),
-    liveRecords: store.countLive(sync),
-    ...(runs > 0 ? { runs: store.runs({ sync, limit: runs }) } : {}),
-  }));
+export async function collectStatus(
+  store: StateStore,
+  names: readonly string[],
+  configured: ReadonlySet<string>,
+  runs: number,
+): Promise<SyncStatus[]> {
+  const statuses: SyncStatus[] = [];
+  for (const sync of names) {
+    const lastRun = (await store.lastRun(sync)) ?? null;
+    const abandoned = lastRun?.status === 'running' ? await abandonedBecause(store, sync) : undefined;
+    statuses.push({
+      sync,
+      configured: configured.has(sync),
+      lastRun: lastRun && abandoned ? { ...lastRun, status: 'abandoned' } : lastRun,
+      ...(abandoned ? { abandoned } : {}),
+      cursor: (await store.cursor(sync)) ?? null,
+      openFailures: await store.failureCount(sync),
+      liveRecords: await store.countLive(sync),
+      ...(runs > 0 ? { runs: await store.runs({ sync, limit: runs }) } : {}),
+    });
+  }
+  return statuses;
+}
+
+/**
+ * A run marked running whose lease is free or stale was left by a process
+ * that died: the next run takes the lease over and marks it aborted.
+ */
+async function abandonedBecause(store: StateStore, sync: string): Promise<string | undefined> {
+  const lease = await readLease(store, sync);
+  if (lease.state === 'held') return undefined;
+  return lease.state === 'stale' ? lease.reason : 'its lock was released';
 }
 
 const COUNT_COLUMNS = ['read', 'created', 'updated', 'unchanged', 'failed', 'skipped', 'deleted'] as const;
@@ -61,6 +90,7 @@ export function formatStatus(statuses: readonly SyncStatus[], now: number): stri
   const sections = [table];
   for (const s of statuses) {
     if (s.lastRun?.error) sections.push(`${s.sync}: last run ended with: ${s.lastRun.error}`);
+    if (s.abandoned) sections.push(`${s.sync}: last run abandoned (${s.abandoned}); the next run takes its lock over and marks it aborted`);
   }
   for (const s of statuses) {
     if (!s.runs) continue;
@@ -106,11 +136,13 @@ export const register: RegisterCommand = (program) => {
     .option('--runs <n>', 'also list the last N runs of each sync', parseRunsOption, 0)
     .option('--json', 'print the status as JSON on stdout')
     .action(async (names: string[], opts: { runs: number; json?: boolean }, command: Command) => {
-      await withProjectState(command, (config, store) => {
-        const selected = stateSyncNames(config, store, names);
-        const statuses = collectStatus(store, selected, new Set([...config.syncs.map((s) => s.name), ...config.exports.map((e) => `export:${e.name}`)]), opts.runs);
-        if (opts.json) printJson({ syncs: statuses });
-        else console.log(formatStatus(statuses, Date.now()));
+      await withProjectState(command, async (config, store) => {
+        const selected = await stateSyncNames(config, store, names);
+        const statuses = await collectStatus(store, selected, new Set([...config.syncs.map((s) => s.name), ...config.exports.map((e) => `export:${e.name}`)]), opts.runs);
+        // Shared (postgres) state has a queue of runs across workers; loaded only then.
+        const queue = parseStateUrl(config.state.url).kind === 'postgres' ? await (await import('./worker.js')).queueStatus(config) : undefined;
+        if (opts.json) printJson({ syncs: statuses, ...(queue ? { queue: queue.entries } : {}) });
+        else console.log([formatStatus(statuses, Date.now()), ...(queue ? [queue.text] : [])].join('\n\n'));
       });
     });
 };

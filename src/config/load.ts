@@ -101,7 +101,7 @@ export async function loadConfig(file: string, options: LoadConfigOptions = {}):
     file: rootFile,
     baseDir,
     service: project.service,
-    state: { url: resolveStateUrl(project.state.url, baseDir) },
+    state: { url: resolveStateUrl(project.state.url, baseDir), ...(project.state.schema ? { schema: project.state.schema } : {}) },
     emulator: {
       db: resolveDbPath(project.emulator.db, baseDir),
       ...(project.emulator.seed === undefined

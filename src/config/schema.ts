@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { FIELD_TYPES } from '../sdk/types.js';
+import { cronSchedule } from './cron.js';
 
 const NAME = /^[a-z0-9][a-z0-9_-]*$/;
 export const syncName = z
@@ -105,6 +106,7 @@ export const syncConfig = z
     concurrency: z.number().int().min(1).max(256).optional().describe('Overrides service.concurrency for this sync.'),
     maxRequestsPerSecond: z.number().positive().optional().describe('Overrides service.maxRequestsPerSecond for this sync.'),
     target: targetConfig,
+    schedule: cronSchedule.optional(),
   })
   .superRefine(
     (sync, ctx) => {
@@ -142,6 +144,7 @@ export const exportConfig = z.strictObject({
     .optional()
     .describe('Export only records newer than the last run, by a time field (e.g. startTime, createdAt, lastActivityDate).'),
   destination: sourceConfig,
+  schedule: cronSchedule.optional(),
 });
 export type ExportConfig = z.output<typeof exportConfig>;
 
@@ -170,6 +173,11 @@ export const stateConfig = z.strictObject({
     .regex(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/, 'must be sqlite:<path> or postgres://…')
     .default('sqlite:state/ferry.db')
     .describe('Where incremental state lives: sqlite:<path> (relative to this file) or postgres://… for shared state.'),
+  schema: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]{0,40}$/, 'must be a plain identifier (letters, digits, underscores; at most 41 characters)')
+    .optional()
+    .describe('postgres:// state only: the schema holding ferry\'s tables (default ferry); the worker queue uses <schema>_queue.'),
 });
 
 export const emulatorConfig = z.strictObject({

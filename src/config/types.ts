@@ -30,7 +30,7 @@ export interface LoadedConfig {
   baseDir: string;
   service: ServiceConfig;
   /** `sqlite:` URLs carry an absolute path; `postgres://` URLs are as written. */
-  state: { url: string };
+  state: { url: string; schema?: string };
   /** Absolute paths (or `:memory:`). */
   emulator: { db: string; seed?: string };
   /** Package names as written; local paths made absolute. */

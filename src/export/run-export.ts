@@ -7,10 +7,11 @@
  * stays where it was. State lives under `export:<name>`, apart from syncs.
  */
 import type { Logger } from 'pino';
-import { FerryError, isFerryError } from '../sdk/errors.js';
+import { isFerryError } from '../sdk/errors.js';
 import type { CursorPosition, DestinationWriter } from '../sdk/types.js';
 import type { RunCounts, StateStore } from '../state/index.js';
 import { emptyCounts } from '../state/index.js';
+import { RunLease } from '../state/run-lease.js';
 import { resolveFilters } from './filters.js';
 import type { PreparedExport } from './prepare.js';
 import { readItems } from './read-items.js';
@@ -52,7 +53,6 @@ export interface ExportSummary {
 
 export const DEFAULT_BATCH_SIZE = 500;
 export const DEFAULT_DETAIL_CONCURRENCY = 4;
-const LOCK_TTL_MS = 60_000;
 
 /** The state key of an export: its name, prefixed so it never meets a sync's. */
 export function exportStateKey(name: string): string {
@@ -72,19 +72,18 @@ export async function runExport(
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   const log = options.logger.child({ export: exp.name, connector: destination.name });
 
-  const owner = `${process.pid}:${Math.random().toString(36).slice(2)}`;
-  if (!store.acquireLock(key, owner, LOCK_TTL_MS)) {
-    throw new FerryError('FERRY_SYNC_LOCKED', `another run of export "${exp.name}" is in progress`, {
-      hint: 'wait for it to finish; a crashed run releases its lock after 60 seconds',
-    });
+  const lease = await RunLease.acquire(store, key, `export "${exp.name}"`, log);
+  let runId: string;
+  try {
+    runId = await store.startRun(key);
+  } catch (error) {
+    await lease.release();
+    throw error;
   }
-  const renew = setInterval(() => store.renewLock(key, owner, LOCK_TTL_MS), LOCK_TTL_MS / 3);
-  renew.unref();
-  const runId = store.startRun(key);
   const runLog = log.child({ runId });
 
   const watermark = prepared.incremental
-    ? new Watermark(prepared.incremental.field, options.fullRefresh ? undefined : store.cursor(key), started)
+    ? new Watermark(prepared.incremental.field, options.fullRefresh ? undefined : await store.cursor(key), started)
     : undefined;
   let writer: DestinationWriter | undefined;
   let fatal: unknown;
@@ -96,7 +95,7 @@ export async function runExport(
     await writer.write({ stream: spec.resource, records, key: spec.key });
     await writer.flush?.();
     counts.pushed += records.length;
-    store.updateRun(runId, counts);
+    await store.updateRun(runId, counts);
     report();
   };
 
@@ -137,8 +136,6 @@ export async function runExport(
     completed = !options.signal.aborted;
   } catch (error) {
     fatal = error;
-  } finally {
-    clearInterval(renew);
   }
 
   let status: ExportStatus = fatal ? 'failed' : completed ? 'succeeded' : 'aborted';
@@ -147,7 +144,7 @@ export async function runExport(
       await writer!.close();
       const position = watermark?.position();
       // The watermark moves only once the destination committed everything below it.
-      store.checkpoint(key, position);
+      await store.checkpoint(key, position);
     } else if (writer) {
       await (writer.abort ? writer.abort(fatal ?? 'stopped') : writer.close());
     }
@@ -157,9 +154,9 @@ export async function runExport(
   }
   const errorText = fatal ? describeError(fatal) : status === 'aborted' ? 'stopped by signal; the watermark was not moved' : undefined;
   try {
-    store.finishRun(runId, { status, counts, error: errorText ?? null });
+    await store.finishRun(runId, { status, counts, error: errorText ?? null });
   } finally {
-    store.releaseLock(key, owner);
+    await lease.release();
   }
   report();
 
@@ -172,7 +169,7 @@ export async function runExport(
     exported: counts.pushed,
     counts,
     durationMs: Date.now() - started,
-    cursor: store.cursor(key) ?? null,
+    cursor: (await store.cursor(key)) ?? null,
     ...(errorText ? { error: errorText } : {}),
     ...(isFerryError(fatal) ? { errorCode: fatal.code } : {}),
     exitCode: status === 'succeeded' ? 0 : fatal && isFerryError(fatal) && fatal.exitCode === 1 ? 1 : 3,

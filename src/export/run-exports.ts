@@ -46,7 +46,7 @@ export async function runExports(options: ExportsRunOptions): Promise<ExportSumm
 
   const stopping = stopOnSignals(logger, 'stopping: writing what was read, flushing the destination', options.signal);
 
-  const store = openProjectState(config);
+  const store = await openProjectState(config);
   const summaries: ExportSummary[] = [];
   try {
     // Exports only read: a connection sized by service.concurrency serves the detail fetches.
@@ -76,7 +76,7 @@ export async function runExports(options: ExportsRunOptions): Promise<ExportSumm
       await connection.close();
     }
   } finally {
-    store.close();
+    await store.close();
     stopping.dispose();
   }
   return summaries;

@@ -7,23 +7,66 @@
 import type { Logger } from 'pino';
 import { compileMapping } from '../mapping/index.js';
 import { FerryError } from '../sdk/errors.js';
-import type { StateStore } from '../state/index.js';
+import type { Pusher } from '../sink/index.js';
+import type { RunCounts, StateStore } from '../state/index.js';
 import type { PreparedSync } from './prepare.js';
 import type { SeenSet } from './seen-set.js';
 import { toUnits } from './units.js';
 
-export function planDeletes(
+export interface MirrorDeletesContext {
+  prepared: PreparedSync;
+  store: StateStore;
+  runId: string | null;
+  /** Undefined on a dry run: count what would be deleted, delete nothing. */
+  pusher: Pusher | undefined;
+  sourceId: string;
+  /** The ids the complete read saw; completed here by a key scan when the read was incremental. */
+  seen: SeenSet;
+  force: boolean;
+  counts: RunCounts;
+  signal: AbortSignal;
+  log: Logger;
+  onProgress: () => void;
+}
+
+/**
+ * `deletes: mirror` after a complete read: deletes what the ledger holds but
+ * the source no longer does. Returns how many would be deleted on a dry run.
+ */
+export async function mirrorDeletes(ctx: MirrorDeletesContext): Promise<number | undefined> {
+  const { prepared, store, pusher, counts } = ctx;
+  const { sync } = prepared;
+  // An incremental read only sees new and changed records; which ones vanished takes a scan of every key.
+  if (sync.incremental !== undefined) await scanKeys(prepared, ctx.seen, ctx.signal, ctx.log);
+  const plan = await planDeletes(store, sync.name, ctx.seen, sync.maxDeletePercent, ctx.force);
+  if (!pusher) return plan.remoteIds.length;
+  for (const remoteId of plan.remoteIds) {
+    const outcome = await pusher.delete({ kind: sync.target.type, remoteId, sourceId: ctx.sourceId });
+    if (outcome.ok || outcome.status === 404) {
+      counts.deleted++;
+      await store.recordDeleted(sync.name, remoteId);
+    } else {
+      counts.failed++;
+      const { reason, status, errorBody } = outcome;
+      await store.recordFailure({ sync: sync.name, runId: ctx.runId, remoteId, origin: null, kind: 'rejected', reason: `delete failed: ${reason}`, status, errorBody, body: null, sourceRecord: null });
+    }
+    ctx.onProgress();
+  }
+  return undefined;
+}
+
+export async function planDeletes(
   store: StateStore,
   sync: string,
   seen: Pick<SeenSet, 'has'>,
   maxDeletePercent: number,
   force: boolean,
-): { remoteIds: string[] } {
+): Promise<{ remoteIds: string[] }> {
   const remoteIds: string[] = [];
-  for (const remoteId of store.liveRemoteIds(sync)) {
-    if (!seen.has(remoteId)) remoteIds.push(remoteId);
+  for await (const page of store.liveRemoteIdPages(sync)) {
+    for (const remoteId of page) if (!seen.has(remoteId)) remoteIds.push(remoteId);
   }
-  const live = store.countLive(sync);
+  const live = await store.countLive(sync);
   const percent = live === 0 ? 0 : (remoteIds.length / live) * 100;
   if (!force && remoteIds.length > 0 && percent > maxDeletePercent) {
     throw new FerryError(

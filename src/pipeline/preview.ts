@@ -19,7 +19,7 @@ export async function previewSync(configFile: string, syncName: string, limit: n
   if (!sync) throw new FerryError('FERRY_USAGE', `no sync named "${syncName}"`);
   const prepared = await prepareSync(config, sync);
   const logger = createLogger({ level: 'warn' });
-  const store = openProjectState(config);
+  const store = await openProjectState(config);
   const samples: PreviewSample[] = [];
   try {
     const connection = await openService(config, { logger });
@@ -40,6 +40,6 @@ export async function previewSync(configFile: string, syncName: string, limit: n
       await connection.close();
     }
   } finally {
-    store.close();
+    await store.close();
   }
 }

@@ -15,10 +15,10 @@ export async function loadProject(configFile: string): Promise<LoadedConfig> {
 }
 
 /** Open the project's state store, creating the folder of a SQLite file; free-text writes are redacted. */
-export function openProjectState(config: LoadedConfig): StateStore {
+export async function openProjectState(config: LoadedConfig): Promise<StateStore> {
   const url = config.state.url;
   if (url.startsWith('sqlite:') && !url.startsWith('sqlite::memory:')) {
     mkdirSync(dirname(url.slice('sqlite:'.length)), { recursive: true });
   }
-  return withRedactedWrites(openStateStore(url));
+  return withRedactedWrites(await openStateStore(url, config.state.schema ? { schema: config.state.schema } : {}));
 }

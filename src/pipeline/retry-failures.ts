@@ -16,7 +16,7 @@ export async function retryFailures(
   deps: { store: StateStore; service: SinkService },
   options: Omit<RunOptions, 'replay' | 'fullRefresh'>,
 ): Promise<RunSummary> {
-  const entries = deps.store.failures({ sync: prepared.sync.name });
+  const entries = await deps.store.failures({ sync: prepared.sync.name });
   async function* replay(): AsyncIterable<Unit> {
     for (const entry of entries) {
       if (entry.sourceRecord === null || entry.sourceRecord === undefined) continue;

@@ -6,6 +6,7 @@
  */
 import type { Logger } from 'pino';
 import { prepareAll } from '../config/index.js';
+import type { LoadedConfig } from '../config/index.js';
 import { isFerryError } from '../sdk/errors.js';
 import type { RunCounts } from '../state/index.js';
 import { emptyCounts } from '../state/index.js';
@@ -50,7 +51,7 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
 
   const stopping = stopOnSignals(logger, 'stopping: finishing in-flight requests and checkpointing');
 
-  const store = openProjectState(config);
+  const store = await openProjectState(config);
   const summaries: ProjectRunSummary[] = [];
   try {
     const connection = await openService(config, { logger });
@@ -64,9 +65,7 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
           ...(options.forceDeletes ? { forceDeletes: true } : {}),
           signal: stopping.signal,
           logger,
-          concurrency: sync.sync.concurrency ?? config.service.concurrency,
-          maxRequestsPerSecond: sync.sync.maxRequestsPerSecond ?? config.service.maxRequestsPerSecond,
-          maxAttempts: config.service.maxAttempts,
+          ...serviceLimits(config, sync),
           ...(progress ? { onProgress: (counts: RunCounts) => progress.update(counts) } : {}),
         };
         const deps = { store, service: connection.client };
@@ -88,10 +87,19 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
       await connection.close();
     }
   } finally {
-    store.close();
+    await store.close();
     stopping.dispose();
   }
   return summaries;
+}
+
+/** A sync's request limits: its own overrides, else the project's service settings. */
+export function serviceLimits(config: LoadedConfig, prepared: PreparedSync): { concurrency: number; maxRequestsPerSecond: number; maxAttempts: number } {
+  return {
+    concurrency: prepared.sync.concurrency ?? config.service.concurrency,
+    maxRequestsPerSecond: prepared.sync.maxRequestsPerSecond ?? config.service.maxRequestsPerSecond,
+    maxAttempts: config.service.maxAttempts,
+  };
 }
 
 async function estimateTotal(prepared: PreparedSync, logger: Logger): Promise<number | undefined> {

@@ -35,6 +35,7 @@ export const ERROR_CATALOGUE = {
   FERRY_STATE_ERROR: { exitCode: 3, retryable: false, summary: 'the state store cannot be opened or written' },
   FERRY_ASK_FAILED: { exitCode: 3, retryable: false, summary: 'an ask-assistant run failed, stopped, or outlived its deadline' },
   FERRY_ABORTED: { exitCode: 3, retryable: true, summary: 'the run was stopped by a signal after checkpointing' },
+  FERRY_INTERNAL: { exitCode: 3, retryable: false, summary: 'an unexpected error inside ferry (a bug); the run checkpointed what was acknowledged' },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -2,24 +2,27 @@
  * The state store: per-record ledger, cursors, runs, dead-letter and locks.
  * See docs/state.md for what is stored and how checkpoints work.
  */
-import { FerryError } from '../sdk/errors.js';
+import { PostgresStateStore } from './postgres/postgres-state-store.js';
+import type { PostgresStateStoreOptions } from './postgres/postgres-state-store.js';
 import { SqliteStateStore } from './sqlite/sqlite-state-store.js';
 import type { SqliteStateStoreOptions } from './sqlite/sqlite-state-store.js';
 import type { StateStore } from './types.js';
-import { redactUrl } from '../sdk/redact.js';
 import { parseStateUrl } from './url.js';
 
 export * from './types.js';
 export { parseStateUrl } from './url.js';
 export type { StateLocation } from './url.js';
-export type { SqliteStateStoreOptions as StateStoreOptions } from './sqlite/sqlite-state-store.js';
+
+/** Options of either backend; `schema` and `poolSize` apply to PostgreSQL only. */
+export type StateStoreOptions = SqliteStateStoreOptions & Pick<PostgresStateStoreOptions, 'schema' | 'poolSize'>;
 
 /**
  * Opens the state store named by a `state.url`: `sqlite:/abs/path.db` (parent
- * directories are created) or `sqlite::memory:`. `postgres://…` is reserved
- * for shared state and not supported yet.
+ * directories are created), `sqlite::memory:`, or `postgres://…` (shared
+ * state, in `options.schema`, default `ferry`). Resolves once the store is
+ * usable: a PostgreSQL store has connected and migrated.
  */
-export function openStateStore(url: string, options: SqliteStateStoreOptions = {}): StateStore {
+export async function openStateStore(url: string, options: StateStoreOptions = {}): Promise<StateStore> {
   const location = parseStateUrl(url);
   switch (location.kind) {
     case 'sqlite':
@@ -27,8 +30,6 @@ export function openStateStore(url: string, options: SqliteStateStoreOptions = {
     case 'sqlite-memory':
       return new SqliteStateStore(':memory:', options);
     case 'postgres':
-      throw new FerryError('FERRY_STATE_ERROR', `Postgres state (${redactUrl(location.url)}) is not supported yet`, {
-        hint: 'use state.url: sqlite:state/ferry.db for now',
-      });
+      return new PostgresStateStore(location.url, options).opened();
   }
 }

@@ -92,58 +92,99 @@ export interface ResetSelection {
   failures?: boolean;
 }
 
+/** Who holds a sync's lock, as {@link StateStore.lockHolder} reports it. */
+export interface LockHolder {
+  /** The id the holder passed to `acquireLock` (opaque to the store). */
+  owner: string;
+  acquiredAt: string;
+  /** When the lease lapses unless renewed, in milliseconds since the epoch. */
+  expiresMs: number;
+}
+
+/**
+ * The state store's contract. Every method returns a promise so that a
+ * networked backend (PostgreSQL) can implement it; the SQLite backend does its
+ * work synchronously and returns settled promises.
+ *
+ * Ordering: writes (`recordAcknowledged`, `recordFailure`, `recordDeleted`) are
+ * buffered in the order they are called, and `checkpoint`/`flush` commit every
+ * write whose call was made before theirs, even if the caller has not awaited
+ * it yet. Reads see every write called before them.
+ *
+ * The behaviour every backend must show is written down as a conformance
+ * suite: test/support/state-store-conformance.ts.
+ */
 export interface StateStore {
   // ledger
   /** Batched lookup of the ledger for many remote ids (pending writes are committed first when they touch these ids). */
-  fingerprints(
-    sync: string,
-    remoteIds: readonly string[],
-  ): Map<string, { fingerprint: string; status: LedgerEntry['status']; recordId: string | null }>;
-  ledgerEntry(sync: string, remoteId: string): LedgerEntry | undefined;
-  /** Remote ids with status `pushed`, read page by page so memory stays flat (for `deletes: mirror`). */
-  liveRemoteIds(sync: string): Iterable<string>;
-  countLive(sync: string): number;
+  fingerprints(sync: string, remoteIds: readonly string[]): Promise<Map<string, FingerprintHit>>;
+  ledgerEntry(sync: string, remoteId: string): Promise<LedgerEntry | undefined>;
+  /**
+   * Remote ids with status `pushed`, in ascending order, page by page so memory
+   * stays flat (for `deletes: mirror`). Pages rather than single ids: one
+   * promise per page, not per id. Writes made while iterating must not fail.
+   */
+  liveRemoteIdPages(sync: string): AsyncIterable<readonly string[]>;
+  countLive(sync: string): Promise<number>;
 
   // writes: buffered, committed in batched transactions
-  recordAcknowledged(e: AcknowledgedWrite): void;
-  recordFailure(f: FailureWrite): void;
-  recordDeleted(sync: string, remoteId: string): void;
+  recordAcknowledged(e: AcknowledgedWrite): Promise<void>;
+  recordFailure(f: FailureWrite): Promise<void>;
+  recordDeleted(sync: string, remoteId: string): Promise<void>;
 
   // cursors
-  cursor(sync: string): CursorPosition | undefined;
+  cursor(sync: string): Promise<CursorPosition | undefined>;
   /**
    * Commits every buffered ledger write and, in the same transaction, moves the
    * sync's cursor to `cursor` (`undefined` leaves the cursor where it is).
    */
-  checkpoint(sync: string, cursor: CursorPosition | undefined): void;
+  checkpoint(sync: string, cursor: CursorPosition | undefined): Promise<void>;
   /** Commits buffered writes without moving any cursor. */
-  flush(): void;
+  flush(): Promise<void>;
 
   // runs
-  startRun(sync: string): string;
-  updateRun(runId: string, counts: RunCounts): void;
-  finishRun(runId: string, r: { status: RunStatus; counts: RunCounts; error?: string | null }): void;
+  startRun(sync: string): Promise<string>;
+  updateRun(runId: string, counts: RunCounts): Promise<void>;
+  /** Commits buffered writes, then marks the run finished and snapshots the sync's cursor into it. */
+  finishRun(runId: string, r: { status: RunStatus; counts: RunCounts; error?: string | null }): Promise<void>;
   /** Newest first. */
-  runs(filter?: { sync?: string; limit?: number }): RunEntry[];
-  lastRun(sync: string): RunEntry | undefined;
+  runs(filter?: { sync?: string; limit?: number }): Promise<RunEntry[]>;
+  lastRun(sync: string): Promise<RunEntry | undefined>;
 
   // dead-letter
   /** Newest first. */
-  failures(filter?: { sync?: string; limit?: number }): FailureEntry[];
-  failureCount(sync?: string): number;
-  removeFailure(id: number): void;
-  purgeFailures(sync?: string): number;
+  failures(filter?: { sync?: string; limit?: number }): Promise<FailureEntry[]>;
+  failureCount(sync?: string): Promise<number>;
+  removeFailure(id: number): Promise<void>;
+  purgeFailures(sync?: string): Promise<number>;
 
   // locks
-  acquireLock(sync: string, owner: string, ttlMs: number): boolean;
-  renewLock(sync: string, owner: string, ttlMs: number): boolean;
-  releaseLock(sync: string, owner: string): void;
+  /**
+   * Takes the sync's lease for `owner` when it is free, expired, already
+   * `owner`'s, or held by `options.takeOverFrom` (the caller has proven that
+   * holder dead). Taking over someone else's lease marks the sync's runs still
+   * `running` as `aborted`, in the same transaction. False when another owner
+   * holds a live lease.
+   */
+  acquireLock(sync: string, owner: string, ttlMs: number, options?: { takeOverFrom?: string }): Promise<boolean>;
+  /** Extends the lease if `owner` still holds it (even if it lapsed, as long as nobody took it). */
+  renewLock(sync: string, owner: string, ttlMs: number): Promise<boolean>;
+  releaseLock(sync: string, owner: string): Promise<void>;
+  /** Who holds the sync's lock (expired leases included), without taking it. */
+  lockHolder(sync: string): Promise<LockHolder | undefined>;
 
   // admin
-  syncs(): string[];
-  reset(sync: string, what?: ResetSelection): void;
+  syncs(): Promise<string[]>;
+  reset(sync: string, what?: ResetSelection): Promise<void>;
   /** Commits buffered ledger writes (never a cursor) and closes the store. */
-  close(): void;
+  close(): Promise<void>;
+}
+
+/** One ledger hit of {@link StateStore.fingerprints}. */
+export interface FingerprintHit {
+  fingerprint: string;
+  status: LedgerEntry['status'];
+  recordId: string | null;
 }
 
 /** A fresh, all-zero set of run counts. */

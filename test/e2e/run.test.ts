@@ -116,4 +116,47 @@ describe('ferry run (spawned)', () => {
     await client.close();
     await emulator.close();
   });
+
+  it('after a SIGKILL, status shows the run abandoned and the next run starts at once and loses nothing', async () => {
+    const emulator = await startEmulator({ db: ':memory:' });
+    const client = new ServiceClient({ baseUrl: emulator.url, apiKey: emulator.devKey! });
+    const dir = project(emulator.url, 200);
+    const env = { FERRY_API_KEY: emulator.devKey! };
+    emulator.setFaults({ latencyMs: 40 });
+    try {
+      const child = spawn(process.execPath, [resolve(import.meta.dirname, '../../bin/ferry.js'), 'run', '--json'], {
+        cwd: dir,
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'ignore', 'ignore'],
+      });
+      for (let i = 0; i < 200; i++) {
+        const page = await client.listRows({ limit: 1 });
+        if (page.rows.length > 0) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      child.kill('SIGKILL');
+      expect(await new Promise<NodeJS.Signals | null>((r) => child.once('close', (_code, signal) => r(signal)))).toBe('SIGKILL');
+    } finally {
+      emulator.setFaults({});
+    }
+    // The lease would still be valid for most of a minute; its process is gone, so it does not count.
+    const status = await ferry(['status', '--json'], { cwd: dir, env });
+    const shown = (JSON.parse(status.stdout) as { syncs: { lastRun: { status: string }; abandoned?: string }[] }).syncs[0]!;
+    expect(shown.lastRun.status).toBe('abandoned');
+    expect(shown.abandoned).toMatch(/process \d+ is gone/);
+
+    const next = await ferry(['run', '--json'], { cwd: dir, env });
+    expect(next.stderr).not.toContain('FERRY_SYNC_LOCKED');
+    expect(next.code).toBe(0);
+    expect(next.stderr).toMatch(/took over the lock/);
+    const counts = (JSON.parse(next.stdout) as { syncs: { counts: { created: number; updated: number; unchanged: number } }[] }).syncs[0]!.counts;
+    expect(counts.created + counts.updated + counts.unchanged).toBe(200);
+    let visible = 0;
+    for await (const _ of client.iterateRows({ limit: 50 })) visible++;
+    expect(visible).toBe(200);
+    const runs = JSON.parse((await ferry(['status', '--json', '--runs', '2'], { cwd: dir, env })).stdout) as { syncs: { runs: { status: string }[] }[] };
+    expect(runs.syncs[0]!.runs.map((r) => r.status)).toEqual(['succeeded', 'aborted']);
+    await client.close();
+    await emulator.close();
+  });
 });

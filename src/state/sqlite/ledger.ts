@@ -4,10 +4,9 @@
  * transactions.
  */
 import type { Statement } from 'better-sqlite3';
-import type { AcknowledgedWrite, FailureWrite, LedgerEntry } from '../types.js';
+import type { AcknowledgedWrite, FailureWrite, FingerprintHit, LedgerEntry } from '../types.js';
 import type { Db } from './database.js';
 
-export type FingerprintHit = { fingerprint: string; status: LedgerEntry['status']; recordId: string | null };
 
 /** IN lists are padded up to one of these sizes so a handful of prepared statements serve every batch. */
 const IN_SIZES = [1, 8, 32, 128, 500] as const;

@@ -21,7 +21,7 @@ const countsSchema = z.object({
   skipped: z.number().default(0),
 });
 
-interface RunRow {
+export interface RunRow {
   run_id: string;
   sync: string;
   started_at: string;
@@ -79,12 +79,12 @@ export class RunTable {
     if (result.changes === 0) throw unknownRun(runId);
   }
 
-  /** Marks the runs a dead process left `running` (called when its expired lock is taken over). */
+  /** Marks the runs a dead process left `running` (called when its lock is taken over: expired, or its process gone). */
   abandon(sync: string, nowMs: number): void {
     this.db
       .prepare(
         `UPDATE runs SET status = 'aborted', finished_at = ?, duration_ms = max(0, ? - started_ms),
-           error = coalesce(error, 'the process running it stopped without finishing (its lock expired)')
+           error = coalesce(error, 'the process running it stopped without finishing; its lock was taken over')
          WHERE sync = ? AND status = 'running'`,
       )
       .run(new Date(nowMs).toISOString(), nowMs, sync);
@@ -107,7 +107,7 @@ function unknownRun(runId: string): FerryError {
   });
 }
 
-function toEntry(row: RunRow): RunEntry {
+export function toEntry(row: RunRow): RunEntry {
   const counts = countsSchema.safeParse(JSON.parse(row.counts));
   return {
     runId: row.run_id,

@@ -3,6 +3,10 @@
  * committed in batches; a cursor moves only in `checkpoint()`, in the same
  * transaction as the acknowledgements it covers, so after any crash the
  * cursor never points past a record whose acknowledgement was lost.
+ *
+ * better-sqlite3 is synchronous and fast; the promise-returning interface is
+ * only the boundary (each method does its work at call time and returns a
+ * settled promise), so call order is commit order.
  */
 import { FerryError } from '../../sdk/errors.js';
 import type { CursorPosition } from '../../sdk/types.js';
@@ -10,7 +14,9 @@ import type {
   AcknowledgedWrite,
   FailureEntry,
   FailureWrite,
+  FingerprintHit,
   LedgerEntry,
+  LockHolder,
   ResetSelection,
   RunCounts,
   RunEntry,
@@ -23,7 +29,6 @@ import { openDatabase } from './database.js';
 import type { Db } from './database.js';
 import { FailureTable } from './failures.js';
 import { LedgerTable, LIVE_PAGE } from './ledger.js';
-import type { FingerprintHit } from './ledger.js';
 import { LockTable } from './locks.js';
 import { RunTable } from './runs.js';
 import { WriteBuffer } from './write-buffer.js';
@@ -71,14 +76,14 @@ export class SqliteStateStore implements StateStore {
 
   // ── ledger ────────────────────────────────────────────────────────────────
 
-  fingerprints(sync: string, remoteIds: readonly string[]): Map<string, FingerprintHit> {
+  async fingerprints(sync: string, remoteIds: readonly string[]): Promise<Map<string, FingerprintHit>> {
     return this.guard('look up fingerprints', () => {
       if (this.buffer.touches(sync, remoteIds)) this.commit(undefined);
       return this.ledger.fingerprints(sync, remoteIds);
     });
   }
 
-  ledgerEntry(sync: string, remoteId: string): LedgerEntry | undefined {
+  async ledgerEntry(sync: string, remoteId: string): Promise<LedgerEntry | undefined> {
     return this.guard('read the ledger', () => {
       if (this.buffer.touches(sync, [remoteId])) this.commit(undefined);
       return this.ledger.entry(sync, remoteId);
@@ -90,76 +95,74 @@ export class SqliteStateStore implements StateStore {
    * every write on this connection until it ends, and the mirror pass records
    * deletes (and may auto-commit them) while it walks this list.
    */
-  liveRemoteIds(sync: string): Iterable<string> {
-    const page = (after: string | undefined): string[] =>
-      this.guard('list live records', () => {
+  async *liveRemoteIdPages(sync: string): AsyncIterable<readonly string[]> {
+    let after: string | undefined;
+    for (;;) {
+      const ids = this.guard('list live records', () => {
         this.flushIfPending();
         return this.ledger.livePage(sync, after);
       });
-    return {
-      *[Symbol.iterator]() {
-        let after: string | undefined;
-        for (;;) {
-          const ids = page(after);
-          yield* ids;
-          if (ids.length < LIVE_PAGE) return;
-          after = ids[ids.length - 1];
-        }
-      },
-    };
+      if (ids.length > 0) yield ids;
+      if (ids.length < LIVE_PAGE) return;
+      after = ids[ids.length - 1];
+    }
   }
 
-  countLive(sync: string): number {
+  async countLive(sync: string): Promise<number> {
     return this.guard('count live records', () => {
       this.flushIfPending();
       return this.ledger.countLive(sync);
     });
   }
 
-  recordAcknowledged(e: AcknowledgedWrite): void {
-    this.enqueue({ kind: 'acknowledged', write: { ...e }, at: this.isoNow() });
+  // The three writes are the hot path (one call per record): they return a
+  // shared settled promise instead of allocating one per call (async method).
+  recordAcknowledged(e: AcknowledgedWrite): Promise<void> {
+    return settled(() => this.enqueue({ kind: 'acknowledged', write: { ...e }, at: this.isoNow() }));
   }
 
-  recordFailure(f: FailureWrite): void {
-    // Checked now, so a bad run id fails this call instead of every later commit.
-    if (f.runId !== null && !this.guard('check the run', () => this.runTable.exists(f.runId ?? ''))) {
-      throw new FerryError('FERRY_STATE_ERROR', `failure of sync "${f.sync}" names unknown run ${f.runId}`, {
-        where: this.where,
-        hint: 'pass the id returned by startRun(), or null',
-      });
-    }
-    this.enqueue({ kind: 'failure', write: { ...f }, at: this.isoNow() });
+  recordFailure(f: FailureWrite): Promise<void> {
+    return settled(() => {
+      // Checked now, so a bad run id fails this call instead of every later commit.
+      if (f.runId !== null && !this.guard('check the run', () => this.runTable.exists(f.runId ?? ''))) {
+        throw new FerryError('FERRY_STATE_ERROR', `failure of sync "${f.sync}" names unknown run ${f.runId}`, {
+          where: this.where,
+          hint: 'pass the id returned by startRun(), or null',
+        });
+      }
+      this.enqueue({ kind: 'failure', write: { ...f }, at: this.isoNow() });
+    });
   }
 
-  recordDeleted(sync: string, remoteId: string): void {
-    this.enqueue({ kind: 'deleted', sync, remoteId, at: this.isoNow() });
+  recordDeleted(sync: string, remoteId: string): Promise<void> {
+    return settled(() => this.enqueue({ kind: 'deleted', sync, remoteId, at: this.isoNow() }));
   }
 
   // ── cursors ───────────────────────────────────────────────────────────────
 
-  cursor(sync: string): CursorPosition | undefined {
+  async cursor(sync: string): Promise<CursorPosition | undefined> {
     return this.guard('read the cursor', () => this.cursors.get(sync));
   }
 
-  checkpoint(sync: string, cursor: CursorPosition | undefined): void {
+  async checkpoint(sync: string, cursor: CursorPosition | undefined): Promise<void> {
     this.guard('checkpoint', () => this.commit(cursor === undefined ? undefined : { sync, cursor }));
   }
 
-  flush(): void {
-    this.guard('commit buffered writes', () => this.commit(undefined));
+  async flush(): Promise<void> {
+    this.flushNow();
   }
 
   // ── runs ──────────────────────────────────────────────────────────────────
 
-  startRun(sync: string): string {
+  async startRun(sync: string): Promise<string> {
     return this.guard('start a run', () => this.runTable.start(sync, this.now()));
   }
 
-  updateRun(runId: string, counts: RunCounts): void {
+  async updateRun(runId: string, counts: RunCounts): Promise<void> {
     this.guard('update a run', () => this.runTable.update(runId, counts));
   }
 
-  finishRun(runId: string, r: { status: RunStatus; counts: RunCounts; error?: string | null }): void {
+  async finishRun(runId: string, r: { status: RunStatus; counts: RunCounts; error?: string | null }): Promise<void> {
     this.guard('finish a run', () =>
       this.db.transaction(() => {
         this.applyPending();
@@ -169,35 +172,35 @@ export class SqliteStateStore implements StateStore {
     this.buffer.clear();
   }
 
-  runs(filter: { sync?: string; limit?: number } = {}): RunEntry[] {
+  async runs(filter: { sync?: string; limit?: number } = {}): Promise<RunEntry[]> {
     return this.guard('list runs', () => this.runTable.list(filter));
   }
 
-  lastRun(sync: string): RunEntry | undefined {
-    return this.runs({ sync, limit: 1 })[0];
+  async lastRun(sync: string): Promise<RunEntry | undefined> {
+    return this.guard('read the last run', () => this.runTable.list({ sync, limit: 1 })[0]);
   }
 
   // ── dead-letter ───────────────────────────────────────────────────────────
 
-  failures(filter: { sync?: string; limit?: number } = {}): FailureEntry[] {
+  async failures(filter: { sync?: string; limit?: number } = {}): Promise<FailureEntry[]> {
     return this.guard('list failures', () => {
       this.flushIfPending();
       return this.failureTable.list(filter);
     });
   }
 
-  failureCount(sync?: string): number {
+  async failureCount(sync?: string): Promise<number> {
     return this.guard('count failures', () => {
       this.flushIfPending();
       return this.failureTable.count(sync);
     });
   }
 
-  removeFailure(id: number): void {
+  async removeFailure(id: number): Promise<void> {
     this.guard('remove a failure', () => this.failureTable.remove(id));
   }
 
-  purgeFailures(sync?: string): number {
+  async purgeFailures(sync?: string): Promise<number> {
     return this.guard('purge failures', () => {
       this.flushIfPending();
       return this.failureTable.purge(sync);
@@ -206,26 +209,31 @@ export class SqliteStateStore implements StateStore {
 
   // ── locks ─────────────────────────────────────────────────────────────────
 
-  acquireLock(sync: string, owner: string, ttlMs: number): boolean {
+  async acquireLock(sync: string, owner: string, ttlMs: number, options: { takeOverFrom?: string } = {}): Promise<boolean> {
     assertTtl(ttlMs);
     return this.guard('acquire the lock', () => {
       const now = this.now();
-      return this.locks.acquire(sync, owner, ttlMs, now, () => this.runTable.abandon(sync, now)) !== 'held-by-other';
+      const abandon = () => this.runTable.abandon(sync, now);
+      return this.locks.acquire(sync, owner, ttlMs, now, abandon, options.takeOverFrom) !== 'held-by-other';
     });
   }
 
-  renewLock(sync: string, owner: string, ttlMs: number): boolean {
+  async renewLock(sync: string, owner: string, ttlMs: number): Promise<boolean> {
     assertTtl(ttlMs);
     return this.guard('renew the lock', () => this.locks.renew(sync, owner, ttlMs, this.now()));
   }
 
-  releaseLock(sync: string, owner: string): void {
+  async releaseLock(sync: string, owner: string): Promise<void> {
     this.guard('release the lock', () => this.locks.release(sync, owner));
+  }
+
+  async lockHolder(sync: string): Promise<LockHolder | undefined> {
+    return this.guard('read the lock', () => this.locks.holder(sync));
   }
 
   // ── admin ─────────────────────────────────────────────────────────────────
 
-  syncs(): string[] {
+  async syncs(): Promise<string[]> {
     return this.guard('list syncs', () => {
       this.flushIfPending();
       return this.db
@@ -237,7 +245,7 @@ export class SqliteStateStore implements StateStore {
     });
   }
 
-  reset(sync: string, what?: ResetSelection): void {
+  async reset(sync: string, what?: ResetSelection): Promise<void> {
     const all = what === undefined;
     this.guard('reset state', () => {
       this.flushIfPending();
@@ -249,10 +257,10 @@ export class SqliteStateStore implements StateStore {
     });
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.closed) return;
     try {
-      this.flush();
+      this.flushNow();
     } finally {
       this.closed = true;
       this.db.close();
@@ -264,11 +272,15 @@ export class SqliteStateStore implements StateStore {
   private enqueue(write: PendingWrite): void {
     this.ensureOpen();
     this.buffer.add(write);
-    if (this.buffer.size >= this.batchSize) this.flush();
+    if (this.buffer.size >= this.batchSize) this.flushNow();
+  }
+
+  private flushNow(): void {
+    this.guard('commit buffered writes', () => this.commit(undefined));
   }
 
   private flushIfPending(): void {
-    if (this.buffer.size > 0) this.flush();
+    if (this.buffer.size > 0) this.flushNow();
   }
 
   /** One transaction: every buffered write, then the cursor if given. The buffer is cleared only after COMMIT. */
@@ -327,6 +339,18 @@ export class SqliteStateStore implements StateStore {
         ? 'another process kept the state database locked; retry, or check for a stuck ferry process'
         : 'check the disk (space, permissions); if the file is damaged, move it aside and ferry starts a fresh one',
     });
+  }
+}
+
+const DONE: Promise<void> = Promise.resolve();
+
+/** Runs a synchronous write and reports its outcome as a promise, without allocating one on success. */
+function settled(write: () => void): Promise<void> {
+  try {
+    write();
+    return DONE;
+  } catch (error) {
+    return Promise.reject(error);
   }
 }
 

@@ -149,11 +149,11 @@ exports:
 `,
   );
   config = await loadConfig(join(dir, 'ferry.yaml'));
-  store = openStateStore('sqlite::memory:');
+  store = await openStateStore('sqlite::memory:');
 }, 60_000);
 
 afterAll(async () => {
-  store?.close();
+  await store?.close();
   await client?.close();
   await emu?.close();
   if (pgAvailable) {
@@ -178,7 +178,7 @@ describe('export against the emulator', () => {
     const again = await run('deal-rows');
     expect(again.exported).toBe(DEALS);
     expect(readFileSync(join(dir, 'out/deals.jsonl'), 'utf8').trim().split('\n')).toHaveLength(DEALS);
-    const runs = store.runs({ sync: exportStateKey('deal-rows') });
+    const runs = await store.runs({ sync: exportStateKey('deal-rows') });
     expect(runs.map((r) => [r.status, r.counts.read, r.counts.pushed])).toEqual([['succeeded', DEALS, DEALS], ['succeeded', DEALS, DEALS]]);
   });
 
@@ -257,26 +257,26 @@ describe('export against the emulator', () => {
     expect(summary.exported).toBeGreaterThan(0);
     expect(readFileSync(file, 'utf8')).toBe('previous export\n');
     expect(readdirSync(join(dir, 'out')).filter((name) => name.endsWith('.tmp'))).toEqual([]);
-    expect(store.lastRun(exportStateKey('deal-rows'))?.status).toBe('failed');
+    expect((await store.lastRun(exportStateKey('deal-rows')))?.status).toBe('failed');
     expect((await run('deal-rows')).status).toBe('succeeded');
   });
 
   it('stops after the current page on a signal, writing what was read and keeping the watermark', async () => {
-    const before = store.cursor(exportStateKey('conversations'));
+    const before = await store.cursor(exportStateKey('conversations'));
     const controller = new AbortController();
     const summary = await run('conversations', { fullRefresh: true, signal: controller.signal, onProgress: () => controller.abort() });
     expect(summary.status).toBe('aborted');
     expect(summary.exitCode).toBe(3);
     expect(summary.exported).toBe(50);
-    expect(store.cursor(exportStateKey('conversations'))).toEqual(before);
+    expect(await store.cursor(exportStateKey('conversations'))).toEqual(before);
   });
 
   it('refuses to run while another run holds the export lock', async () => {
-    expect(store.acquireLock(exportStateKey('deal-rows'), 'someone-else', 60_000)).toBe(true);
+    expect(await store.acquireLock(exportStateKey('deal-rows'), 'someone-else', 60_000)).toBe(true);
     try {
       await expect(run('deal-rows')).rejects.toMatchObject({ code: 'FERRY_SYNC_LOCKED' });
     } finally {
-      store.releaseLock(exportStateKey('deal-rows'), 'someone-else');
+      await store.releaseLock(exportStateKey('deal-rows'), 'someone-else');
     }
   });
 

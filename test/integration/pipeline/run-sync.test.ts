@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ERROR_CATALOGUE } from '../../../src/sdk/errors.js';
 import { openStateStore } from '../../../src/state/index.js';
 import { Harness, readRows } from './harness.js';
 
@@ -97,9 +98,9 @@ describe('a CSV → rows sync into the emulator', () => {
     const run = await h.run();
     expect(run.summaries[0]).toMatchObject({ status: 'partial', exitCode: 2, counts: { created: 18, failed: 2 } });
 
-    const store = openStateStore(`sqlite:${h.dir}/state/ferry.db`);
-    const failures = store.failures({ sync: 'deals' });
-    store.close();
+    const store = await openStateStore(`sqlite:${h.dir}/state/ferry.db`);
+    const failures = await store.failures({ sync: 'deals' });
+    await store.close();
     expect(failures).toHaveLength(2);
     expect(failures.map((f) => f.origin).sort()).toEqual(['data/deals.csv:13', 'data/deals.csv:5']);
     expect(failures[0]!.reason).toMatch(/map\.id produced nothing/);
@@ -108,10 +109,53 @@ describe('a CSV → rows sync into the emulator', () => {
     h.writeConfig(DEALS_SYNC().replace('id: opportunity_id', `id: "opportunity_id ? opportunity_id : 'missing-' & sales_agent & '-' & engage_date"`));
     const retry = await h.run({ retryFailures: true });
     expect(retry.summaries[0]).toMatchObject({ exitCode: 0, counts: { created: 2, failed: 0 } });
-    const after = openStateStore(`sqlite:${h.dir}/state/ferry.db`);
-    expect(after.failureCount('deals')).toBe(0);
-    after.close();
+    const after = await openStateStore(`sqlite:${h.dir}/state/ferry.db`);
+    expect(await after.failureCount('deals')).toBe(0);
+    await after.close();
     expect((await readRows(h.client, 'crm', 'deal')).size).toBe(20);
+  });
+
+  it('fails a run on an unexpected error (a bug) as FERRY_INTERNAL, not a source error, and keeps what landed', async () => {
+    h.write('data/deals.csv', csv(LINES.slice(0, 40)));
+    h.writeConfig(DEALS_SYNC());
+    let updates = 0;
+    const buggy = await h.run({
+      progress: () => ({
+        update: () => {
+          if (++updates === 10) throw new TypeError("Cannot read properties of undefined (reading 'x')");
+        },
+        stop: () => undefined,
+      }),
+    });
+    const failed = buggy.summaries[0]!;
+    expect(failed).toMatchObject({ status: 'failed', exitCode: 3 });
+    expect(failed.error).toMatch(/^FERRY_INTERNAL: unexpected error in sync "deals": Cannot read properties/);
+    expect(failed.error).not.toContain('FERRY_SOURCE_READ_FAILED');
+    expect(ERROR_CATALOGUE.FERRY_INTERNAL).toMatchObject({ exitCode: 3, retryable: false });
+    expect(failed.counts.created).toBeGreaterThan(0);
+
+    const fixed = await h.run();
+    const counts = fixed.summaries[0]!.counts;
+    expect(fixed.summaries[0]!.exitCode).toBe(0);
+    expect(counts.created + counts.updated + counts.unchanged).toBe(40);
+    expect((await readRows(h.client, 'crm', 'deal')).size).toBe(40);
+  });
+
+  it('reports a plain error thrown by a source while reading as FERRY_SOURCE_READ_FAILED', async () => {
+    h.write('data/deals.csv', csv(LINES.slice(0, 5)));
+    h.write(
+      'broken-source.mjs',
+      `export default {
+  kind: 'source', name: 'broken', sdkVersion: 1,
+  options: { safeParse: (o) => ({ success: true, data: o }), parse: (o) => o },
+  async discover() { return []; },
+  async *read() { yield { data: { opportunity_id: 'a', deal_stage: 'Won' }, origin: { stream: 'broken', key: 'a' } }; throw new Error('socket hang up'); },
+};
+`,
+    );
+    h.writeConfig(DEALS_SYNC().replace(/type: csv\n\s+path: data\/deals.csv\n\s+primaryKey: opportunity_id/, 'type: ./broken-source.mjs'));
+    const run = await h.run();
+    expect(run.summaries[0]!.error).toMatch(/FERRY_SOURCE_READ_FAILED: the source of sync "deals" failed while being read: socket hang up/);
   });
 
   it('lands every record through injected 429s, 500s and dropped connections', async () => {

@@ -47,27 +47,27 @@ describe('state store across processes', () => {
     expect(result.signal).toBe('SIGKILL');
     expect(result.output).toEqual({ buffered: true });
 
-    const store = openStateStore(`sqlite:${path}`);
+    const store = await openStateStore(`sqlite:${path}`);
     const committed = Array.from({ length: 100 }, (_, i) => `committed-${i}`);
     const lost = Array.from({ length: 100 }, (_, i) => `lost-${i}`);
-    expect(store.fingerprints('deals', committed).size).toBe(100);
-    expect(store.fingerprints('deals', lost).size).toBe(0);
-    expect(store.cursor('deals')).toEqual({ value: '2024-03-01 12:00:00.123456+02', key: 'committed-99' });
-    store.close();
+    expect((await store.fingerprints('deals', committed)).size).toBe(100);
+    expect((await store.fingerprints('deals', lost)).size).toBe(0);
+    expect(await store.cursor('deals')).toEqual({ value: '2024-03-01 12:00:00.123456+02', key: 'committed-99' });
+    await store.close();
   });
 
   it('only one of several processes racing for a lock gets it', async () => {
     const path = dbPath();
-    openStateStore(`sqlite:${path}`).close(); // create the schema once, so the race is about the lock
+    await (await openStateStore(`sqlite:${path}`)).close(); // create the schema once, so the race is about the lock
     const results = await Promise.all(['p1', 'p2', 'p3'].map((owner) => runChild('lock', path, 'deals', owner, '60000')));
     for (const r of results) expect(r.code, r.stderr).toBe(0);
     const winners = results.filter((r) => r.output?.acquired === true);
     expect(winners).toHaveLength(1);
 
     // The winner's lease outlives its process until it expires.
-    const store = openStateStore(`sqlite:${path}`);
-    expect(store.acquireLock('deals', 'me', 60_000)).toBe(false);
-    store.close();
+    const store = await openStateStore(`sqlite:${path}`);
+    expect(await store.acquireLock('deals', 'me', 60_000)).toBe(false);
+    await store.close();
   });
 
   it('takes over a lease left behind by a process that died', async () => {
@@ -75,21 +75,21 @@ describe('state store across processes', () => {
     const result = await runChild('lock', path, 'deals', 'ghost', '50');
     expect(result.output).toEqual({ owner: 'ghost', acquired: true });
     await new Promise((resolve) => setTimeout(resolve, 100)); // past the 50 ms lease
-    const store = openStateStore(`sqlite:${path}`);
-    expect(store.acquireLock('deals', 'me', 60_000)).toBe(true);
-    store.close();
+    const store = await openStateStore(`sqlite:${path}`);
+    expect(await store.acquireLock('deals', 'me', 60_000)).toBe(true);
+    await store.close();
   });
 
   it('concurrent writers on one file all land (busy timeout, no lost checkpoints)', async () => {
     const path = dbPath();
-    openStateStore(`sqlite:${path}`).close();
+    await (await openStateStore(`sqlite:${path}`)).close();
     const results = await Promise.all(['a', 'b'].map((sync) => runChild('write', path, sync, '1000')));
     for (const r of results) expect(r.code, r.stderr).toBe(0);
-    const store = openStateStore(`sqlite:${path}`);
+    const store = await openStateStore(`sqlite:${path}`);
     for (const sync of ['a', 'b']) {
-      expect(store.countLive(sync)).toBe(1000);
-      expect(store.cursor(sync)).toEqual({ value: 999 });
+      expect(await store.countLive(sync)).toBe(1000);
+      expect(await store.cursor(sync)).toEqual({ value: 999 });
     }
-    store.close();
+    await store.close();
   });
 });

@@ -160,9 +160,9 @@ describe('after runs with a rejected record', () => {
 
 describe('state reset', () => {
   it('refuses while another process holds the sync lock, and state show reports it', async () => {
-    const store = openStateStore(`sqlite:${join(dir, 'state/ferry.db')}`);
+    const store = await openStateStore(`sqlite:${join(dir, 'state/ferry.db')}`);
     try {
-      expect(store.acquireLock('example', 'someone-else', 60_000)).toBe(true);
+      expect(await store.acquireLock('example', 'someone-else', 60_000)).toBe(true);
       const shown = await json<StateJson>('state', 'show', 'example', '--json');
       expect(shown.syncs[0]?.lock.held).toBe(true);
       const refused = await cli('state', 'reset', 'example', '--yes');
@@ -170,8 +170,8 @@ describe('state reset', () => {
       expect(refused.stderr).toContain('FERRY_SYNC_LOCKED');
       expect((await json<StateJson>('state', 'show', '--json')).syncs[0]?.liveRecords).toBe(9);
     } finally {
-      store.releaseLock('example', 'someone-else');
-      store.close();
+      await store.releaseLock('example', 'someone-else');
+      await store.close();
     }
   });
 

@@ -9,12 +9,12 @@ const SECRET = 'pw-0123456789';
 afterEach(() => clearSecrets());
 
 describe('withRedactedWrites', () => {
-  it('masks secrets in dead-letter entries and run errors, and passes everything else through', () => {
+  it('masks secrets in dead-letter entries and run errors, and passes everything else through', async () => {
     registerSecret(SECRET);
-    const store = withRedactedWrites(openStateStore('sqlite::memory:'));
+    const store = withRedactedWrites(await openStateStore('sqlite::memory:'));
     try {
-      const runId = store.startRun('s');
-      store.recordFailure({
+      const runId = await store.startRun('s');
+      await store.recordFailure({
         sync: 's',
         runId,
         remoteId: 'r1',
@@ -26,14 +26,14 @@ describe('withRedactedWrites', () => {
         body: { name: SECRET },
         sourceRecord: { note: `x ${SECRET}`, auth: 'Bearer not-a-config-secret' },
       });
-      store.finishRun(runId, { status: 'failed', counts: emptyCounts(), error: `table ${SECRET} missing` });
-      const [failure] = store.failures({ sync: 's' });
+      await store.finishRun(runId, { status: 'failed', counts: emptyCounts(), error: `table ${SECRET} missing` });
+      const [failure] = await store.failures({ sync: 's' });
       expect(JSON.stringify(failure)).not.toContain(SECRET);
       expect(failure).toMatchObject({ origin: 'data.csv:2', sourceRecord: { note: 'x ***', auth: 'Bearer not-a-config-secret' }, body: { name: '***' } });
       expect(failure?.reason).toContain('masked in the stored copy');
-      expect(store.lastRun('s')?.error).toBe('table *** missing');
+      expect((await store.lastRun('s'))?.error).toBe('table *** missing');
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });

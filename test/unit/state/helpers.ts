@@ -15,9 +15,3 @@ export function useTempDir(): () => string {
     return dir;
   };
 }
-
-/** A clock tests can move by hand. */
-export function fakeClock(start = Date.parse('2024-03-01T12:00:00.000Z')): { now: () => number; advance: (ms: number) => void } {
-  let t = start;
-  return { now: () => t, advance: (ms) => void (t += ms) };
-}

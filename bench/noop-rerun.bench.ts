@@ -1,0 +1,158 @@
+/**
+ * Unchanged records at parse speed (issue 9 item 4): a no-op re-run of a
+ * CSV sync (every record already acknowledged, nothing changed) against a
+ * plain streaming csv-parse of the same file. The service is an in-process
+ * stand-in that answers at once; a no-op run sends no record request anyway.
+ * The ledger is seeded from a dry run's bodies (a first real run would take
+ * minutes at today's push rate, and is not what is measured): the stand-in
+ * hands out the ids a dry run plans with, so the bodies are the same.
+ *
+ * `run()` returns the figures for `npm run bench`'s table;
+ * `npx tsx bench/noop-rerun.bench.ts [rows]` prints them (default 200,000;
+ * BENCH_NOOP_ROWS overrides it).
+ */
+import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parse } from 'csv-parse';
+import pino from 'pino';
+import type { ObjectTypeResponse, RecordResponse, SourceResponse } from '../src/api/schemas/index.js';
+import { prepareSync, selectSyncs } from '../src/pipeline/prepare.js';
+import { loadProject, openProjectState } from '../src/pipeline/project.js';
+import { runSync } from '../src/pipeline/run-sync.js';
+import type { RunSummary } from '../src/pipeline/run-sync.js';
+import { fingerprint } from '../src/mapping/index.js';
+import { PLANNED_ID } from '../src/sink/index.js';
+import type { SinkService } from '../src/sink/index.js';
+
+const NOW = '2024-05-01T00:00:00.000Z';
+
+/** Answers every call at once; keeps only the source and object type, which get the ids a dry run plans with. */
+function instantService(): SinkService {
+  let source: SourceResponse | undefined;
+  let objectType: ObjectTypeResponse | undefined;
+  const record = async (body: object): Promise<RecordResponse> => {
+    const b = body as { id: string; sourceId: string };
+    return { status: 'created', recordId: randomUUID(), id: b.id, sourceId: b.sourceId } as RecordResponse;
+  };
+  const unused = async (): Promise<never> => {
+    throw new Error('not used by this bench');
+  };
+  return {
+    listSources: async () => ({ sources: source ? [source] : [] }),
+    createSource: async (body) => (source = { id: PLANNED_ID, name: body.name, displayName: body.displayName ?? body.name, createdAt: NOW, updatedAt: NOW } as SourceResponse),
+    listObjectTypes: async () => ({ objectTypes: objectType ? [objectType] : [] }),
+    createObjectType: async (body) =>
+      (objectType = {
+        id: PLANNED_ID,
+        sourceId: body.sourceId,
+        name: body.name,
+        displayName: body.displayName ?? body.name,
+        createdAt: NOW,
+        updatedAt: NOW,
+        fieldDefinitions: body.fieldDefinitions.map((d) => ({ name: d.name, fieldType: d.fieldType, label: d.label ?? null, required: d.required ?? false })),
+      } as ObjectTypeResponse),
+    updateObjectType: unused,
+    createConversation: record,
+    createMessage: record,
+    createRow: record,
+    createDocument: record,
+    deleteConversation: unused,
+    deleteMessage: unused,
+    deleteRow: unused,
+    deleteDocument: unused,
+  };
+}
+
+async function writeCsv(path: string, rows: number): Promise<void> {
+  const source = readFileSync(resolve(import.meta.dirname, '../../shared/datasets/crm-sales-opportunities/sales_pipeline.csv'), 'utf8');
+  const [header, ...lines] = source.split('\r\n').filter((l) => l.length > 0);
+  const out = createWriteStream(path);
+  out.write(`${header}\n`);
+  for (let i = 0; i < rows; i++) {
+    const line = lines[i % lines.length]!;
+    if (!out.write(`${line.replace(/^[^,]+/, `D${i}`)}\n`)) await new Promise<void>((r) => out.once('drain', () => r()));
+  }
+  await new Promise<void>((r) => out.end(r));
+}
+
+/** Wall and CPU seconds of `fn` (CPU time is the steadier figure on a shared machine). */
+async function measure<T>(fn: () => Promise<T>): Promise<{ wall: number; cpu: number; value: T }> {
+  const t = process.hrtime.bigint();
+  const c = process.cpuUsage();
+  const value = await fn();
+  const used = process.cpuUsage(c);
+  return { wall: Number(process.hrtime.bigint() - t) / 1e9, cpu: (used.user + used.system) / 1e6, value };
+}
+
+/** The baseline: every record of the file parsed into an object, streaming. */
+async function plainParse(path: string): Promise<number> {
+  let n = 0;
+  for await (const _record of createReadStream(path).pipe(parse({ columns: true }))) n++;
+  if (n === 0) throw new Error('parsed nothing');
+  return n;
+}
+
+export async function run(rows = Number(process.env.BENCH_NOOP_ROWS ?? 200_000)): Promise<Record<string, number>> {
+  const dir = mkdtempSync(join(tmpdir(), 'ferry-noop-bench-'));
+  try {
+    await writeCsv(join(dir, 'deals.csv'), rows);
+    writeFileSync(
+      join(dir, 'ferry.yaml'),
+      `version: 1
+service: { baseUrl: "http://127.0.0.1:9", apiKey: unused, concurrency: 32, maxRequestsPerSecond: 1000000 }
+state: { url: "sqlite:${join(dir, 'state.db')}" }
+syncs:
+  - name: deals
+    source: { type: csv, path: deals.csv, primaryKey: opportunity_id }
+    target:
+      type: row
+      source: { name: crm }
+      objectType: { name: deal }
+      map:
+        id: opportunity_id
+        name: "account ? account & ' – ' & product : product"
+        public: true
+        fields: { stage: deal_stage, agent: sales_agent, product: product, value: close_value, closed: close_date }
+`,
+    );
+    const config = await loadProject(join(dir, 'ferry.yaml'));
+    const prepared = await prepareSync(config, selectSyncs(config, ['deals'])[0]!);
+    const store = await openProjectState(config);
+    const service = instantService();
+    const options = { signal: new AbortController().signal, logger: pino({ level: 'silent' }), concurrency: 32, maxRequestsPerSecond: 1_000_000, maxAttempts: 3 };
+    try {
+      // Seed: what a first run would have acknowledged.
+      const seeding: Promise<void>[] = [];
+      await runSync(prepared, { store, service }, {
+        ...options,
+        dryRun: true,
+        onSample: ({ body }) => {
+          if (body) seeding.push(store.recordAcknowledged({ sync: 'deals', remoteId: String(body.id), fingerprint: fingerprint(body), recordId: randomUUID() }));
+        },
+      });
+      await Promise.all(seeding);
+      await store.flush();
+      const parsed = await measure(() => plainParse(join(dir, 'deals.csv')));
+      const noop = await measure((): Promise<RunSummary> => runSync(prepared, { store, service }, options));
+      if (noop.value.counts.unchanged !== rows) throw new Error(`no-op run found ${noop.value.counts.unchanged} of ${rows} unchanged`);
+      return {
+        [`no-op re-run ÷ streaming csv-parse (${rows} rows, goal ≤ 2)`]: +(noop.wall / parsed.wall).toFixed(2),
+        'no-op re-run ÷ streaming csv-parse, CPU time': +(noop.cpu / parsed.cpu).toFixed(2),
+        'no-op re-run: unchanged records/s': Math.round(rows / noop.wall),
+        'streaming csv-parse: records/s': Math.round(rows / parsed.wall),
+      };
+    } finally {
+      await store.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const results = await run(process.argv[2] ? Number(process.argv[2]) : undefined);
+  for (const [name, value] of Object.entries(results)) console.log(`${name.padEnd(58)} ${value.toLocaleString('en-US')}`);
+}

@@ -1,0 +1,68 @@
+/**
+ * When a run checkpoints: every 500 finished units or every 2 s, whichever
+ * comes first, and once at the end. What position is safe to store is the
+ * {@link CheckpointTracker}'s business; this class decides when, keeps one
+ * checkpoint in flight at a time, and writes the run's progress with it.
+ */
+import type { Logger } from 'pino';
+import type { CursorPosition } from '../sdk/types.js';
+import type { RunCounts, StateStore } from '../state/index.js';
+import { CheckpointTracker } from './checkpoint-tracker.js';
+
+export const CHECKPOINT_EVERY_UNITS = 500;
+export const CHECKPOINT_INTERVAL_MS = 2000;
+
+export class Checkpointer {
+  readonly tracker = new CheckpointTracker();
+  private finishedSinceCheckpoint = 0;
+  private lastCheckpointMs = Date.now();
+  private inFlight: Promise<void> | undefined;
+
+  /** `store` undefined: a dry run, which tracks positions but writes nothing. */
+  constructor(
+    private readonly store: StateStore | undefined,
+    private readonly sync: string,
+    private readonly runId: string | null,
+    private readonly counts: Readonly<RunCounts>,
+    private readonly log: Logger,
+  ) {}
+
+  /** Registers a unit in read order; pass the ticket to {@link finished}. */
+  begin(position: CursorPosition | undefined): number {
+    return this.tracker.begin(position);
+  }
+
+  /** A unit was acknowledged, found unchanged or dead-lettered: checkpoint if one is due. */
+  async finished(ticket: number): Promise<void> {
+    this.tracker.finish(ticket);
+    this.finishedSinceCheckpoint++;
+    const due = this.finishedSinceCheckpoint >= CHECKPOINT_EVERY_UNITS || Date.now() - this.lastCheckpointMs >= CHECKPOINT_INTERVAL_MS;
+    if (due && this.inFlight === undefined) {
+      this.inFlight = this.checkpoint().finally(() => (this.inFlight = undefined));
+      await this.inFlight;
+    }
+  }
+
+  /**
+   * The run's last checkpoint: moves the cursor to `position` (undefined: only
+   * commits buffered writes), after any checkpoint still in flight.
+   */
+  async final(position: CursorPosition | undefined): Promise<void> {
+    await this.inFlight;
+    if (!this.store) return;
+    if (position) await this.store.checkpoint(this.sync, position);
+    else await this.store.flush();
+  }
+
+  private async checkpoint(): Promise<void> {
+    this.finishedSinceCheckpoint = 0;
+    this.lastCheckpointMs = Date.now();
+    if (!this.store) return;
+    const position = this.tracker.safePosition();
+    if (position) await this.store.checkpoint(this.sync, position);
+    else await this.store.flush();
+    if (this.runId) await this.store.updateRun(this.runId, this.counts);
+    // Off a TTY this is the progress a scheduler's log shows.
+    this.log.info({ counts: this.counts, pending: this.tracker.pending }, 'progress');
+  }
+}

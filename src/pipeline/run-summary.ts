@@ -1,0 +1,70 @@
+/**
+ * The end of a run: its status and exit code from what happened, the summary
+ * the CLI prints, and the error a failed run is thrown as.
+ */
+import { FerryError, isFerryError } from '../sdk/errors.js';
+import type { CursorPosition } from '../sdk/types.js';
+import type { SchemaChange } from '../sink/index.js';
+import type { RunCounts } from '../state/index.js';
+
+export type RunStatus = 'succeeded' | 'partial' | 'failed' | 'aborted';
+
+export interface RunSummary {
+  sync: string;
+  runId: string | null;
+  status: RunStatus;
+  counts: RunCounts;
+  durationMs: number;
+  cursor: CursorPosition | null;
+  changes: SchemaChange[];
+  /** Dry runs: records that would be deleted by `deletes: mirror`. */
+  wouldDelete?: number;
+  error?: string;
+  exitCode: 0 | 2 | 3;
+}
+
+/** What a run ended with, before its summary is written. */
+export interface RunEnding {
+  /** The first fatal error, if any. */
+  fatal: { error: unknown } | undefined;
+  /** The stop signal arrived (and no fatal error happened). */
+  aborted: boolean;
+  counts: RunCounts;
+}
+
+export function runStatus(ending: RunEnding): RunStatus {
+  if (ending.fatal) return 'failed';
+  if (ending.aborted) return 'aborted';
+  return ending.counts.failed > 0 ? 'partial' : 'succeeded';
+}
+
+/** The text stored in the run's row and shown in the summary; undefined for a run that ended normally. */
+export function runErrorText(ending: RunEnding): string | undefined {
+  if (ending.fatal) return describeError(ending.fatal.error);
+  return ending.aborted ? 'stopped by signal after checkpointing' : undefined;
+}
+
+export function exitCodeOf(status: RunStatus): 0 | 2 | 3 {
+  return status === 'succeeded' ? 0 : status === 'partial' ? 2 : 3;
+}
+
+/**
+ * The error a failed run is thrown as, carrying its summary. A FerryError
+ * keeps its code; anything else is unexpected (a bug in ferry or a plugin)
+ * and becomes FERRY_INTERNAL, which is not retryable: it is not bad data or
+ * a lost connection, and the same run would fail the same way.
+ */
+export function runFailure(error: unknown, summary: RunSummary): FerryError {
+  if (isFerryError(error)) return Object.assign(error, { summary });
+  const internal = new FerryError('FERRY_INTERNAL', `unexpected error in sync "${summary.sync}": ${describeError(error)}`, {
+    cause: error,
+    where: `sync ${summary.sync}`,
+    hint: 'this is a bug: report it with the log (it has the stack); what was acknowledged is checkpointed',
+  });
+  return Object.assign(internal, { summary });
+}
+
+export function describeError(error: unknown): string {
+  if (isFerryError(error)) return `${error.code}: ${error.message}`;
+  return error instanceof Error ? error.message : String(error);
+}

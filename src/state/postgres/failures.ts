@@ -1,0 +1,92 @@
+/**
+ * The dead-letter on PostgreSQL: same rules as SQLite (src/state/sqlite/failures.ts):
+ * one open entry per record, a newer failure replaces it and carries its
+ * attempt count over.
+ */
+import type { FailureEntry, FailureWrite } from '../types.js';
+import { fromJson, toJson } from '../sqlite/json.js';
+import type { Queryable } from './database.js';
+
+interface FailureRow {
+  id: string;
+  sync: string;
+  run_id: string | null;
+  remote_id: string | null;
+  origin: string | null;
+  kind: FailureEntry['kind'];
+  reason: string;
+  status: number | null;
+  error_body: string | null;
+  body: string | null;
+  source_record: string | null;
+  attempts: number;
+  created_at: string;
+}
+
+export class PgFailures {
+  constructor(private readonly s: string) {}
+
+  async write(db: Queryable, f: FailureWrite, at: string): Promise<void> {
+    let attempts = 1;
+    if (f.remoteId !== null) {
+      const { rows } = await db.query<{ attempts: number }>(
+        `DELETE FROM ${this.s}.failures WHERE sync = $1 AND remote_id = $2 RETURNING attempts`,
+        [f.sync, f.remoteId],
+      );
+      attempts += rows[0]?.attempts ?? 0;
+    }
+    await db.query(
+      `INSERT INTO ${this.s}.failures (sync, run_id, remote_id, origin, kind, reason, status, error_body, body, source_record, attempts, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+      [f.sync, f.runId, f.remoteId, f.origin, f.kind, f.reason, f.status, toJson(f.errorBody), toJson(f.body), toJson(f.sourceRecord), attempts, at],
+    );
+  }
+
+  async list(db: Queryable, filter: { sync?: string; limit?: number }): Promise<FailureEntry[]> {
+    const { rows } = await db.query<FailureRow>(
+      `SELECT * FROM ${this.s}.failures WHERE ($1::text IS NULL OR sync = $1) ORDER BY id DESC LIMIT $2`,
+      [filter.sync ?? null, filter.limit === undefined ? null : Math.max(0, Math.trunc(filter.limit))],
+    );
+    return rows.map(toEntry);
+  }
+
+  async count(db: Queryable, sync?: string): Promise<number> {
+    const { rows } = await db.query<{ n: string }>(`SELECT count(*) AS n FROM ${this.s}.failures WHERE ($1::text IS NULL OR sync = $1)`, [
+      sync ?? null,
+    ]);
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  async remove(db: Queryable, id: number): Promise<void> {
+    await db.query(`DELETE FROM ${this.s}.failures WHERE id = $1`, [id]);
+  }
+
+  async purge(db: Queryable, sync?: string): Promise<number> {
+    const result = await db.query(`DELETE FROM ${this.s}.failures WHERE ($1::text IS NULL OR sync = $1)`, [sync ?? null]);
+    return result.rowCount ?? 0;
+  }
+
+  /** Whether a run exists, so a failure naming an unknown run is refused when recorded rather than at commit. */
+  async runExists(db: Queryable, runId: string): Promise<boolean> {
+    const { rowCount } = await db.query(`SELECT 1 FROM ${this.s}.runs WHERE run_id = $1`, [runId]);
+    return (rowCount ?? 0) > 0;
+  }
+}
+
+function toEntry(row: FailureRow): FailureEntry {
+  return {
+    id: Number(row.id),
+    sync: row.sync,
+    runId: row.run_id,
+    remoteId: row.remote_id,
+    origin: row.origin,
+    kind: row.kind,
+    reason: row.reason,
+    status: row.status,
+    errorBody: fromJson(row.error_body),
+    body: fromJson(row.body),
+    sourceRecord: fromJson(row.source_record),
+    attempts: row.attempts,
+    createdAt: row.created_at,
+  };
+}

@@ -1,0 +1,126 @@
+/**
+ * The ledger table on PostgreSQL. Lookups take whole id lists in one
+ * `= ANY($2)` query; writes go in as one multi-row `INSERT … SELECT unnest(…)
+ * ON CONFLICT` per batch, so committing 500 acknowledgements costs one round
+ * trip, not 500.
+ */
+import type { AcknowledgedWrite, FailureWrite, FingerprintHit, LedgerEntry } from '../types.js';
+import type { Queryable } from './database.js';
+
+/** Ids per lookup query; bounded so one statement stays a reasonable size. */
+const LOOKUP_CHUNK = 5000;
+export const LIVE_PAGE = 1000;
+
+interface LedgerRow {
+  sync: string;
+  remote_id: string;
+  fingerprint: string;
+  record_id: string | null;
+  status: LedgerEntry['status'];
+  attempts: number;
+  last_error: string | null;
+  origin: string | null;
+  updated_at: string;
+}
+
+export class PgLedger {
+  constructor(private readonly s: string) {}
+
+  async fingerprints(db: Queryable, sync: string, remoteIds: readonly string[]): Promise<Map<string, FingerprintHit>> {
+    const found = new Map<string, FingerprintHit>();
+    for (let start = 0; start < remoteIds.length; start += LOOKUP_CHUNK) {
+      const chunk = remoteIds.slice(start, start + LOOKUP_CHUNK);
+      const { rows } = await db.query<Pick<LedgerRow, 'remote_id' | 'fingerprint' | 'status' | 'record_id'>>(
+        `SELECT remote_id, fingerprint, status, record_id FROM ${this.s}.ledger WHERE sync = $1 AND remote_id = ANY($2::text[])`,
+        [sync, chunk],
+      );
+      for (const row of rows) found.set(row.remote_id, { fingerprint: row.fingerprint, status: row.status, recordId: row.record_id });
+    }
+    return found;
+  }
+
+  async entry(db: Queryable, sync: string, remoteId: string): Promise<LedgerEntry | undefined> {
+    const { rows } = await db.query<LedgerRow>(`SELECT * FROM ${this.s}.ledger WHERE sync = $1 AND remote_id = $2`, [sync, remoteId]);
+    return rows[0] === undefined ? undefined : toEntry(rows[0]);
+  }
+
+  /** One page of live ids after `after` (keyset pagination in remote-id order, byte order as in SQLite). */
+  async livePage(db: Queryable, sync: string, after: string | undefined): Promise<string[]> {
+    const { rows } = await db.query<{ remote_id: string }>(
+      `SELECT remote_id FROM ${this.s}.ledger WHERE sync = $1 AND status = 'pushed' AND ($2::text IS NULL OR remote_id > $2::text)
+       ORDER BY remote_id LIMIT ${LIVE_PAGE}`,
+      [sync, after ?? null],
+    );
+    return rows.map((r) => r.remote_id);
+  }
+
+  async countLive(db: Queryable, sync: string): Promise<number> {
+    const { rows } = await db.query<{ n: string }>(`SELECT count(*) AS n FROM ${this.s}.ledger WHERE sync = $1 AND status = 'pushed'`, [sync]);
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /** Many acknowledgements, distinct records, one statement; their open dead-letter entries are resolved in a second. */
+  async writeAcknowledged(db: Queryable, writes: readonly { write: AcknowledgedWrite; at: string }[]): Promise<void> {
+    if (writes.length === 0) return;
+    const syncs = writes.map((w) => w.write.sync);
+    const ids = writes.map((w) => w.write.remoteId);
+    await db.query(
+      `INSERT INTO ${this.s}.ledger (sync, remote_id, fingerprint, record_id, status, attempts, last_error, origin, updated_at)
+       SELECT s, r, f, rec, 'pushed', 0, NULL, o, at FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS t(s, r, f, rec, o, at)
+       ON CONFLICT (sync, remote_id) DO UPDATE SET
+         fingerprint = excluded.fingerprint, record_id = excluded.record_id, status = 'pushed', attempts = 0,
+         last_error = NULL, origin = coalesce(excluded.origin, ledger.origin), updated_at = excluded.updated_at`,
+      [
+        syncs,
+        ids,
+        writes.map((w) => w.write.fingerprint),
+        writes.map((w) => w.write.recordId),
+        writes.map((w) => w.write.origin ?? null),
+        writes.map((w) => w.at),
+      ],
+    );
+    await db.query(
+      `DELETE FROM ${this.s}.failures f USING unnest($1::text[], $2::text[]) AS t(s, r) WHERE f.sync = t.s AND f.remote_id = t.r`,
+      [syncs, ids],
+    );
+  }
+
+  async writeDeleted(db: Queryable, writes: readonly { sync: string; remoteId: string; at: string }[]): Promise<void> {
+    if (writes.length === 0) return;
+    await db.query(
+      `INSERT INTO ${this.s}.ledger (sync, remote_id, fingerprint, record_id, status, attempts, last_error, origin, updated_at)
+       SELECT s, r, '', NULL, 'deleted', 0, NULL, NULL, at FROM unnest($1::text[], $2::text[], $3::text[]) AS t(s, r, at)
+       ON CONFLICT (sync, remote_id) DO UPDATE SET status = 'deleted', updated_at = excluded.updated_at`,
+      [writes.map((w) => w.sync), writes.map((w) => w.remoteId), writes.map((w) => w.at)],
+    );
+  }
+
+  async writeFailure(db: Queryable, f: FailureWrite & { remoteId: string }, at: string): Promise<void> {
+    await db.query(
+      `INSERT INTO ${this.s}.ledger (sync, remote_id, fingerprint, record_id, status, attempts, last_error, origin, updated_at)
+       VALUES ($1, $2, coalesce($3, ''), NULL, 'failed', 1, $4, $5, $6)
+       ON CONFLICT (sync, remote_id) DO UPDATE SET
+         fingerprint = coalesce($3, ledger.fingerprint), status = 'failed', attempts = ledger.attempts + 1,
+         last_error = excluded.last_error, origin = coalesce(excluded.origin, ledger.origin), updated_at = excluded.updated_at`,
+      [f.sync, f.remoteId, f.fingerprint ?? null, f.reason, f.origin, at],
+    );
+  }
+
+  async deleteSync(db: Queryable, sync: string): Promise<void> {
+    await db.query(`DELETE FROM ${this.s}.ledger WHERE sync = $1`, [sync]);
+  }
+}
+
+function toEntry(row: LedgerRow): LedgerEntry {
+  return {
+    sync: row.sync,
+    remoteId: row.remote_id,
+    fingerprint: row.fingerprint,
+    recordId: row.record_id,
+    status: row.status,
+    attempts: row.attempts,
+    lastError: row.last_error,
+    origin: row.origin,
+    updatedAt: row.updated_at,
+  };
+}

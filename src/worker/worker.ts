@@ -1,0 +1,144 @@
+/**
+ * `ferry worker`: a stateless process that takes runs of the project's syncs
+ * and exports from the queue in the state database, runs up to
+ * `concurrency` of them at once, and keeps `schedule:`s registered.
+ * SIGTERM stops claiming, lets running syncs finish their in-flight
+ * requests and checkpoint, hands their jobs back to the queue, and exits.
+ */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { Logger } from 'pino';
+import type { LoadedConfig } from '../config/index.js';
+import { openStateStore } from '../state/index.js';
+import type { StateStore } from '../state/index.js';
+import { withRedactedWrites } from '../pipeline/redacted-state.js';
+import { Dispatcher } from './dispatcher.js';
+import type { ClaimedJob } from './dispatcher.js';
+import { executeRun } from './execute.js';
+import type { RunOutcome } from './execute.js';
+import { startHealthServer } from './health.js';
+import { JobTable } from './job-table.js';
+import { leasedStore } from './leased-store.js';
+import { DEFAULT_QUEUE_SETTINGS, createBoss, registerQueues, sharedState } from './queue.js';
+import type { QueueSettings } from './queue.js';
+
+export interface WorkerOptions {
+  config: LoadedConfig;
+  logger: Logger;
+  /** Runs at once on this worker. Default 2. */
+  concurrency?: number;
+  /** Port of /healthz and /readyz; 0 picks a free one; undefined serves none. */
+  healthPort?: number;
+  healthHost?: string;
+  /** Queue polling interval. Default 1000 ms. */
+  pollMs?: number;
+  settings?: Partial<QueueSettings>;
+  /** Stops the worker like SIGTERM does. */
+  signal?: AbortSignal;
+}
+
+export interface RunningWorker {
+  id: string;
+  healthPort: number | undefined;
+  /** Resolves when the worker has drained and closed everything. */
+  done: Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
+  const { config, logger } = options;
+  const settings: QueueSettings = { ...DEFAULT_QUEUE_SETTINGS, ...options.settings };
+  const { url, schema, queueSchema } = sharedState(config);
+  const id = `${hostname()}:${process.pid}:${randomBytes(2).toString('hex')}`;
+  const log = logger.child({ worker: id });
+  const stopRuns = new AbortController();
+  let ready = false;
+
+  // Free-text writes (dead-letter, runs.error) are redacted, as for `ferry run`.
+  const store: StateStore = withRedactedWrites(await openStateStore(url, { schema }));
+  const scheduled = await registerQueues(config, settings);
+  const boss = createBoss(config, 'worker', settings);
+  boss.on('error', (error) => log.warn({ err: error }, 'queue maintenance error'));
+  await boss.start();
+  const jobs = new JobTable(boss, queueSchema);
+
+  const dispatcher = new Dispatcher({
+    boss,
+    jobs,
+    workerId: id,
+    concurrency: options.concurrency ?? 2,
+    pollMs: options.pollMs ?? 1000,
+    logger: log,
+    run: (job) => runJob(job, { config, store, jobs, settings, workerId: id, logger: log, stop: stopRuns.signal }),
+  });
+
+  let health: { server: Server; port: number } | undefined;
+  if (options.healthPort !== undefined) {
+    health = await startHealthServer(options.healthPort, options.healthHost ?? '0.0.0.0', {
+      workerId: id,
+      ready: () => ready,
+      running: () => [...dispatcher.running.values()].map((j) => ({ queue: j.queue, job: j.id, startedAt: j.startedAt })),
+    });
+  }
+
+  dispatcher.start();
+  ready = true;
+  log.info({ queueSchema, concurrency: options.concurrency ?? 2, scheduled, leaseMs: settings.leaseMs, healthPort: health?.port }, 'worker started');
+
+  let stopped: Promise<void> | undefined;
+  let markDone: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => (markDone = resolve));
+  const onSignal = () => void stop();
+  const stop = (): Promise<void> => {
+    stopped ??= (async () => {
+      process.removeListener('SIGTERM', onSignal);
+      process.removeListener('SIGINT', onSignal);
+      ready = false;
+      log.info({ running: dispatcher.running.size }, 'worker stopping: finishing in-flight requests, checkpointing, handing runs back');
+      stopRuns.abort();
+      await dispatcher.stop();
+      await boss.stop({ graceful: true, wait: true, timeout: 10_000 });
+      await store.close();
+      await new Promise<void>((resolve) => (health ? health.server.close(() => resolve()) : resolve()));
+      log.info('worker stopped');
+    })().finally(markDone);
+    return stopped;
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  options.signal?.addEventListener('abort', onSignal, { once: true });
+  return { id, healthPort: health?.port, done, stop };
+}
+
+interface JobContext {
+  config: LoadedConfig;
+  store: StateStore;
+  jobs: JobTable;
+  settings: QueueSettings;
+  workerId: string;
+  logger: Logger;
+  stop: AbortSignal;
+}
+
+/** Runs one claimed job with its own lease: losing the lease (or SIGTERM) aborts the run. */
+async function runJob(job: ClaimedJob, ctx: JobContext): Promise<RunOutcome> {
+  const lost = new AbortController();
+  const log = ctx.logger.child({ job: job.id, [job.request.kind]: job.request.name });
+  const renewJob = async () => {
+    await ctx.jobs.extendLease(job.queue, job.id, ctx.settings.leaseMs, ctx.workerId);
+  };
+  await renewJob();
+  const store = leasedStore(ctx.store, {
+    leaseMs: ctx.settings.leaseMs,
+    acquireWaitMs: ctx.settings.leaseMs * 2,
+    onRenew: renewJob,
+    onLost: (sync) => {
+      log.error({ sync }, 'lost the lease of this run to another worker; stopping it');
+      lost.abort();
+    },
+    onError: (error) => log.warn({ err: error }, 'could not renew the run lease'),
+  });
+  return executeRun(job.request, { config: ctx.config, store, logger: log, signal: AbortSignal.any([ctx.stop, lost.signal]) });
+}
+

@@ -1,0 +1,93 @@
+/**
+ * What only the PostgreSQL backend has: first use by many processes at once,
+ * a batch that fails half-way, a newer schema, and a password that must never
+ * show in an error.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStateStore } from '../../../../src/state/index.js';
+import type { StateStore } from '../../../../src/state/index.js';
+import { PG_URL, dropSchemas, freshSchema, pgQuery } from '../../../helpers/postgres.js';
+
+const schemas: string[] = [];
+const stores: StateStore[] = [];
+afterEach(async () => {
+  for (const store of stores.splice(0)) await store.close().catch(() => undefined);
+  await dropSchemas(...schemas.splice(0));
+});
+
+async function open(schema: string, options: { batchSize?: number } = {}): Promise<StateStore> {
+  const store = await openStateStore(PG_URL, { ...options, schema });
+  stores.push(store);
+  return store;
+}
+
+function schemaName(): string {
+  const schema = freshSchema();
+  schemas.push(schema);
+  return schema;
+}
+
+describe('PostgreSQL state store', () => {
+  it('migrates once when many stores open a fresh schema at the same time', async () => {
+    const schema = schemaName();
+    const opened = await Promise.all(Array.from({ length: 8 }, () => open(schema)));
+    await Promise.all(opened.map((store, i) => store.checkpoint(`sync-${i}`, { value: i })));
+    const version = await pgQuery<{ value: string }>(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`);
+    expect(version).toEqual([{ value: '1' }]);
+    expect(await opened[0]!.syncs()).toHaveLength(8);
+  });
+
+  it('writes a large batch of acknowledgements with few statements and keeps their order per record', async () => {
+    const schema = schemaName();
+    const store = await open(schema, { batchSize: 10_000 });
+    for (let i = 0; i < 3000; i++) await store.recordAcknowledged({ sync: 'deals', remoteId: `id-${i}`, fingerprint: 'v1', recordId: `r-${i}` });
+    // Same record again, a failure and a delete in the same batch: later writes win, as in SQLite.
+    await store.recordAcknowledged({ sync: 'deals', remoteId: 'id-1', fingerprint: 'v2', recordId: 'r-1' });
+    await store.recordFailure({ sync: 'deals', runId: null, remoteId: 'id-2', origin: null, kind: 'rejected', reason: 'no', status: 422, errorBody: null, body: null, sourceRecord: null });
+    await store.recordDeleted('deals', 'id-3');
+    await store.recordAcknowledged({ sync: 'deals', remoteId: 'id-2', fingerprint: 'fixed', recordId: 'r-2' });
+    await store.checkpoint('deals', { value: 3000 });
+    expect(await store.countLive('deals')).toBe(2999);
+    expect((await store.ledgerEntry('deals', 'id-1'))?.fingerprint).toBe('v2');
+    expect(await store.ledgerEntry('deals', 'id-2')).toMatchObject({ status: 'pushed', fingerprint: 'fixed', attempts: 0 });
+    expect(await store.failureCount('deals')).toBe(0);
+  });
+
+  it('rolls the whole batch back and keeps it buffered when a commit fails half-way', async () => {
+    const schema = schemaName();
+    const store = await open(schema);
+    await store.checkpoint('deals', { value: 1 });
+    await pgQuery(`CREATE FUNCTION "${schema}".boom() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk on fire'; END $$`);
+    await pgQuery(`CREATE TRIGGER boom BEFORE INSERT ON "${schema}".cursors FOR EACH ROW EXECUTE FUNCTION "${schema}".boom()`);
+    await pgQuery(`CREATE TRIGGER boom_update BEFORE UPDATE ON "${schema}".cursors FOR EACH ROW EXECUTE FUNCTION "${schema}".boom()`);
+    await store.recordAcknowledged({ sync: 'deals', remoteId: 'a', fingerprint: 'f', recordId: 'r' });
+    await expect(store.checkpoint('deals', { value: 2 })).rejects.toMatchObject({ code: 'FERRY_STATE_ERROR', message: expect.stringContaining('disk on fire') });
+    const reader = await open(schema);
+    expect(await reader.cursor('deals')).toEqual({ value: 1 });
+    expect((await reader.fingerprints('deals', ['a'])).size).toBe(0);
+    await pgQuery(`DROP TRIGGER boom ON "${schema}".cursors; DROP TRIGGER boom_update ON "${schema}".cursors`);
+    await store.checkpoint('deals', { value: 2 });
+    expect(await reader.cursor('deals')).toEqual({ value: 2 });
+    expect((await reader.fingerprints('deals', ['a'])).size).toBe(1);
+  });
+
+  it('refuses a schema written by a newer ferry', async () => {
+    const schema = schemaName();
+    await (await open(schema)).flush();
+    await pgQuery(`UPDATE "${schema}".meta SET value = '99' WHERE key = 'schema_version'`);
+    await expect(openStateStore(PG_URL, { schema })).rejects.toMatchObject({ code: 'FERRY_STATE_ERROR', message: expect.stringMatching(/version 99, newer/) });
+  });
+
+  it('never shows the password of the state URL in an error', async () => {
+    const url = 'postgres://ferry:s3cret-pa55@127.0.0.1:1/ferry';
+    const error = (await openStateStore(url, { schema: 'ferry' }).catch((e: unknown) => e)) as Error & { hint?: string; where?: string };
+    expect(error).toMatchObject({ code: 'FERRY_STATE_ERROR' });
+    const shown = JSON.stringify({ message: error.message, hint: error.hint, where: error.where, stack: error.stack });
+    expect(shown).not.toContain('s3cret-pa55');
+    expect(shown).toContain('ferry:***@127.0.0.1:1');
+  });
+
+  it('refuses a schema name that is not a plain identifier', async () => {
+    await expect(openStateStore(PG_URL, { schema: 'x"; DROP TABLE y; --' })).rejects.toMatchObject({ code: 'FERRY_STATE_ERROR' });
+  });
+});

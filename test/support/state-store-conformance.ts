@@ -1,0 +1,553 @@
+/**
+ * The state store's contract, as tests any backend runs:
+ *
+ *   describeStateStoreConformance('sqlite', () => sqliteHarness());
+ *
+ * A harness points at one fresh, empty store location per test; every
+ * `open()` is a new connection to it (so a second `open()` sees only what the
+ * first committed). Backend-specific behaviour (file layout, corrupt files,
+ * transaction rollback under a sabotaged disk) is tested next to the backend.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { emptyCounts, RUN_COUNTS_ZERO } from '../../src/state/index.js';
+import type { CursorPosition, FailureWrite, StateStore } from '../../src/state/index.js';
+
+export interface StateStoreOpenOptions {
+  /** Milliseconds since the epoch; the store must use it for leases and run times. */
+  now?: () => number;
+  /** Buffered writes that trigger an automatic commit (which never moves a cursor). */
+  batchSize?: number;
+}
+
+export interface StateStoreHarness {
+  /** A new connection to this harness's store location. */
+  open(options?: StateStoreOpenOptions): Promise<StateStore>;
+  /** Drops the location (after every connection was closed). */
+  dispose?(): Promise<void> | void;
+}
+
+const T0 = Date.parse('2024-03-01T12:00:00.000Z');
+
+/** A clock tests move by hand. */
+function fakeClock(): { now: () => number; advance: (ms: number) => void } {
+  let t = T0;
+  return { now: () => t, advance: (ms) => void (t += ms) };
+}
+
+function failure(sync: string, remoteId: string | null, extra: Partial<FailureWrite> = {}): FailureWrite {
+  return { sync, runId: null, remoteId, origin: null, kind: 'rejected', reason: 'no', status: 422, errorBody: null, body: null, sourceRecord: null, ...extra };
+}
+
+async function collect(pages: AsyncIterable<readonly string[]>): Promise<string[]> {
+  const out: string[] = [];
+  for await (const page of pages) out.push(...page);
+  return out;
+}
+
+export function describeStateStoreConformance(name: string, createHarness: () => Promise<StateStoreHarness> | StateStoreHarness): void {
+  describe(`StateStore conformance: ${name}`, () => {
+    const opened: StateStore[] = [];
+    const harnesses: StateStoreHarness[] = [];
+    afterEach(async () => {
+      for (const store of opened.splice(0)) await store.close();
+      for (const harness of harnesses.splice(0)) await harness.dispose?.();
+    });
+
+    /** A fresh location; `open` returns connections to it that are closed after the test. */
+    async function location(): Promise<{ open: (options?: StateStoreOpenOptions) => Promise<StateStore> }> {
+      const harness = await createHarness();
+      harnesses.push(harness);
+      return {
+        open: async (options) => {
+          const store = await harness.open(options);
+          opened.push(store);
+          return store;
+        },
+      };
+    }
+    async function fresh(options?: StateStoreOpenOptions): Promise<StateStore> {
+      return (await location()).open(options);
+    }
+    const ack = (store: StateStore, remoteId: string, fingerprint = `fp-${remoteId}`, sync = 'deals') =>
+      store.recordAcknowledged({ sync, remoteId, fingerprint, recordId: `rec-${remoteId}`, origin: `deals.csv:${remoteId}` });
+
+    describe('ledger', () => {
+      it('round-trips an acknowledgement', async () => {
+        const store = await fresh();
+        await ack(store, 'a');
+        await store.flush();
+        expect(await store.ledgerEntry('deals', 'a')).toMatchObject({
+          sync: 'deals',
+          remoteId: 'a',
+          fingerprint: 'fp-a',
+          recordId: 'rec-a',
+          status: 'pushed',
+          attempts: 0,
+          lastError: null,
+          origin: 'deals.csv:a',
+        });
+        expect(await store.ledgerEntry('deals', 'missing')).toBeUndefined();
+        expect(await store.ledgerEntry('other', 'a')).toBeUndefined();
+      });
+
+      it('keeps syncs apart and overwrites on re-acknowledgement', async () => {
+        const store = await fresh();
+        await ack(store, 'a', 'v1');
+        await ack(store, 'a', 'other-sync', 'notes');
+        await store.flush();
+        await ack(store, 'a', 'v2');
+        await store.flush();
+        expect((await store.ledgerEntry('deals', 'a'))?.fingerprint).toBe('v2');
+        expect((await store.ledgerEntry('notes', 'a'))?.fingerprint).toBe('other-sync');
+      });
+
+      it('looks fingerprints up in large batches', async () => {
+        const store = await fresh();
+        for (let i = 0; i < 1234; i++) await ack(store, `id-${i}`);
+        await store.flush();
+        const wanted = Array.from({ length: 1300 }, (_, i) => `id-${i}`); // 66 of them unknown
+        const found = await store.fingerprints('deals', wanted);
+        expect(found.size).toBe(1234);
+        expect(found.get('id-0')).toEqual({ fingerprint: 'fp-id-0', status: 'pushed', recordId: 'rec-id-0' });
+        expect(found.get('id-1233')?.fingerprint).toBe('fp-id-1233');
+        expect(found.has('id-1234')).toBe(false);
+        expect((await store.fingerprints('deals', ['id-5', 'id-6', 'nope'])).size).toBe(2);
+        expect((await store.fingerprints('deals', [])).size).toBe(0);
+      });
+
+      it('lets reads see writes still in the buffer, even before they were awaited', async () => {
+        const store = await fresh();
+        void ack(store, 'a', 'v1');
+        expect((await store.fingerprints('deals', ['a'])).get('a')?.fingerprint).toBe('v1');
+        expect((await store.ledgerEntry('deals', 'a'))?.status).toBe('pushed');
+      });
+
+      it('records a failure on the ledger and in the dead-letter', async () => {
+        const store = await fresh();
+        await ack(store, 'a', 'good');
+        await store.recordFailure(
+          failure('deals', 'a', {
+            origin: 'deals.csv:7',
+            reason: 'amount must be a number',
+            errorBody: { error: { code: 'validation_error' } },
+            body: { id: 'a', fields: { amount: 'lots' } },
+            sourceRecord: { id: 'a', amount: 'lots', big: 12345678901234567890n, raw: Buffer.from('hi') },
+            fingerprint: 'bad',
+          }),
+        );
+        await store.flush();
+        expect(await store.ledgerEntry('deals', 'a')).toMatchObject({ status: 'failed', fingerprint: 'bad', attempts: 1, lastError: 'amount must be a number', recordId: 'rec-a' });
+        const [entry] = await store.failures();
+        expect(entry).toMatchObject({
+          sync: 'deals',
+          remoteId: 'a',
+          origin: 'deals.csv:7',
+          kind: 'rejected',
+          status: 422,
+          errorBody: { error: { code: 'validation_error' } },
+          body: { id: 'a', fields: { amount: 'lots' } },
+          sourceRecord: { id: 'a', amount: 'lots', big: '12345678901234567890', raw: 'base64:aGk=' },
+          attempts: 1,
+        });
+        expect(typeof entry?.id).toBe('number');
+      });
+
+      it('keeps the previous fingerprint when a failure carries none', async () => {
+        const store = await fresh();
+        await ack(store, 'a', 'good');
+        await store.recordFailure(failure('deals', 'a', { status: 400 }));
+        await store.recordFailure(failure('deals', 'new', { kind: 'invalid', status: null }));
+        expect((await store.ledgerEntry('deals', 'a'))?.fingerprint).toBe('good');
+        expect(await store.ledgerEntry('deals', 'new')).toMatchObject({ fingerprint: '', status: 'failed', recordId: null });
+      });
+
+      it('marks deletions and streams live ids in order across pages while deletes are recorded', async () => {
+        const store = await fresh({ batchSize: 100 }); // auto-commits mid-iteration
+        const n = 2503;
+        for (let i = 0; i < n; i++) await ack(store, `id-${String(i).padStart(5, '0')}`);
+        await store.recordDeleted('deals', 'id-00000');
+        await store.recordDeleted('deals', 'never-seen');
+        expect(await store.countLive('deals')).toBe(n - 1);
+        expect((await store.ledgerEntry('deals', 'never-seen'))?.status).toBe('deleted');
+        expect(await store.ledgerEntry('deals', 'id-00000')).toMatchObject({ status: 'deleted', fingerprint: 'fp-id-00000' });
+
+        const seen: string[] = [];
+        let deleted = 0;
+        for await (const page of store.liveRemoteIdPages('deals')) {
+          for (const id of page) {
+            seen.push(id);
+            if (id.endsWith('1')) {
+              await store.recordDeleted('deals', id); // writes while iterating must not fail
+              deleted++;
+            }
+          }
+        }
+        expect(deleted).toBeGreaterThan(200);
+        expect(seen).toHaveLength(n - 1);
+        expect(seen).toEqual([...seen].sort());
+        expect(new Set(seen).size).toBe(n - 1);
+        await store.flush();
+        expect(await store.countLive('deals')).toBe(n - 1 - deleted);
+        expect(await store.countLive('other')).toBe(0);
+        expect(await collect(store.liveRemoteIdPages('other'))).toEqual([]);
+      });
+    });
+
+    describe('cursors and checkpoints', () => {
+      it('commits buffered acknowledgements and the cursor together', async () => {
+        const where = await location();
+        const store = await where.open();
+        const reader = await where.open();
+        const committed = async () => ({ cursor: await reader.cursor('deals'), acks: (await reader.fingerprints('deals', ['a', 'b'])).size });
+        await ack(store, 'a');
+        void ack(store, 'b'); // not awaited: the checkpoint still covers it
+        expect(await committed()).toEqual({ cursor: undefined, acks: 0 });
+        await store.checkpoint('deals', { value: '2024-03-01T00:00:00Z', key: 'b' });
+        expect(await committed()).toEqual({ cursor: { value: '2024-03-01T00:00:00Z', key: 'b' }, acks: 2 });
+      });
+
+      it('never moves the cursor on an automatic flush or a plain flush', async () => {
+        const where = await location();
+        const store = await where.open({ batchSize: 3 });
+        const reader = await where.open();
+        await store.checkpoint('deals', { value: 1 });
+        for (const id of ['a', 'b', 'c', 'd']) await ack(store, id);
+        expect(await reader.cursor('deals')).toEqual({ value: 1 });
+        await store.flush();
+        expect(await reader.cursor('deals')).toEqual({ value: 1 });
+        expect((await reader.fingerprints('deals', ['a', 'b', 'c', 'd'])).size).toBe(4);
+        await store.checkpoint('deals', { value: 4 });
+        expect(await reader.cursor('deals')).toEqual({ value: 4 });
+      });
+
+      it('leaves the cursor alone when checkpointing without one', async () => {
+        const store = await fresh();
+        await store.checkpoint('deals', { value: 'x' });
+        await ack(store, 'a');
+        await store.checkpoint('deals', undefined);
+        expect(await store.cursor('deals')).toEqual({ value: 'x' });
+        expect((await store.ledgerEntry('deals', 'a'))?.status).toBe('pushed');
+      });
+
+      it('keeps buffered acknowledgements (never the cursor) on a clean close, and refuses use after close', async () => {
+        const where = await location();
+        const store = await where.open();
+        await store.checkpoint('deals', { value: 1 });
+        await ack(store, 'a');
+        await store.close();
+        const reader = await where.open();
+        expect(await reader.cursor('deals')).toEqual({ value: 1 });
+        expect((await reader.fingerprints('deals', ['a'])).size).toBe(1);
+        await expect(store.cursor('deals')).rejects.toMatchObject({ code: 'FERRY_STATE_ERROR' });
+        await store.close(); // idempotent
+      });
+
+      const precise: Array<[string, CursorPosition]> = [
+        ['timestamptz with microseconds and zone', { value: '2024-03-01 12:00:00.123456+02', key: 'deal-42' }],
+        ['numeric beyond a double', { value: '12345678901234567890.123' }],
+        ['int8 beyond 2^53 as text, tie broken by key', { value: (9007199254740993n).toString(), key: '9007199254740993' }],
+        ['plain number', { value: 0.1 }],
+        ['large safe integer', { value: Number.MAX_SAFE_INTEGER }],
+        ['negative fraction', { value: -1.5e-7 }],
+        ['unicode key', { value: '', key: 'zoë/💡' }],
+        ['ties at one timestamp (an export watermark)', { value: '2024-03-01T12:00:00.000001Z', key: JSON.stringify(['c-1', 'c-10', 'c-2']) }],
+      ];
+      for (const [label, position] of precise) {
+        it(`stores a cursor at full precision, across connections: ${label}`, async () => {
+          const where = await location();
+          const store = await where.open();
+          await store.checkpoint('deals', position);
+          await store.close();
+          const back = await (await where.open()).cursor('deals');
+          expect(back).toEqual(position);
+          expect(typeof back?.value).toBe(typeof position.value);
+        });
+      }
+
+      it('refuses a cursor that cannot be stored exactly', async () => {
+        const store = await fresh();
+        await expect(store.checkpoint('deals', { value: Number.NaN })).rejects.toMatchObject({ code: 'FERRY_STATE_ERROR' });
+      });
+
+      it('keeps an export watermark apart from the sync of the same name', async () => {
+        const store = await fresh();
+        const runId = await store.startRun('export:deals');
+        await store.checkpoint('export:deals', { value: '2024-03-01T00:00:00Z', key: '["a","b"]' });
+        await store.checkpoint('deals', { value: 7 });
+        await store.finishRun(runId, { status: 'succeeded', counts: { ...RUN_COUNTS_ZERO, read: 2, pushed: 2 } });
+        expect(await store.cursor('export:deals')).toEqual({ value: '2024-03-01T00:00:00Z', key: '["a","b"]' });
+        expect(await store.lastRun('export:deals')).toMatchObject({ runId, cursor: { value: '2024-03-01T00:00:00Z', key: '["a","b"]' } });
+        expect(await store.lastRun('deals')).toBeUndefined();
+        await store.reset('deals');
+        expect(await store.cursor('export:deals')).toBeDefined();
+      });
+
+      it('persists ledger, cursor, runs and failures across connections', async () => {
+        const where = await location();
+        const first = await where.open();
+        const runId = await first.startRun('deals');
+        await ack(first, 'a');
+        await first.recordFailure(failure('deals', 'b', { runId, origin: 'x.csv:2', errorBody: { e: 1 }, body: { id: 'b' }, sourceRecord: { id: 'b' } }));
+        await first.checkpoint('deals', { value: '5' });
+        await first.finishRun(runId, { status: 'partial', counts: { ...RUN_COUNTS_ZERO, read: 2, pushed: 1, created: 1, failed: 1 } });
+        await first.close();
+
+        const second = await where.open();
+        expect((await second.ledgerEntry('deals', 'a'))?.fingerprint).toBe('fp-a');
+        expect(await second.cursor('deals')).toEqual({ value: '5' });
+        expect(await second.lastRun('deals')).toMatchObject({ runId, status: 'partial', cursor: { value: '5' } });
+        expect((await second.failures())[0]).toMatchObject({ runId, remoteId: 'b', errorBody: { e: 1 } });
+      });
+    });
+
+    describe('runs', () => {
+      it('starts, updates and finishes a run with counts, duration and the committed cursor', async () => {
+        const clock = fakeClock();
+        const store = await fresh({ now: clock.now });
+        const runId = await store.startRun('deals');
+        expect(runId).toMatch(/^[0-9a-f-]{36}$/);
+        expect(await store.lastRun('deals')).toMatchObject({
+          runId,
+          sync: 'deals',
+          status: 'running',
+          startedAt: '2024-03-01T12:00:00.000Z',
+          finishedAt: null,
+          durationMs: null,
+          error: null,
+          cursor: null,
+          counts: emptyCounts(),
+        });
+        await store.updateRun(runId, { ...RUN_COUNTS_ZERO, read: 10, pushed: 4 });
+        expect((await store.lastRun('deals'))?.counts).toMatchObject({ read: 10, pushed: 4 });
+
+        clock.advance(1234);
+        await store.checkpoint('deals', { value: '2024-02-29T23:59:59.999999Z', key: '7' });
+        const counts = { read: 10, pushed: 8, created: 5, updated: 3, unchanged: 1, failed: 1, deleted: 0, skipped: 0 };
+        await store.finishRun(runId, { status: 'partial', counts, error: '1 record rejected' });
+        expect(await store.lastRun('deals')).toEqual({
+          runId,
+          sync: 'deals',
+          status: 'partial',
+          startedAt: '2024-03-01T12:00:00.000Z',
+          finishedAt: '2024-03-01T12:00:01.234Z',
+          durationMs: 1234,
+          error: '1 record rejected',
+          cursor: { value: '2024-02-29T23:59:59.999999Z', key: '7' },
+          counts,
+        });
+      });
+
+      it('lists runs newest first, per sync and with a limit', async () => {
+        const store = await fresh();
+        const ids: { sync: string; runId: string }[] = [];
+        for (const sync of ['a', 'b', 'a', 'a']) ids.push({ sync, runId: await store.startRun(sync) });
+        expect((await store.runs()).map((r) => r.runId)).toEqual(ids.map((r) => r.runId).reverse());
+        expect((await store.runs({ sync: 'a' })).map((r) => r.runId)).toEqual([ids[3]?.runId, ids[2]?.runId, ids[0]?.runId]);
+        expect(await store.runs({ sync: 'a', limit: 1 })).toHaveLength(1);
+        expect((await store.lastRun('b'))?.runId).toBe(ids[1]?.runId);
+        expect(await store.lastRun('none')).toBeUndefined();
+      });
+
+      it('commits buffered writes when a run finishes, without moving the cursor', async () => {
+        const store = await fresh();
+        const runId = await store.startRun('deals');
+        await store.checkpoint('deals', { value: 1 });
+        await store.recordAcknowledged({ sync: 'deals', remoteId: 'a', fingerprint: 'f', recordId: 'r' });
+        await store.finishRun(runId, { status: 'failed', counts: emptyCounts(), error: 'source lost' });
+        expect((await store.fingerprints('deals', ['a'])).size).toBe(1);
+        expect(await store.cursor('deals')).toEqual({ value: 1 });
+        expect(await store.lastRun('deals')).toMatchObject({ status: 'failed', error: 'source lost', cursor: { value: 1 } });
+      });
+
+      it('lets another connection read a run while it is being written (status during a run)', async () => {
+        const where = await location();
+        const [writer, reader] = [await where.open(), await where.open()];
+        const runId = await writer.startRun('deals');
+        await writer.updateRun(runId, { ...RUN_COUNTS_ZERO, read: 3, pushed: 2, created: 2, skipped: 1 });
+        expect(await reader.lastRun('deals')).toMatchObject({ runId, status: 'running', counts: { read: 3, skipped: 1 } });
+      });
+
+      it('refuses to update or finish a run it does not know', async () => {
+        const store = await fresh();
+        await expect(store.updateRun('nope', emptyCounts())).rejects.toMatchObject({ code: 'FERRY_STATE_ERROR' });
+        await expect(store.finishRun('nope', { status: 'succeeded', counts: emptyCounts() })).rejects.toMatchObject({ code: 'FERRY_STATE_ERROR' });
+      });
+    });
+
+    describe('dead-letter', () => {
+      it('replaces an older open failure of the same record and counts attempts', async () => {
+        const store = await fresh();
+        await store.recordFailure(failure('deals', 'a', { reason: 'first' }));
+        await store.flush();
+        await store.recordFailure(failure('deals', 'a', { reason: 'second' }));
+        await store.recordFailure(failure('deals', null, { reason: 'no id 1' }));
+        await store.recordFailure(failure('deals', null, { reason: 'no id 2' }));
+        await store.flush();
+        const all = await store.failures({ sync: 'deals' });
+        expect(all.map((f) => f.reason)).toEqual(['no id 2', 'no id 1', 'second']);
+        expect(all.find((f) => f.remoteId === 'a')?.attempts).toBe(2);
+        expect((await store.ledgerEntry('deals', 'a'))?.attempts).toBe(2);
+        expect(await store.failureCount('deals')).toBe(3);
+        expect(await store.failureCount()).toBe(3);
+        expect(await store.failures({ limit: 1 })).toHaveLength(1);
+      });
+
+      it('removes a failure after a successful retry, and an acknowledgement resolves it too', async () => {
+        const store = await fresh();
+        await store.recordFailure(failure('deals', 'a'));
+        await store.recordFailure(failure('deals', 'b'));
+        await store.flush();
+        const a = (await store.failures()).find((f) => f.remoteId === 'a');
+        await store.removeFailure(a?.id ?? -1);
+        expect((await store.failures()).map((f) => f.remoteId)).toEqual(['b']);
+        await ack(store, 'b', 'fixed');
+        expect(await store.failureCount('deals')).toBe(0);
+        expect(await store.ledgerEntry('deals', 'b')).toMatchObject({ status: 'pushed', attempts: 0, lastError: null, fingerprint: 'fixed' });
+      });
+
+      it('refuses a failure that names an unknown run at once, without poisoning the buffer', async () => {
+        const store = await fresh();
+        await expect(store.recordFailure(failure('deals', 'a', { runId: 'no-such-run' }))).rejects.toMatchObject({ code: 'FERRY_STATE_ERROR' });
+        await ack(store, 'b');
+        await store.flush();
+        expect((await store.ledgerEntry('deals', 'b'))?.status).toBe('pushed');
+      });
+
+      it('purges failures per sync or all', async () => {
+        const store = await fresh();
+        for (const sync of ['a', 'a', 'b']) await store.recordFailure(failure(sync, null, { kind: 'invalid', status: null }));
+        expect(await store.purgeFailures('a')).toBe(2);
+        expect(await store.failureCount()).toBe(1);
+        expect(await store.purgeFailures()).toBe(1);
+      });
+    });
+
+    describe('locks', () => {
+      it('lets one owner hold a sync at a time, independently per sync', async () => {
+        const store = await fresh();
+        expect(await store.acquireLock('deals', 'p1', 60_000)).toBe(true);
+        expect(await store.acquireLock('deals', 'p2', 60_000)).toBe(false);
+        expect(await store.acquireLock('deals', 'p1', 60_000)).toBe(true); // re-entrant for the holder
+        expect(await store.acquireLock('notes', 'p2', 60_000)).toBe(true);
+      });
+
+      it('holds across connections', async () => {
+        const where = await location();
+        const [a, b] = [await where.open(), await where.open()];
+        expect(await a.acquireLock('deals', 'p1', 60_000)).toBe(true);
+        expect(await b.acquireLock('deals', 'p2', 60_000)).toBe(false);
+        expect((await b.lockHolder('deals'))?.owner).toBe('p1');
+      });
+
+      it('hands the lock over after release, and ignores a release by a non-holder', async () => {
+        const store = await fresh();
+        await store.acquireLock('deals', 'p1', 60_000);
+        await store.releaseLock('deals', 'p2');
+        expect(await store.acquireLock('deals', 'p2', 60_000)).toBe(false);
+        await store.releaseLock('deals', 'p1');
+        expect(await store.lockHolder('deals')).toBeUndefined();
+        expect(await store.acquireLock('deals', 'p2', 60_000)).toBe(true);
+      });
+
+      it('lets an expired lease be taken over, and renewing keeps it alive', async () => {
+        const clock = fakeClock();
+        const store = await fresh({ now: clock.now });
+        expect(await store.acquireLock('deals', 'p1', 1000)).toBe(true);
+        expect(await store.lockHolder('deals')).toEqual({ owner: 'p1', acquiredAt: '2024-03-01T12:00:00.000Z', expiresMs: T0 + 1000 });
+        clock.advance(900);
+        expect(await store.renewLock('deals', 'p1', 1000)).toBe(true); // now expires at +1900
+        expect((await store.lockHolder('deals'))?.expiresMs).toBe(T0 + 1900);
+        clock.advance(900);
+        expect(await store.acquireLock('deals', 'p2', 1000)).toBe(false);
+        clock.advance(101);
+        expect(await store.acquireLock('deals', 'p2', 1000)).toBe(true);
+        expect(await store.renewLock('deals', 'p1', 1000)).toBe(false); // p1 lost it
+        expect(await store.renewLock('deals', 'p2', 1000)).toBe(true);
+        expect(await store.renewLock('other', 'p2', 1000)).toBe(false);
+      });
+
+      it('takes a live lease over only from the holder the caller names as dead', async () => {
+        const store = await fresh();
+        await store.acquireLock('deals', 'dead', 60_000);
+        const orphan = await store.startRun('deals');
+        expect(await store.acquireLock('deals', 'me', 60_000, { takeOverFrom: 'someone-else' })).toBe(false);
+        expect(await store.acquireLock('deals', 'me', 60_000, { takeOverFrom: 'dead' })).toBe(true);
+        expect((await store.lockHolder('deals'))?.owner).toBe('me');
+        expect((await store.runs({ sync: 'deals' }))[0]).toMatchObject({ runId: orphan, status: 'aborted' });
+        // A stale "dead" name cannot steal the lease from its new holder.
+        expect(await store.acquireLock('deals', 'third', 60_000, { takeOverFrom: 'dead' })).toBe(false);
+      });
+
+      it('marks the runs of a dead holder aborted when its lease is taken over', async () => {
+        const clock = fakeClock();
+        const store = await fresh({ now: clock.now });
+        await store.acquireLock('deals', 'dead', 1000);
+        const orphan = await store.startRun('deals');
+        clock.advance(5000);
+        expect(await store.acquireLock('deals', 'alive', 1000)).toBe(true);
+        expect((await store.runs({ sync: 'deals' }))[0]).toMatchObject({ runId: orphan, status: 'aborted', durationMs: 5000 });
+        expect((await store.lastRun('deals'))?.error).toMatch(/stopped without finishing/);
+      });
+
+      it('rejects a non-positive lease', async () => {
+        const store = await fresh();
+        await expect(store.acquireLock('deals', 'p1', 0)).rejects.toMatchObject({ code: 'FERRY_STATE_ERROR' });
+      });
+    });
+
+    describe('admin', () => {
+      const seed = async (store: StateStore, sync: string) => {
+        await store.recordAcknowledged({ sync, remoteId: 'a', fingerprint: 'f', recordId: 'r' });
+        await store.recordFailure(failure(sync, 'b'));
+        await store.checkpoint(sync, { value: 9 });
+      };
+
+      it('lists every sync that has any state', async () => {
+        const store = await fresh();
+        await store.recordAcknowledged({ sync: 'ledger-only', remoteId: 'a', fingerprint: 'f', recordId: 'r' });
+        await store.checkpoint('cursor-only', { value: 1 });
+        await store.startRun('run-only');
+        await store.recordFailure(failure('failure-only', null, { kind: 'invalid', status: null }));
+        expect(await store.syncs()).toEqual(['cursor-only', 'failure-only', 'ledger-only', 'run-only']);
+      });
+
+      it('resets everything of one sync by default, and keeps run history', async () => {
+        const store = await fresh();
+        await seed(store, 'deals');
+        await seed(store, 'notes');
+        await store.startRun('deals');
+        await store.reset('deals');
+        expect(await store.cursor('deals')).toBeUndefined();
+        expect(await store.ledgerEntry('deals', 'a')).toBeUndefined();
+        expect(await store.ledgerEntry('deals', 'b')).toBeUndefined();
+        expect(await store.failureCount('deals')).toBe(0);
+        expect(await store.runs({ sync: 'deals' })).toHaveLength(1);
+        expect(await store.cursor('notes')).toEqual({ value: 9 });
+        expect(await store.countLive('notes')).toBe(1);
+        expect(await store.failureCount('notes')).toBe(1);
+      });
+
+      it.each([
+        [{ cursor: true }, { cursor: false, ledger: true, failures: true }],
+        [{ ledger: true }, { cursor: true, ledger: false, failures: true }],
+        [{ failures: true }, { cursor: true, ledger: true, failures: false }],
+        [{ cursor: true, failures: true }, { cursor: false, ledger: true, failures: false }],
+      ])('resets only what is asked: %o', async (what, kept) => {
+        const store = await fresh();
+        await seed(store, 'deals');
+        await store.reset('deals', what);
+        expect((await store.cursor('deals')) !== undefined).toBe(kept.cursor);
+        expect((await store.ledgerEntry('deals', 'a')) !== undefined).toBe(kept.ledger);
+        expect((await store.failureCount('deals')) === 1).toBe(kept.failures);
+      });
+
+      it('also resets writes that were still buffered', async () => {
+        const store = await fresh();
+        await store.recordAcknowledged({ sync: 'deals', remoteId: 'a', fingerprint: 'f', recordId: 'r' });
+        await store.reset('deals');
+        await store.flush();
+        expect(await store.ledgerEntry('deals', 'a')).toBeUndefined();
+      });
+    });
+  });
+}

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { groupWrites } from '../../../../src/state/postgres/apply-writes.js';
+import type { PendingWrite } from '../../../../src/state/sqlite/write-buffer.js';
+
+const at = '2024-03-01T00:00:00.000Z';
+const ack = (remoteId: string, sync = 'deals'): PendingWrite => ({ kind: 'acknowledged', write: { sync, remoteId, fingerprint: 'f', recordId: 'r' }, at });
+const del = (remoteId: string): PendingWrite => ({ kind: 'deleted', sync: 'deals', remoteId, at });
+const fail = (remoteId: string | null): PendingWrite => ({
+  kind: 'failure',
+  write: { sync: 'deals', runId: null, remoteId, origin: null, kind: 'rejected', reason: 'no', status: 422, errorBody: null, body: null, sourceRecord: null },
+  at,
+});
+
+function shape(writes: PendingWrite[]): string[] {
+  return groupWrites(writes).map((g) => (g.kind === 'failure' ? 'failure' : `${g.kind}×${g.writes.length}`));
+}
+
+describe('groupWrites (one multi-row upsert per group)', () => {
+  it('puts consecutive acknowledgements of distinct records in one group', () => {
+    expect(shape(Array.from({ length: 500 }, (_, i) => ack(`id-${i}`)))).toEqual(['acknowledged×500']);
+  });
+
+  it('keeps the same record of another sync in the same group', () => {
+    expect(shape([ack('a', 'deals'), ack('a', 'notes')])).toEqual(['acknowledged×2']);
+  });
+
+  it('starts a new group when a record repeats, so the later write lands after the earlier one', () => {
+    expect(shape([ack('a'), ack('b'), ack('a'), ack('c')])).toEqual(['acknowledged×2', 'acknowledged×2']);
+  });
+
+  it('keeps the order across kinds; failures go one by one', () => {
+    expect(shape([ack('a'), ack('b'), del('c'), del('d'), fail('a'), fail(null), ack('e')])).toEqual([
+      'acknowledged×2',
+      'deleted×2',
+      'failure',
+      'failure',
+      'acknowledged×1',
+    ]);
+  });
+
+  it('returns nothing for nothing', () => {
+    expect(groupWrites([])).toEqual([]);
+  });
+});
