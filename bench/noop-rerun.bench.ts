@@ -135,6 +135,8 @@ syncs:
       });
       await Promise.all(seeding);
       await store.flush();
+      // A first no-op run stores the source fingerprints a real first run would have stored with each body.
+      await runSync(prepared, { store, service }, options);
       const parsed = await measure(() => plainParse(join(dir, 'deals.csv')));
       const noop = await measure((): Promise<RunSummary> => runSync(prepared, { store, service }, options));
       if (noop.value.counts.unchanged !== rows) throw new Error(`no-op run found ${noop.value.counts.unchanged} of ${rows} unchanged`);

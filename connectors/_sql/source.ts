@@ -178,6 +178,10 @@ export function defineSqlSource<Schema extends z.ZodType<SqlReadOptions>>(spec: 
     name: spec.name,
     options: spec.options,
     example: spec.example,
+    keys: (options: O) => {
+      const primaryKey = keyList(options.primaryKey);
+      return primaryKey ? { primaryKey } : {};
+    },
 
     async check(ctx) {
       await withSession(ctx, async (session) => {

@@ -15,6 +15,8 @@ export default defineSource({
   options: csvOptions,
   example: { path: 'data/deals.csv', primaryKey: 'opportunity_id' },
 
+  keys: (options) => ({ primaryKey: toKeyList(options.primaryKey) }),
+
   async check(ctx) {
     const files = await resolveFiles(ctx.options.path, ctx.baseDir, ctx.syncName);
     for (const file of files) await assertReadable(file, ctx.syncName);

@@ -63,6 +63,7 @@ export function createHttpSource(deps: HttpSourceDeps = {}): SourceDefinition<ty
   return defineSource({
     name: 'http',
     options: httpOptions,
+    keys: (options) => (options.primaryKey ? { primaryKey: options.primaryKey } : {}),
     example: {
       baseUrl: 'https://api.example.com/v2',
       auth: { type: 'bearer', token: '${API_TOKEN}' },

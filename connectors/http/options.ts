@@ -211,7 +211,7 @@ export interface HttpOptions {
   streams: StreamOption[];
   /** Name of the stream the sync reads. */
   stream: string;
-  /** The selected stream's primary key, where the runner looks for it. */
+  /** The selected stream's primary key (declared to the runner by the connector's `keys`). */
   primaryKey?: string[];
 }
 

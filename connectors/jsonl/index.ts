@@ -14,6 +14,8 @@ export default defineSource({
   options: jsonlOptions,
   example: { path: 'data/events.jsonl', primaryKey: 'id' },
 
+  keys: (options) => ({ primaryKey: toKeyList(options.primaryKey) }),
+
   async check(ctx) {
     const files = await resolveFiles(ctx.options.path, ctx.baseDir, ctx.syncName);
     for (const file of files) await assertReadable(file, ctx.syncName);

@@ -144,6 +144,8 @@ export const register: RegisterCommand = (program) => {
       if (flags.datasets !== undefined) checkDatasets(flags.datasets);
       const seed =
         flags.seed === DEMO_SEED && flags.datasets !== undefined ? generateSeed({ ...DEMO_OPTIONS, datasetsDir: flags.datasets }) : flags.seed;
+      // Loaded here, not at the top: prom-client would slow every other command's start.
+      const { EmulatorRequestMetrics } = await import('../metrics/emulator.js');
       const emulator = await startEmulator({
         host: flags.host,
         port: flags.port,
@@ -154,6 +156,7 @@ export const register: RegisterCommand = (program) => {
         ...(flags.askDelayMs !== undefined ? { askDelayMs: flags.askDelayMs } : {}),
         faults,
         logger: pino({ level: flags.logLevel }, pino.destination(2)),
+        metrics: new EmulatorRequestMetrics({ processMetrics: true }),
       });
 
       console.log(`ferry emulator listening on ${emulator.url} (${flags.memory ? 'in memory' : flags.db})`);
@@ -167,6 +170,7 @@ export const register: RegisterCommand = (program) => {
         console.log(`seeded: ${Object.entries(emulator.seeded).map(([kind, n]) => `${n} ${kind}`).join(', ')}`);
       }
       if (Object.keys(faults).length > 0) console.log(`faults: ${JSON.stringify(faults)}`);
+      console.log(`metrics: ${emulator.url}/metrics`);
 
       await new Promise<void>((resolve) => {
         const stop = () => {

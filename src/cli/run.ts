@@ -17,8 +17,14 @@ export const register: RegisterCommand = (program, setExitCode) => {
     .option('--json', 'print the summary as JSON on stdout')
     .option('--queue', 'put the runs on the queue for `ferry worker`s instead of running them here (postgres state)')
     .option('--wait', 'with --queue: wait for the queued runs to finish and exit with their exit code')
-    .action(async (names: string[], flags: { fullRefresh?: boolean; dryRun?: boolean; forceDeletes?: boolean; verify?: boolean; json?: boolean; queue?: boolean; wait?: boolean }) => {
+    .option('--metrics-file <path>', 'write Prometheus metrics to this file when the run ends, also on failure (docs/metrics.md)')
+    .action(async (names: string[], flags: { fullRefresh?: boolean; dryRun?: boolean; forceDeletes?: boolean; verify?: boolean; json?: boolean; queue?: boolean; wait?: boolean; metricsFile?: string }) => {
       const { config } = program.opts<{ config: string }>();
+      if (flags.queue && flags.metricsFile !== undefined) {
+        throw new FerryError('FERRY_USAGE', '--metrics-file does not apply to --queue: the runs happen on the workers', {
+          hint: 'scrape the workers\' /metrics (ferry worker --health-port) instead',
+        });
+      }
       // Loaded only here: the queue client (pg-boss) is not needed by a plain run.
       if (flags.queue) return setExitCode(await (await import('./worker.js')).queueRuns(config, names, flags));
       const summaries: RunSummary[] = await runProject({
@@ -28,6 +34,7 @@ export const register: RegisterCommand = (program, setExitCode) => {
         dryRun: flags.dryRun === true,
         forceDeletes: flags.forceDeletes === true,
         verify: flags.verify === true,
+        ...(flags.metricsFile !== undefined ? { metricsFile: flags.metricsFile } : {}),
         quiet: process.stderr.isTTY === true,
         progress: createProgress,
       });

@@ -30,7 +30,7 @@ export const register: RegisterCommand = (program) => {
     .command('worker')
     .description('take queued and scheduled runs from the shared PostgreSQL state until SIGTERM (see docs/scale-out.md)')
     .option('--concurrency <n>', 'runs at once on this worker', positiveInt('--concurrency'), 2)
-    .option('--health-port <port>', 'serve GET /healthz and /readyz on this port (0: any free port)', positiveInt('--health-port'))
+    .option('--health-port <port>', 'serve GET /healthz, /readyz and /metrics on this port (0: any free port)', positiveInt('--health-port'))
     .option('--lease-seconds <s>', 'a run whose worker stops renewing it for this long is retried elsewhere', positiveInt('--lease-seconds'), 60)
     .option('--retries <n>', 'attempts after the first for a run that fails or is interrupted', positiveInt('--retries'), 3)
     .option('--retry-delay <s>', 'first retry delay in seconds; doubles each retry', positiveInt('--retry-delay'), 10)

@@ -109,6 +109,7 @@ export async function loadConfig(file: string, options: LoadConfigOptions = {}):
         : // `demo` names the generated seed (src/emulator/seed/generate.ts), not a file.
           { seed: project.emulator.seed === 'demo' ? 'demo' : path.resolve(baseDir, project.emulator.seed) }),
     },
+    metrics: project.metrics,
     plugins: project.plugins.map((plugin) => resolvePluginSpecifier(plugin, baseDir)),
     syncs: syncs.map(({ sync, source, index }): LoadedSync => ({ ...sync, ...located(source, ['syncs', index]) })),
     exports: exports.map(({ config, source, index }): LoadedExport => ({ ...config, ...located(source, ['exports', index]) })),

@@ -190,11 +190,21 @@ export const emulatorConfig = z.strictObject({
   seed: z.string().optional().describe('File of native records to seed the emulator with (relative to this file), or `demo` for data generated from shared/datasets.'),
 });
 
+export const metricsConfig = z.strictObject({
+  pushgateway: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .describe('Prometheus Pushgateway URL; `ferry run` pushes its metrics there when it ends (docs/metrics.md).'),
+  job: z.string().min(1).default('ferry').describe('Job name the metrics are pushed under.'),
+});
+export type MetricsConfig = z.output<typeof metricsConfig>;
+
 export const projectFile = z.strictObject({
   version: z.literal(1).default(1).describe('Version of the file format.'),
   service: serviceConfig.default(serviceConfig.parse({})).describe('How to reach the service.'),
   state: stateConfig.default(stateConfig.parse({})).describe('Where runtime state is kept.'),
   emulator: emulatorConfig.default(emulatorConfig.parse({})).describe('The embedded emulator (service.baseUrl: embedded).'),
+  metrics: metricsConfig.default(metricsConfig.parse({})).describe('Where one-shot runs send their Prometheus metrics.'),
   include: z
     .array(z.string().min(1))
     .default([])

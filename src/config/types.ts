@@ -1,5 +1,5 @@
 /** What loading a project gives the rest of ferry. */
-import type { ExportConfig, ServiceConfig, SyncConfig } from './schema.js';
+import type { ExportConfig, MetricsConfig, ServiceConfig, SyncConfig } from './schema.js';
 import type { SourcePosition } from './issues.js';
 
 export type { ConfigIssue, SourcePosition } from './issues.js';
@@ -33,6 +33,7 @@ export interface LoadedConfig {
   state: { url: string; schema?: string };
   /** Absolute paths (or `:memory:`). */
   emulator: { db: string; seed?: string };
+  metrics: MetricsConfig;
   /** Package names as written; local paths made absolute. */
   plugins: string[];
   /** Syncs of the project file, then of each included file in include order. */

@@ -19,7 +19,7 @@ import { faultOptions, loadKeys, type EmulatorOptions, type FaultOptions } from 
 import { loadSeed, type SeedCounts } from './seed/load.js';
 import { EmulatorStore } from './store/index.js';
 
-export type { EmulatorOptions, FaultOptions, KeysFile, KeyEntry } from './options.js';
+export type { EmulatorMetrics, EmulatorOptions, FaultOptions, KeysFile, KeyEntry } from './options.js';
 export type { SeedFile } from './seed/format.js';
 export type { SeedCounts } from './seed/load.js';
 export { EmulatorStore } from './store/index.js';
@@ -72,6 +72,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         store.reset();
         seed();
       },
+      ...(options.metrics ? { metrics: options.metrics } : {}),
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

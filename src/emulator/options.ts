@@ -38,6 +38,17 @@ export const faultOptions = z.object({
 });
 export type FaultOptions = z.infer<typeof faultOptions>;
 
+/**
+ * Request metrics of the emulator, served on `GET /metrics` (src/metrics
+ * implements it with prom-client; the emulator itself stays library-free).
+ */
+export interface EmulatorMetrics {
+  /** After every answer: `endpoint` is the /v1 route's name, or healthcheck, admin, media, unmatched. Status 0: dropped unanswered. */
+  observeRequest(endpoint: string, status: number, durationMs: number): void;
+  text(): Promise<string>;
+  readonly contentType: string;
+}
+
 export interface EmulatorOptions {
   /** @default '127.0.0.1' */
   host?: string;
@@ -57,6 +68,8 @@ export interface EmulatorOptions {
   logger?: pino.Logger;
   /** Origin used in absolute URLs (media). @default the listening address */
   publicUrl?: string;
+  /** Count requests and serve them on `GET /metrics`. */
+  metrics?: EmulatorMetrics;
 }
 
 export function loadKeys(keys: KeysFile | string): KeysFile {

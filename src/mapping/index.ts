@@ -1,5 +1,6 @@
 /** Source record → validated request body: compile `map:`, build, infer field types, fingerprint, group. */
 export { compileMapping } from './compile.js';
+export { fieldPath } from './expression.js';
 export type { CompileError, CompileOptions, CompiledMapping } from './compile.js';
 export { MappingEvaluationError, formatMapPath } from './errors.js';
 export type { MapPath, MappingIssue } from './errors.js';

@@ -32,15 +32,19 @@ export class Checkpointer {
     return this.tracker.begin(position);
   }
 
-  /** A unit was acknowledged, found unchanged or dead-lettered: checkpoint if one is due. */
-  async finished(ticket: number): Promise<void> {
+  /**
+   * A unit was acknowledged, found unchanged or dead-lettered: checkpoint if
+   * one is due. Returns the checkpoint to await, or undefined when none was
+   * started (the common case, kept free of promises: it runs once per unit).
+   */
+  finished(ticket: number): Promise<void> | undefined {
     this.tracker.finish(ticket);
     this.finishedSinceCheckpoint++;
+    if (this.inFlight !== undefined) return undefined;
     const due = this.finishedSinceCheckpoint >= CHECKPOINT_EVERY_UNITS || Date.now() - this.lastCheckpointMs >= CHECKPOINT_INTERVAL_MS;
-    if (due && this.inFlight === undefined) {
-      this.inFlight = this.checkpoint().finally(() => (this.inFlight = undefined));
-      await this.inFlight;
-    }
+    if (!due) return undefined;
+    this.inFlight = this.checkpoint().finally(() => (this.inFlight = undefined));
+    return this.inFlight;
   }
 
   /**

@@ -7,6 +7,8 @@
 import type { Logger } from 'pino';
 import { prepareAll } from '../config/index.js';
 import type { LoadedConfig } from '../config/index.js';
+import { exportRunMetrics, runMetricsFor, syncMetricsFor } from '../metrics/project-run.js';
+import type { RunMetricsOptions } from '../metrics/project-run.js';
 import { isFerryError } from '../sdk/errors.js';
 import type { RunCounts } from '../state/index.js';
 import { emptyCounts } from '../state/index.js';
@@ -21,7 +23,7 @@ import { openService } from './service.js';
 import { stopOnSignals } from './stop-signals.js';
 import { countVisible } from './verify.js';
 
-export interface ProjectRunOptions {
+export interface ProjectRunOptions extends RunMetricsOptions {
   configFile: string;
   syncNames: readonly string[];
   fullRefresh?: boolean;
@@ -51,14 +53,17 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
 
   const stopping = stopOnSignals(logger, 'stopping: finishing in-flight requests and checkpointing');
 
+  const metrics = await runMetricsFor(config, options);
   const store = await openProjectState(config);
   const summaries: ProjectRunSummary[] = [];
   try {
-    const connection = await openService(config, { logger });
+    const connection = await openService(config, { logger, ...(metrics ? { observer: metrics.clientObserver() } : {}) });
     try {
       for (const sync of prepared) {
         if (stopping.signal.aborted) break;
         const progress = options.progress?.(sync.sync.name, await estimateTotal(sync, logger));
+        // A dry run is no run: it would count records that were never pushed and fake a last success.
+        const syncMetrics = metrics && !options.dryRun ? await syncMetricsFor(metrics, sync.sync.name, store) : undefined;
         const runOptions = {
           ...(options.fullRefresh ? { fullRefresh: true } : {}),
           ...(options.dryRun ? { dryRun: true } : {}),
@@ -67,6 +72,7 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
           logger,
           ...serviceLimits(config, sync),
           ...(progress ? { onProgress: (counts: RunCounts) => progress.update(counts) } : {}),
+          ...(syncMetrics ? { onRunStart: syncMetrics.onRunStart } : {}),
         };
         const deps = { store, service: connection.client };
         try {
@@ -81,6 +87,7 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
           if (isFerryError(error, 'FERRY_SERVICE_AUTH') || isFerryError(error, 'FERRY_SERVICE_UNREACHABLE')) break;
         } finally {
           progress?.stop();
+          syncMetrics?.finish(summaries.at(-1)!);
         }
       }
     } finally {
@@ -89,6 +96,8 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
   } finally {
     await store.close();
     stopping.dispose();
+    // Also after a failure: the textfile and the gateway then show what the run got done.
+    if (metrics) await exportRunMetrics(metrics, config, options, logger);
   }
   return summaries;
 }

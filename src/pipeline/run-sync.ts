@@ -26,8 +26,9 @@ import { exitCodeOf, runErrorText, runFailure, runStatus } from './run-summary.j
 import type { RunEnding, RunSummary } from './run-summary.js';
 import { SeenSet } from './seen-set.js';
 import { setUpTarget } from './target-setup.js';
-import { UnitProcessor, mapUnit } from './unit-processor.js';
-import type { MappedUnit, UnitSample } from './unit-processor.js';
+import { SourceFingerprinter } from './source-fingerprint.js';
+import { UnitProcessor } from './unit-processor.js';
+import type { UnitSample } from './unit-processor.js';
 import { toUnits } from './units.js';
 import type { Unit } from './units.js';
 
@@ -59,8 +60,16 @@ export interface RunOptions {
    * entry is removed once it lands or fails anew.
    */
   replay?: AsyncIterable<Unit>;
+  /** Called once the run has started, with objects that stay live until it ends (metrics read them when scraped). */
+  onRunStart?: (run: LiveRun) => void;
   /** Dry runs: called for each mapped unit, for `ferry preview`. */
   onSample?: (sample: UnitSample) => void;
+}
+
+/** A run in progress, as observers see it: its counts (updated in place) and its pusher (absent on dry runs). */
+export interface LiveRun {
+  counts: Readonly<RunCounts>;
+  pusher?: Pusher;
 }
 
 export async function runSync(
@@ -124,6 +133,7 @@ class SyncRun {
   }
 
   async run(): Promise<RunSummary> {
+    this.options.onRunStart?.(this.pusher ? { counts: this.counts, pusher: this.pusher } : { counts: this.counts });
     try {
       if (!this.options.fullRefresh && !this.options.replay) this.storedCursor = await this.deps.store.cursor(this.prepared.sync.name);
       await this.pushAll();
@@ -148,6 +158,8 @@ class SyncRun {
     const processor = (this.processor = new UnitProcessor({
       store: this.deps.store,
       sync: this.prepared.sync,
+      mapping: this.prepared.mapping,
+      sourcePrints: SourceFingerprinter.for(this.prepared, target, this.dryRun),
       runId: this.runId,
       dryRun: this.dryRun,
       counts: this.counts,
@@ -172,15 +184,15 @@ class SyncRun {
     await processor.drain();
   }
 
-  /** Reads, maps and processes the rest of the source, a batch at a time, until it ends or the run stops. */
+  /** Reads and processes the rest of the source, a batch at a time, until it ends or the run stops. */
   private async processRest(processor: UnitProcessor, next: () => Promise<Unit | undefined>): Promise<void> {
     while (!this.stop.stopping) {
-      const batch: MappedUnit[] = [];
+      const batch: Unit[] = [];
       let ended = false;
       while (!ended && batch.length < UNIT_BATCH) {
         const unit = await next();
         if (unit === undefined) ended = true;
-        else batch.push(await mapUnit(this.prepared.mapping, unit));
+        else batch.push(unit);
       }
       const handledAll = batch.length === 0 || (await processor.processBatch(batch));
       // Complete only if every unit read was handled: `deletes: mirror` trusts what the read saw.
@@ -295,9 +307,8 @@ async function nextUnit(units: AsyncIterator<Unit>, sync: string): Promise<Unit 
   }
 }
 
+/** The primary key the source declares for its stream (`keys()` of the source definition). */
 function primaryKeyOf(prepared: PreparedSync): string[] | undefined {
-  const pk = (prepared.options as { primaryKey?: unknown } | null)?.primaryKey;
-  if (typeof pk === 'string') return [pk];
-  if (Array.isArray(pk) && pk.every((k) => typeof k === 'string')) return pk as string[];
-  return undefined;
+  const key = prepared.source.keys?.(prepared.options)?.primaryKey;
+  return key && key.length > 0 ? [...key] : undefined;
 }

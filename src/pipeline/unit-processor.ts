@@ -16,6 +16,7 @@ import type { ObjectTypeEvolver, Pusher } from '../sink/index.js';
 import type { FailureWrite, FingerprintHit, RunCounts, StateStore } from '../state/index.js';
 import type { Checkpointer } from './checkpointer.js';
 import type { RunStop } from './run-stop.js';
+import type { SourceCandidate, SourceFingerprinter } from './source-fingerprint.js';
 import type { SeenSet } from './seen-set.js';
 import type { Unit } from './units.js';
 
@@ -38,6 +39,9 @@ export interface UnitSample {
 export interface UnitProcessorDeps {
   store: StateStore;
   sync: LoadedSync;
+  mapping: CompiledMapping;
+  /** Decides "unchanged" before mapping; undefined: every unit is mapped. */
+  sourcePrints: SourceFingerprinter | undefined;
   runId: string | null;
   dryRun: boolean;
   counts: RunCounts;
@@ -61,6 +65,16 @@ interface ReadyUnit {
   remoteId: string;
   body: Record<string, unknown>;
   print: string;
+  /** The source fingerprint to store with the acknowledged body, when it is known to have shaped it. */
+  sourcePrint?: string;
+}
+
+/** What a batch's look at its sources found: per unit its candidate (by index), and the ledger's entries for them. */
+interface EarlyLook {
+  candidates: (SourceCandidate | undefined)[];
+  ledger: Map<string, FingerprintHit>;
+  /** The remote ids the look asked the ledger about (found or not). */
+  asked: Set<string>;
 }
 
 type Built = { ok: true; remoteId: string; body: Record<string, unknown> } | { ok: false; reason: string; field: string | null; body?: unknown };
@@ -89,26 +103,68 @@ export class UnitProcessor {
    * false when the run started stopping before every unit was handled (the
    * rest stay unfinished, for the next run).
    */
-  async processBatch(entries: readonly MappedUnit[]): Promise<boolean> {
+  async processBatch(items: readonly (Unit | MappedUnit)[]): Promise<boolean> {
+    const early = await this.lookAtSources(items);
     const ready: ReadyUnit[] = [];
-    for (const entry of entries) {
+    for (const [i, item] of items.entries()) {
+      const unit = 'unit' in item ? item.unit : item;
       this.deps.counts.read++;
-      const ticket = this.deps.checkpointer.begin(entry.unit.position);
+      const ticket = this.deps.checkpointer.begin(unit.position);
+      const candidate = early.candidates[i];
+      const known = candidate && early.ledger.get(candidate.remoteId);
+      if (candidate && known?.status === 'pushed' && known.sourceFingerprint === candidate.sourcePrint) {
+        const pending = this.unchangedAtSource(unit, ticket, candidate.remoteId);
+        if (pending) await pending;
+        continue;
+      }
+      const entry = 'unit' in item ? item : await mapUnit(this.deps.mapping, item);
       const built = await this.build(entry);
       if (!built.ok) {
-        await this.deadLetterInvalid(entry.unit, ticket, built);
+        await this.deadLetterInvalid(unit, ticket, built);
         continue;
       }
       this.deps.seen?.add(built.remoteId);
-      ready.push({ unit: entry.unit, ticket, remoteId: built.remoteId, body: built.body, print: fingerprint(built.body) });
+      const keep = candidate?.remoteId === built.remoteId && this.deps.sourcePrints?.stillCurrent(candidate);
+      ready.push({ unit, ticket, remoteId: built.remoteId, body: built.body, print: fingerprint(built.body), ...(keep ? { sourcePrint: candidate.sourcePrint } : {}) });
     }
-    if (ready.length === 0) return true;
-    const ledger = await this.deps.store.fingerprints(this.deps.sync.name, ready.map((r) => r.remoteId));
+    if (ready.length === 0) return !this.deps.stop.failed;
+    const ledger = await this.ledgerFor(ready.map((r) => r.remoteId), early);
     for (const unit of ready) {
       if (this.deps.stop.stopping) return false;
       await this.decide(unit, ledger.get(unit.remoteId));
     }
     return !this.deps.stop.failed;
+  }
+
+  /** Source fingerprints and the ledger's entries for the units' remote ids (from `map.id` alone), in one query. */
+  private async lookAtSources(items: readonly (Unit | MappedUnit)[]): Promise<EarlyLook> {
+    const fingerprinter = this.deps.sourcePrints;
+    if (!fingerprinter) return { candidates: [], ledger: new Map(), asked: new Set() };
+    const candidates: (SourceCandidate | undefined)[] = [];
+    for (const item of items) {
+      const candidate = fingerprinter.candidate('unit' in item ? item.unit : item);
+      candidates.push(candidate instanceof Promise ? await candidate : candidate);
+    }
+    const asked = new Set(candidates.flatMap((c) => (c ? [c.remoteId] : [])));
+    const ledger = asked.size === 0 ? new Map<string, FingerprintHit>() : await this.deps.store.fingerprints(this.deps.sync.name, [...asked]);
+    return { candidates, ledger, asked };
+  }
+
+  /** The ledger's entries for these ids: what the early look found, plus one query for the ids it did not ask about. */
+  private async ledgerFor(remoteIds: string[], early: EarlyLook): Promise<Map<string, FingerprintHit>> {
+    const missing = [...new Set(remoteIds.filter((id) => !early.asked.has(id)))];
+    if (missing.length === 0) return early.ledger;
+    const found = await this.deps.store.fingerprints(this.deps.sync.name, missing);
+    for (const [id, hit] of early.ledger) found.set(id, hit);
+    return found;
+  }
+
+  /** The fast path, once per unchanged record: no promise unless a replayed entry goes or a checkpoint is due. */
+  private unchangedAtSource(unit: Unit, ticket: number, remoteId: string): Promise<void> | undefined {
+    this.deps.counts.unchanged++;
+    this.deps.seen?.add(remoteId);
+    if (!this.deps.dryRun && unit.failureId !== undefined) return this.resolveReplayed(unit).then(() => this.settled(ticket));
+    return this.settled(ticket);
   }
 
   /** Unchanged (nothing to send), or create/update: counted on a dry run, pushed otherwise. */
@@ -118,6 +174,7 @@ export class UnitProcessor {
     if (known?.status === 'pushed' && known.fingerprint === ready.print) {
       counts.unchanged++;
       await this.resolveReplayed(unit);
+      await this.vouchForSource(ready, known);
       this.sample(unit, 'unchanged', body);
       return this.settled(ticket);
     }
@@ -157,7 +214,14 @@ export class UnitProcessor {
     return built.ok ? built : { ok: false, reason: built.reason, field: built.field, body: built.partialBody };
   }
 
-  private push({ unit, ticket, remoteId, body, print }: ReadyUnit): void {
+  /** An unchanged body whose source fingerprint is new (a changed mapping, an older ledger): store it, so the next run skips mapping. */
+  private async vouchForSource(ready: ReadyUnit, known: FingerprintHit): Promise<void> {
+    if (ready.sourcePrint === undefined || ready.sourcePrint === known.sourceFingerprint || known.recordId === null) return;
+    const { unit, remoteId, print, sourcePrint } = ready;
+    await this.deps.store.recordAcknowledged({ sync: this.deps.sync.name, remoteId, fingerprint: print, recordId: known.recordId, origin: unit.origin, sourceFingerprint: sourcePrint });
+  }
+
+  private push({ unit, ticket, remoteId, body, print, sourcePrint }: ReadyUnit): void {
     const { pusher, stop } = this.deps;
     const recorded = pusher!
       .push({ kind: this.kind, remoteId, body })
@@ -166,7 +230,14 @@ export class UnitProcessor {
         if (outcome.ok) {
           this.deps.counts.pushed++;
           this.deps.counts[outcome.status === 'created' ? 'created' : 'updated']++;
-          await this.deps.store.recordAcknowledged({ sync: this.deps.sync.name, remoteId, fingerprint: print, recordId: outcome.recordId, origin: unit.origin });
+          await this.deps.store.recordAcknowledged({
+            sync: this.deps.sync.name,
+            remoteId,
+            fingerprint: print,
+            recordId: outcome.recordId,
+            origin: unit.origin,
+            ...(sourcePrint !== undefined ? { sourceFingerprint: sourcePrint } : {}),
+          });
         } else {
           this.deps.counts.failed++;
           const { reason, status, errorBody } = outcome;
@@ -211,9 +282,9 @@ export class UnitProcessor {
   }
 
   /** The unit is done (landed, unchanged or dead-lettered): the checkpoint may move past it. */
-  private async settled(ticket: number): Promise<void> {
+  private settled(ticket: number): Promise<void> | undefined {
     this.deps.onProgress();
-    await this.deps.checkpointer.finished(ticket);
+    return this.deps.checkpointer.finished(ticket);
   }
 
   private sample(unit: Unit, action: UnitSample['action'], body: Record<string, unknown>): void {

@@ -67,7 +67,8 @@ function isAbort(error: unknown, signal: AbortSignal): boolean {
  * Generate a vitest suite checking a source against the SDK contract:
  * the options schema accepts `options`; `discover()` returns at least one
  * stream whose fields use {@link FIELD_TYPES}; `read()` yields records with
- * origins (file and line, table and key, or URL); primary keys are unique and
+ * origins (file and line, table and key, or URL); declared stream keys
+ * (`keys()`) name fields the records have; primary keys are unique and
  * non-null; with `cursorField`, records carry cursors and a second read from
  * the saved position repeats none of them; with `sorted` too, cursors never
  * decrease and a read aborted through its signal resumes without gaps.
@@ -122,6 +123,16 @@ export async function describeSourceConformance<Schema extends z.ZodType>(
         expect(definition.options.safeParse(definition.example).error?.issues ?? []).toEqual([]);
       }
     });
+
+    if (definition.keys) {
+      it('declares its stream keys without I/O, naming fields the records have', async () => {
+        const keys = definition.keys!(definition.options.parse(resolveInput()));
+        for (const field of keys.primaryKey ?? []) expect(typeof field === 'string' && field !== '').toBe(true);
+        if (keys.cursorField !== undefined) expect(keys.cursorField).not.toBe('');
+        const [first] = await full();
+        for (const field of keys.primaryKey ?? []) expect(first?.data).toHaveProperty([field]);
+      });
+    }
 
     if (definition.check) {
       it('check() passes', async () => {

@@ -142,6 +142,23 @@ export interface ReadContext<Options> extends ConnectorContext<Options> {
   reportSkipped?: (input: SkippedInput) => void;
 }
 
+/**
+ * The keys of the stream a source reads, declared as attributes of the
+ * stream (as dlt resources declare `primary_key` and Singer streams
+ * `key_properties` / `replication_key`) rather than found by the runner in
+ * the connector's options.
+ */
+export interface StreamKeys {
+  /**
+   * Fields that identify a record. The runner breaks ties between equal
+   * cursor values with them and hands them back in {@link ReadContext.primaryKey};
+   * without them a record is identified by `origin.key`.
+   */
+  primaryKey?: readonly string[];
+  /** The field that orders an incremental read, when the stream has a natural one (shown by `ferry discover`). */
+  cursorField?: string;
+}
+
 /** A source connector's definition, as returned by {@link defineSource}. */
 export interface SourceDefinition<Schema extends z.ZodType = z.ZodType> {
   readonly kind: 'source';
@@ -154,6 +171,12 @@ export interface SourceDefinition<Schema extends z.ZodType = z.ZodType> {
   readonly example?: z.input<Schema>;
   /** Check the source can be reached (used by `ferry check`). */
   check?(ctx: ConnectorContext<z.output<Schema>>): Promise<void>;
+  /**
+   * The keys of the stream `read()` yields with these options, known without
+   * I/O (typically the user's `primaryKey` option). Omit it when records are
+   * identified by `origin.key`.
+   */
+  keys?(options: z.output<Schema>): StreamKeys;
   /** The streams, fields and inferred field types. */
   discover(ctx: ConnectorContext<z.output<Schema>>): Promise<DiscoveredStream[]>;
   /** Records in source order; with `incremental`, ordered by cursor then key, starting after `after`. */

@@ -81,6 +81,12 @@ export interface AcknowledgedWrite {
   fingerprint: string;
   recordId: string;
   origin?: string;
+  /**
+   * Hash of the source record plus the mapping's identity, when the runner
+   * computed one; replaces the stored one (omitted: cleared), so it can only
+   * ever vouch for the body acknowledged with it.
+   */
+  sourceFingerprint?: string;
 }
 
 export type FailureWrite = Omit<FailureEntry, 'id' | 'createdAt' | 'attempts'> & { fingerprint?: string };
@@ -185,6 +191,8 @@ export interface FingerprintHit {
   fingerprint: string;
   status: LedgerEntry['status'];
   recordId: string | null;
+  /** As last acknowledged with the body; absent when none was given (or a backend does not keep it: the runner then maps every record). */
+  sourceFingerprint?: string;
 }
 
 /** A fresh, all-zero set of run counts. */

@@ -8,6 +8,8 @@ import { prepareAll } from '../config/index.js';
 import type { LoadedConfig } from '../config/index.js';
 import { inspectExport, selectExports } from '../export/prepare.js';
 import { runExport } from '../export/run-export.js';
+import { syncMetricsFor } from '../metrics/project-run.js';
+import type { FerryMetrics } from '../metrics/registry.js';
 import { inspectSync, selectSyncs } from '../pipeline/prepare.js';
 import { serviceLimits } from '../pipeline/run-project.js';
 import { runSync } from '../pipeline/run-sync.js';
@@ -31,6 +33,8 @@ export interface ExecuteContext {
   logger: Logger;
   /** Aborted when the worker stops (SIGTERM) or loses the run's lease. */
   signal: AbortSignal;
+  /** The worker's metrics, served on /metrics. */
+  metrics?: FerryMetrics;
 }
 
 export async function executeRun(request: RunRequest, ctx: ExecuteContext): Promise<RunOutcome> {
@@ -51,14 +55,20 @@ export async function executeRun(request: RunRequest, ctx: ExecuteContext): Prom
 async function executeSync(request: RunRequest, ctx: ExecuteContext): Promise<RunOutcome> {
   const [prepared] = await prepareAll(selectSyncs(ctx.config, [request.name]), (sync) => inspectSync(ctx.config, sync), 'fix ferry.yaml; the run is retried');
   if (prepared === undefined) throw new Error(`sync "${request.name}" was not prepared`);
-  const connection = await openService(ctx.config, { logger: ctx.logger });
+  const syncMetrics = ctx.metrics && (await syncMetricsFor(ctx.metrics, request.name, ctx.store));
+  const connection = await openService(ctx.config, { logger: ctx.logger, ...(ctx.metrics ? { observer: ctx.metrics.clientObserver() } : {}) });
   try {
     const summary = await runSync(prepared, { store: ctx.store, service: connection.client }, {
       signal: ctx.signal,
       logger: ctx.logger,
       ...serviceLimits(ctx.config, prepared),
       ...(request.fullRefresh ? { fullRefresh: true } : {}),
+      ...(syncMetrics ? { onRunStart: syncMetrics.onRunStart } : {}),
+    }).catch((error: unknown) => {
+      syncMetrics?.finishFailed(error);
+      throw error;
     });
+    syncMetrics?.finish(summary);
     return {
       status: summary.status,
       exitCode: summary.exitCode,

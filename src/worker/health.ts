@@ -7,18 +7,24 @@
  */
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
+import { metricsRequestHandler } from '../metrics/http.js';
+import type { MetricsSource } from '../metrics/http.js';
 
 export interface HealthSource {
   workerId: string;
   ready(): boolean;
   running(): { queue: string; job: string; startedAt: string }[];
+  /** Served on `GET /metrics` (docs/metrics.md). */
+  metrics?: MetricsSource;
 }
 
 export async function startHealthServer(port: number, host: string, source: HealthSource): Promise<{ server: Server; port: number }> {
+  const serveMetrics = source.metrics ? metricsRequestHandler(source.metrics) : undefined;
   const server = createServer((req, res) => {
+    if (serveMetrics?.(req, res)) return;
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' || (path !== '/healthz' && path !== '/readyz')) {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not found; try /healthz or /readyz' }));
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not found; try /healthz, /readyz or /metrics' }));
       return;
     }
     const ready = source.ready();

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import type { LoadedConfig } from '../config/index.js';
+import type { FerryMetrics } from '../metrics/registry.js';
 import { openStateStore } from '../state/index.js';
 import type { StateStore } from '../state/index.js';
 import { withRedactedWrites } from '../pipeline/redacted-state.js';
@@ -63,6 +64,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   await boss.start();
   const jobs = new JobTable(boss, queueSchema);
 
+  // Served next to /healthz; prom-client is loaded only by a worker that serves it.
+  const metrics = options.healthPort === undefined ? undefined : new (await import('../metrics/registry.js')).FerryMetrics({ processMetrics: true });
   const dispatcher = new Dispatcher({
     boss,
     jobs,
@@ -70,12 +73,13 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     concurrency: options.concurrency ?? 2,
     pollMs: options.pollMs ?? 1000,
     logger: log,
-    run: (job) => runJob(job, { config, store, jobs, settings, workerId: id, logger: log, stop: stopRuns.signal }),
+    run: (job) => runJob(job, { config, store, jobs, settings, workerId: id, logger: log, stop: stopRuns.signal, ...(metrics ? { metrics } : {}) }),
   });
 
   let health: { server: Server; port: number } | undefined;
   if (options.healthPort !== undefined) {
     health = await startHealthServer(options.healthPort, options.healthHost ?? '0.0.0.0', {
+      metrics,
       workerId: id,
       ready: () => ready,
       running: () => [...dispatcher.running.values()].map((j) => ({ queue: j.queue, job: j.id, startedAt: j.startedAt })),
@@ -119,6 +123,7 @@ interface JobContext {
   workerId: string;
   logger: Logger;
   stop: AbortSignal;
+  metrics?: FerryMetrics;
 }
 
 /** Runs one claimed job with its own lease: losing the lease (or SIGTERM) aborts the run. */
@@ -139,6 +144,12 @@ async function runJob(job: ClaimedJob, ctx: JobContext): Promise<RunOutcome> {
     },
     onError: (error) => log.warn({ err: error }, 'could not renew the run lease'),
   });
-  return executeRun(job.request, { config: ctx.config, store, logger: log, signal: AbortSignal.any([ctx.stop, lost.signal]) });
+  return executeRun(job.request, {
+    config: ctx.config,
+    store,
+    logger: log,
+    signal: AbortSignal.any([ctx.stop, lost.signal]),
+    ...(ctx.metrics ? { metrics: ctx.metrics } : {}),
+  });
 }
 

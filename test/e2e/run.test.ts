@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/api/client.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import { EmulatorRequestMetrics } from '../../src/metrics/index.js';
+import { parseExposition, total } from '../integration/metrics/prom-text.js';
 import { ferry, tempProjectDir } from './spawn-ferry.js';
 
 const PIPELINE = readFileSync(resolve(import.meta.dirname, '../../../shared/datasets/crm-sales-opportunities/sales_pipeline.csv'), 'utf8');
@@ -42,8 +44,9 @@ syncs:
 describe('ferry run (spawned)', () => {
   let emulator: RunningEmulator;
   let client: ServiceClient;
+  const served = new EmulatorRequestMetrics();
   beforeAll(async () => {
-    emulator = await startEmulator({ db: ':memory:' });
+    emulator = await startEmulator({ db: ':memory:', metrics: served });
     client = new ServiceClient({ baseUrl: emulator.url, apiKey: emulator.devKey! });
   });
   afterAll(async () => {
@@ -53,15 +56,30 @@ describe('ferry run (spawned)', () => {
 
   it('logs JSON lines with run and sync ids off a TTY, prints a JSON summary, and exits 0', async () => {
     const dir = project(emulator.url, 30);
-    const result = await ferry(['run', '--json'], { cwd: dir, env: { FERRY_API_KEY: emulator.devKey! } });
+    const result = await ferry(['run', '--json', '--metrics-file', 'metrics/ferry.prom'], { cwd: dir, env: { FERRY_API_KEY: emulator.devKey! } });
     expect(result.code).toBe(0);
     const summary = JSON.parse(result.stdout) as { syncs: { sync: string; counts: { created: number } }[] };
     expect(summary.syncs[0]).toMatchObject({ sync: 'deals', counts: { created: 30 } });
+    // --metrics-file: the run's counts, and as many timed requests as the emulator answered.
+    const metrics = parseExposition(readFileSync(join(dir, 'metrics/ferry.prom'), 'utf8'));
+    expect(total(metrics, 'ferry_records_total', { sync: 'deals', outcome: 'created' })).toBe(30);
+    const seen = parseExposition(await (await fetch(`${emulator.url}/metrics`)).text());
+    const answered = total(seen, 'ferry_emulator_request_duration_seconds_count');
+    expect(answered).toBeGreaterThan(30);
+    expect(total(metrics, 'ferry_http_request_duration_seconds_count')).toBe(answered);
+    expect(total(seen, 'ferry_emulator_request_duration_seconds_count', { endpoint: 'createRow', status: '201' })).toBe(30);
     const logs = result.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
     const finished = logs.find((l) => l.msg === 'run finished');
     expect(finished).toMatchObject({ sync: 'deals', status: 'succeeded' });
     expect(typeof finished!.runId).toBe('string');
     expect(result.stderr + result.stdout).not.toContain(emulator.devKey!);
+  });
+
+  it('refuses --metrics-file with --queue, whose runs happen on the workers', async () => {
+    const dir = project(emulator.url, 1);
+    const result = await ferry(['run', '--queue', '--metrics-file', 'ferry.prom'], { cwd: dir, env: { FERRY_API_KEY: emulator.devKey! } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('--metrics-file does not apply to --queue');
   });
 
   it('exits 1 on a config error before anything is pushed', async () => {
@@ -144,6 +162,9 @@ describe('ferry run (spawned)', () => {
     const shown = (JSON.parse(status.stdout) as { syncs: { lastRun: { status: string }; abandoned?: string }[] }).syncs[0]!;
     expect(shown.lastRun.status).toBe('abandoned');
     expect(shown.abandoned).toMatch(/process \d+ is gone/);
+    const state = await ferry(['state', 'show', '--json'], { cwd: dir, env });
+    const lock = (JSON.parse(state.stdout) as { syncs: { lock: { held: boolean; stale?: string } }[] }).syncs[0]!.lock;
+    expect(lock).toMatchObject({ held: false, stale: expect.stringMatching(/process \d+ is gone/) });
 
     const next = await ferry(['run', '--json'], { cwd: dir, env });
     expect(next.stderr).not.toContain('FERRY_SYNC_LOCKED');

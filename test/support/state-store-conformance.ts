@@ -115,6 +115,21 @@ export function describeStateStoreConformance(name: string, createHarness: () =>
         expect((await store.fingerprints('deals', [])).size).toBe(0);
       });
 
+      it('keeps a source fingerprint with the acknowledgement it came with, and only with it', async () => {
+        const store = await fresh();
+        await store.recordAcknowledged({ sync: 'deals', remoteId: 'a', fingerprint: 'body-1', recordId: 'r', sourceFingerprint: 'src-1' });
+        await store.recordAcknowledged({ sync: 'deals', remoteId: 'b', fingerprint: 'body-1', recordId: 'r' });
+        await store.flush();
+        const hits = await store.fingerprints('deals', ['a', 'b']);
+        // A backend that keeps no source fingerprint returns none (the runner then maps every record).
+        if (hits.get('a')?.sourceFingerprint === undefined) return;
+        expect(hits.get('a')).toEqual({ fingerprint: 'body-1', status: 'pushed', recordId: 'r', sourceFingerprint: 'src-1' });
+        expect(hits.get('b')?.sourceFingerprint).toBeUndefined();
+        // A later acknowledgement without one clears it: it vouched for the old body only.
+        await store.recordAcknowledged({ sync: 'deals', remoteId: 'a', fingerprint: 'body-2', recordId: 'r' });
+        expect((await store.fingerprints('deals', ['a'])).get('a')).toEqual({ fingerprint: 'body-2', status: 'pushed', recordId: 'r' });
+      });
+
       it('lets reads see writes still in the buffer, even before they were awaited', async () => {
         const store = await fresh();
         void ack(store, 'a', 'v1');

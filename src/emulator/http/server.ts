@@ -7,12 +7,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import type { z } from 'zod';
 import type { App } from '../app.js';
 import { bearerToken } from '../auth.js';
 import { HANDLERS, RECORD_WRITES } from '../handlers/index.js';
 import { serveMedia } from '../media/serve.js';
-import { faultOptions } from '../options.js';
+import { metricsRequestHandler } from '../../metrics/http.js';
+import { faultOptions, type EmulatorMetrics } from '../options.js';
 import { checkBodyHeaders, checkJsonContentType, drainBody, parseJson, readBody } from './body.js';
 import type { Handler, RequestContext } from './context.js';
 import { ApiError, QueryValidationError, bodyValidationError, errorBody, queryIssues } from './errors.js';
@@ -22,6 +24,7 @@ import { Router } from './router.js';
 export interface ServerHooks {
   /** POST /_admin/reset: wipe the data and load the seed again. */
   reset: () => void;
+  metrics?: EmulatorMetrics;
 }
 
 const REQUEST_ID_HEADER = 'x-request-id';
@@ -45,11 +48,15 @@ function queryObject(url: URL): Record<string, string> {
 
 export function createEmulatorServer(app: App, hooks: ServerHooks): Server {
   const router = new Router();
+  const { metrics } = hooks;
+  const serveMetrics = metrics ? metricsRequestHandler(metrics) : undefined;
 
-  async function handleV1(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string): Promise<void> {
+  /** `seen.endpoint` is set to the route's name once it is matched, for the request metrics. */
+  async function handleV1(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string, seen: { endpoint: string }): Promise<void> {
     const method = req.method ?? 'GET';
     const decision = app.faults.decide(bearerToken(req) ?? '');
     const match = router.match(method, url.pathname);
+    if (match !== undefined && 'route' in match) seen.endpoint = match.route.name;
     const deferLatency = match !== undefined && 'route' in match && RECORD_WRITES.has(match.route.name);
     if (!deferLatency) await app.sleep(decision.latencyMs);
     if (decision.kind === 'drop') {
@@ -138,19 +145,25 @@ export function createEmulatorServer(app: App, hooks: ServerHooks): Server {
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Scrapes are not counted among the requests they report.
+    if (serveMetrics?.(req, res)) return;
     const requestId = requestIdOf(req);
     res.setHeader(REQUEST_ID_HEADER, requestId);
     const method = req.method ?? 'GET';
-    const started = Date.now();
+    const started = performance.now();
+    const seen = { endpoint: 'unmatched' };
     try {
       const url = new URL(req.url ?? '/', 'http://emulator.invalid');
       if (url.pathname === '/healthcheck' && (method === 'GET' || method === 'HEAD')) {
+        seen.endpoint = 'healthcheck';
         sendJson(res, 200, { status: 'ok' });
       } else if (url.pathname.startsWith('/v1/') || url.pathname === '/v1') {
-        await handleV1(req, res, url, requestId);
+        await handleV1(req, res, url, requestId, seen);
       } else if (url.pathname.startsWith('/_admin/')) {
+        seen.endpoint = 'admin';
         await handleAdmin(req, res, url);
       } else if (url.pathname.startsWith('/media/') && (method === 'GET' || method === 'HEAD')) {
+        seen.endpoint = 'media';
         serveMedia(app, req, res, url);
       } else {
         sendJson(res, 404, { detail: 'Not Found' });
@@ -170,7 +183,9 @@ export function createEmulatorServer(app: App, hooks: ServerHooks): Server {
         sendJson(res, 500, { detail: 'internal server error' });
       }
     } finally {
-      app.logger.debug({ method, url: req.url, status: res.statusCode, ms: Date.now() - started, requestId }, 'request');
+      const ms = performance.now() - started;
+      metrics?.observeRequest(seen.endpoint, res.headersSent ? res.statusCode : 0, ms);
+      app.logger.debug({ method, url: req.url, status: res.statusCode, ms: Math.round(ms), requestId }, 'request');
     }
   }
 

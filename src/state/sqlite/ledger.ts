@@ -9,7 +9,7 @@ import type { Db } from './database.js';
 
 
 /** IN lists are padded up to one of these sizes so a handful of prepared statements serve every batch. */
-const IN_SIZES = [1, 8, 32, 128, 500] as const;
+const IN_SIZES = [1, 8, 32, 128, 256, 500] as const;
 export const MAX_IN = 500;
 export const LIVE_PAGE = 1000;
 
@@ -23,6 +23,7 @@ interface LedgerRow {
   last_error: string | null;
   origin: string | null;
   updated_at: string;
+  source_fingerprint: string | null;
 }
 
 export class LedgerTable {
@@ -47,11 +48,12 @@ export class LedgerTable {
       .pluck();
     this.countLiveStmt = db.prepare<[string], number>("SELECT count(*) FROM ledger WHERE sync = ? AND status = 'pushed'").pluck();
     this.ackStmt = db.prepare(`
-      INSERT INTO ledger (sync, remote_id, fingerprint, record_id, status, attempts, last_error, origin, updated_at)
-      VALUES (@sync, @remoteId, @fingerprint, @recordId, 'pushed', 0, NULL, @origin, @at)
+      INSERT INTO ledger (sync, remote_id, fingerprint, record_id, status, attempts, last_error, origin, updated_at, source_fingerprint)
+      VALUES (@sync, @remoteId, @fingerprint, @recordId, 'pushed', 0, NULL, @origin, @at, @sourceFingerprint)
       ON CONFLICT (sync, remote_id) DO UPDATE SET
         fingerprint = excluded.fingerprint, record_id = excluded.record_id, status = 'pushed', attempts = 0,
-        last_error = NULL, origin = coalesce(excluded.origin, ledger.origin), updated_at = excluded.updated_at`);
+        last_error = NULL, origin = coalesce(excluded.origin, ledger.origin), updated_at = excluded.updated_at,
+        source_fingerprint = excluded.source_fingerprint`);
     this.failStmt = db.prepare(`
       INSERT INTO ledger (sync, remote_id, fingerprint, record_id, status, attempts, last_error, origin, updated_at)
       VALUES (@sync, @remoteId, coalesce(@fingerprint, ''), NULL, 'failed', 1, @reason, @origin, @at)
@@ -70,8 +72,12 @@ export class LedgerTable {
       const chunk = remoteIds.slice(start, start + MAX_IN);
       const size = IN_SIZES.find((s) => s >= chunk.length) ?? MAX_IN;
       const padded = chunk.concat(new Array<string>(size - chunk.length).fill(chunk[chunk.length - 1] ?? ''));
-      const rows = this.lookup(size).all(sync, ...padded) as Pick<LedgerRow, 'remote_id' | 'fingerprint' | 'status' | 'record_id'>[];
-      for (const row of rows) found.set(row.remote_id, { fingerprint: row.fingerprint, status: row.status, recordId: row.record_id });
+      const rows = this.lookup(size).all(sync, ...padded) as Pick<LedgerRow, 'remote_id' | 'fingerprint' | 'status' | 'record_id' | 'source_fingerprint'>[];
+      for (const row of rows) {
+        const hit: FingerprintHit = { fingerprint: row.fingerprint, status: row.status, recordId: row.record_id };
+        if (row.source_fingerprint !== null) hit.sourceFingerprint = row.source_fingerprint;
+        found.set(row.remote_id, hit);
+      }
     }
     return found;
   }
@@ -91,7 +97,8 @@ export class LedgerTable {
   }
 
   writeAcknowledged(w: AcknowledgedWrite, at: string): void {
-    this.ackStmt.run({ sync: w.sync, remoteId: w.remoteId, fingerprint: w.fingerprint, recordId: w.recordId, origin: w.origin ?? null, at });
+    const { sync, remoteId, fingerprint, recordId } = w;
+    this.ackStmt.run({ sync, remoteId, fingerprint, recordId, origin: w.origin ?? null, at, sourceFingerprint: w.sourceFingerprint ?? null });
   }
 
   writeFailure(f: FailureWrite & { remoteId: string }, at: string): void {
@@ -110,7 +117,7 @@ export class LedgerTable {
     let stmt = this.lookups.get(size);
     if (stmt === undefined) {
       const marks = new Array<string>(size).fill('?').join(', ');
-      stmt = this.db.prepare(`SELECT remote_id, fingerprint, status, record_id FROM ledger WHERE sync = ? AND remote_id IN (${marks})`);
+      stmt = this.db.prepare(`SELECT remote_id, fingerprint, status, record_id, source_fingerprint FROM ledger WHERE sync = ? AND remote_id IN (${marks})`);
       this.lookups.set(size, stmt);
     }
     return stmt;

@@ -75,6 +75,11 @@ export const MIGRATIONS: readonly string[] = [
     expires_ms INTEGER NOT NULL
   );
   `,
+  `
+  -- Hash of the source record plus the mapping's identity at the last
+  -- acknowledgement: an equal hash means "unchanged" without mapping again.
+  ALTER TABLE ledger ADD COLUMN source_fingerprint TEXT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

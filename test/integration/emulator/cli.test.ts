@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 const BIN = resolve(import.meta.dirname, '../../../bin/ferry.js');
 
 describe('ferry emulator (CLI)', () => {
-  it('prints the URL, dev key and a curl line, serves, and stops cleanly on SIGTERM', async () => {
+  it('prints the URL, dev key and a curl line, serves /v1 and /metrics, and stops cleanly on SIGTERM', async () => {
     const child = spawn(process.execPath, [BIN, 'emulator', '--memory', '--port', '0', '--log-level', 'warn', '--rate-500', '0'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -21,6 +21,9 @@ describe('ferry emulator (CLI)', () => {
       const res = await fetch(`${url}/v1/health`, { headers: { authorization: `Bearer ${key}` } });
       expect(res.status).toBe(200);
       expect(((await res.json()) as { status: string }).status).toBe('ok');
+      const metrics = await (await fetch(`${url}/metrics`)).text();
+      expect(metrics).toContain('ferry_emulator_request_duration_seconds_count{endpoint="health",status="200"} 1');
+      expect(metrics).toContain('ferry_emulator_process_cpu_user_seconds_total');
     } finally {
       child.kill('SIGTERM');
     }

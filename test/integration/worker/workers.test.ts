@@ -17,6 +17,7 @@ import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { openStateStore } from '../../../src/state/index.js';
 import type { RunEntry } from '../../../src/state/index.js';
 import { PG_URL, dropSchemas, freshSchema, pgQuery } from '../../helpers/postgres.js';
+import { parseExposition, total } from '../metrics/prom-text.js';
 import { startWriteCounter } from './write-counter.js';
 import type { WriteCounter } from './write-counter.js';
 
@@ -204,8 +205,15 @@ describe('ferry worker × 3 on PostgreSQL', () => {
     expect(parsed.queue.filter((e) => e.state === 'succeeded').map((e) => e.name)).toEqual(expect.arrayContaining([...SMALL, SLOW]));
     expect(parsed.queue.every((e) => e.worker === null || ids.includes(e.worker))).toBe(true);
 
-    // SIGTERM: the survivors drain and exit cleanly.
+    // /metrics beside /healthz: the survivors counted the slow sync's resumed run, which one of them finished.
     const survivors = workers.filter((w) => w !== victim);
+    const scraped = await Promise.all(survivors.map(async (w) => parseExposition(await (await fetch(`http://127.0.0.1:${await w.healthPort}/metrics`)).text())));
+    const sum = (name: string, labels: Record<string, string>) => scraped.reduce((n, samples) => n + total(samples, name, labels), 0);
+    expect(sum('ferry_runs_total', { sync: SLOW, status: 'succeeded' })).toBeGreaterThanOrEqual(1);
+    expect(sum('ferry_records_total', { sync: SLOW, outcome: 'unchanged' })).toBeGreaterThan(0);
+    expect(sum('ferry_http_request_duration_seconds_count', { endpoint: 'createRow' })).toBeGreaterThan(0);
+
+    // SIGTERM: the survivors drain and exit cleanly.
     for (const w of survivors) w.child.kill('SIGTERM');
     expect(await Promise.all(survivors.map((w) => w.exited))).toEqual([0, 0]);
   }, 150_000);

@@ -94,6 +94,17 @@ plugins: [./plugins/zendesk, ferry-connector-hubspot]
     expect(config.emulator.db).toBe(':memory:');
   });
 
+  it('reads metrics.pushgateway and its job, and refuses a URL that is not http(s)', async () => {
+    const defaults = await loadConfig(path.join(await project({ 'ferry.yaml': '' }), 'ferry.yaml'), { env: {} });
+    expect(defaults.metrics).toEqual({ job: 'ferry' });
+    const dir = await project({ 'ferry.yaml': 'metrics:\n  pushgateway: ${PUSHGATEWAY}\n  job: crm\n' });
+    const config = await loadConfig(path.join(dir, 'ferry.yaml'), { env: { PUSHGATEWAY: 'http://pushgateway:9091' } });
+    expect(config.metrics).toEqual({ pushgateway: 'http://pushgateway:9091', job: 'crm' });
+    const bad = await project({ 'ferry.yaml': 'metrics:\n  pushgateway: pushgateway:9091\n' });
+    const { issues } = await issuesOf(loadConfig(path.join(bad, 'ferry.yaml'), { env: {} }));
+    expect(issues).toEqual([expect.objectContaining({ line: 2, path: 'metrics.pushgateway' })]);
+  });
+
   it('rejects a state url that is neither sqlite: nor postgres://', async () => {
     const dir = await project({ 'ferry.yaml': 'state:\n  url: state/ferry.db\n' });
     const { issues } = await issuesOf(loadConfig(path.join(dir, 'ferry.yaml'), { env: {} }));

@@ -62,7 +62,7 @@ describe('lag', () => {
 describe('sql errors', () => {
   it('builds errors whose message, cause and details never hold the password', () => {
     const cause = Object.assign(new Error('connect to postgres://u:hunter2@h/db failed (hunter2)'), { code: 'ECONNREFUSED' });
-    const error = sqlError('unreachable', { syncName: 's', database: 'postgres', target: 'postgres://u:****@h/db', secrets: ['hunter2'] }, 'cannot connect', cause);
+    const error = sqlError('unreachable', { syncName: 's', database: 'postgres', target: 'postgres://u:***@h/db', secrets: ['hunter2'] }, 'cannot connect', cause);
     expect(error.code).toBe('FERRY_SOURCE_UNREACHABLE');
     expect(error.retryable).toBe(true);
     const text = [error.message, error.describe(), JSON.stringify(error.details), (error.cause as Error).message].join(' ');

@@ -94,6 +94,9 @@ export default defineSource({
   options,
   example: { path: 'data/tickets.jsonl' },
 
+  // The stream's keys, declared: ferry breaks cursor ties with the primary key.
+  keys: () => ({ primaryKey: ['id'], cursorField: 'updated_at' }),
+
   async check(ctx) {
     try {
       await access(resolve(ctx.baseDir, ctx.options.path));

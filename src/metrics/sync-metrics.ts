@@ -1,0 +1,102 @@
+/**
+ * Run-level metrics of one sync. Nothing is counted on the hot path: the run's
+ * own counts object and pusher are kept while it runs and read when metrics
+ * are collected; finished runs are folded into running totals.
+ */
+import type { Counter, Gauge } from 'prom-client';
+import type { LiveRun, RunSummary } from '../pipeline/run-sync.js';
+import { emptyCounts } from '../state/index.js';
+import type { RunCounts } from '../state/index.js';
+import { readPushGauges } from './pusher-stats.js';
+
+/** The record outcomes exported, as `ferry_records_total{outcome}`. */
+export const RECORD_OUTCOMES = ['read', 'created', 'updated', 'unchanged', 'skipped', 'failed', 'deleted'] as const satisfies readonly (keyof RunCounts)[];
+
+export interface RunMetrics {
+  records: Counter<'sync' | 'outcome'>;
+  pushRetries: Counter<'sync'>;
+  rate: Gauge<'sync'>;
+  inFlight: Gauge<'sync'>;
+  queued: Gauge<'sync'>;
+  runs: Counter<'sync' | 'status'>;
+  duration: Gauge<'sync'>;
+  lastSuccess: Gauge<'sync'>;
+}
+
+/** Statuses after which a run counts as a success: it read to the end and checkpointed. */
+const SUCCESS = new Set(['succeeded', 'partial']);
+
+export class SyncMetrics {
+  readonly #metrics: RunMetrics;
+  readonly #sync: string;
+  #live: LiveRun | undefined;
+  /** Totals of finished runs, and what has been added to the counters so far, per outcome. */
+  readonly #finished = RECORD_OUTCOMES.map(() => 0);
+  readonly #exported = RECORD_OUTCOMES.map(() => 0);
+  readonly #recordChildren: { inc(n: number): void }[];
+  #finishedRetries = 0;
+  #exportedRetries = 0;
+
+  constructor(metrics: RunMetrics, sync: string) {
+    this.#metrics = metrics;
+    this.#sync = sync;
+    this.#recordChildren = RECORD_OUTCOMES.map((outcome) => metrics.records.labels(sync, outcome));
+  }
+
+  /** Pass as `onRunStart` of a run of this sync. */
+  readonly onRunStart = (run: LiveRun): void => {
+    this.#live = run;
+  };
+
+  /** Fold a run that ended (any status) into the totals and set its duration and status. */
+  finish(summary: RunSummary): void {
+    RECORD_OUTCOMES.forEach((outcome, i) => (this.#finished[i]! += summary.counts[outcome]));
+    // Publish the last rate while the pusher is still at hand, then fold its retries in.
+    this.publishPushGauges();
+    if (this.#live?.pusher) this.#finishedRetries += readPushGauges(this.#live.pusher).retries;
+    this.#live = undefined;
+    const sync = this.#sync;
+    this.#metrics.inFlight.labels(sync).set(0);
+    this.#metrics.queued.labels(sync).set(0);
+    this.#metrics.runs.labels(sync, summary.status).inc();
+    this.#metrics.duration.labels(sync).set(summary.durationMs / 1000);
+    if (SUCCESS.has(summary.status)) this.#metrics.lastSuccess.labels(sync).set(Date.now() / 1000);
+  }
+
+  /** Fold a run that threw: the summary it carries (FerryErrors from runSync do), or an empty failed run. */
+  finishFailed(error: unknown): void {
+    const attached = (error as { summary?: RunSummary } | null)?.summary;
+    const counts = attached?.counts ?? emptyCounts();
+    this.finish({ ...(attached ?? { sync: this.#sync, runId: null, durationMs: 0, cursor: null, changes: [], exitCode: 3 }), counts, status: 'failed' });
+  }
+
+  /** A success known from before this process (the state store's run history). */
+  restoreLastSuccess(at: Date): void {
+    this.#metrics.lastSuccess.labels(this.#sync).set(at.getTime() / 1000);
+  }
+
+  /** Bring the record counters up to finished + live totals (at collect time). */
+  publishRecords(): void {
+    const live = this.#live?.counts;
+    RECORD_OUTCOMES.forEach((outcome, i) => {
+      const total = this.#finished[i]! + (live ? live[outcome] : 0);
+      const delta = total - this.#exported[i]!;
+      if (delta > 0) this.#recordChildren[i]!.inc(delta);
+      this.#exported[i] = total;
+    });
+  }
+
+  /** Bring the push retry counter and the limiter gauges up to date (at collect time). */
+  publishPushGauges(): void {
+    const pusher = this.#live?.pusher;
+    if (!pusher) return;
+    const gauges = readPushGauges(pusher);
+    const sync = this.#sync;
+    this.#metrics.rate.labels(sync).set(gauges.ratePerSecond);
+    this.#metrics.inFlight.labels(sync).set(gauges.inFlight);
+    this.#metrics.queued.labels(sync).set(gauges.queued);
+    const total = this.#finishedRetries + gauges.retries;
+    if (total > this.#exportedRetries) this.#metrics.pushRetries.labels(sync).inc(total - this.#exportedRetries);
+    this.#exportedRetries = total;
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * "Unchanged" decided before mapping. The ledger keeps, with each
+ * acknowledged body, a hash of the source record and of everything else that
+ * shaped the body: the target config (mapping included), the service ids the
+ * body carries, the object type's field types, and ferry's version. When a
+ * unit's hash equals the stored one, mapping it again would build the same
+ * body, so the runner skips mapping, building and hashing the body.
+ *
+ * It stays exact because any doubt means the slow path: a changed mapping or
+ * object type changes the identity (and every record is mapped and compared
+ * by body, as before); an edited record changes its own hash; a mapping that
+ * reads the clock or random numbers never takes the fast path.
+ */
+import { createHash, hash } from 'node:crypto';
+import { ferryPackageVersion } from '../config/connectors.js';
+import { canonicalJson, compileMapping, fieldPath } from '../mapping/index.js';
+import type { CompiledMapping } from '../mapping/index.js';
+import type { ObjectTypeEvolver } from '../sink/index.js';
+import type { PreparedSync } from './prepare.js';
+import type { Unit } from './units.js';
+
+/**
+ * Bump when ferry builds a different body from the same mapped object (the
+ * package version covers releases; this covers changes between them).
+ */
+const BODY_RULES_VERSION = 1;
+
+/** JSONata functions whose result is not a function of the record. */
+const NON_DETERMINISTIC = /\$(now|millis|random|uuid)\b/;
+
+/** A unit's remote id (from `map.id` alone) and its source fingerprint. */
+export interface SourceCandidate {
+  remoteId: string;
+  sourcePrint: string;
+  /** The identity it was computed with (see {@link SourceFingerprinter.stillCurrent}). */
+  identity: string;
+}
+
+export class SourceFingerprinter {
+  private identityPrint = '';
+  private identityFieldCount = -1;
+
+  /** `map.id` when it is one plain field name: read directly, no mapping call. */
+  private readonly idField: string | undefined;
+
+  private constructor(
+    private readonly prepared: PreparedSync,
+    private readonly idMapping: CompiledMapping,
+    private readonly target: { sourceId: string; evolver: ObjectTypeEvolver | undefined },
+  ) {
+    const id = prepared.sync.target.map.id;
+    const steps = typeof id === 'string' ? fieldPath(id) : undefined;
+    this.idField = steps?.length === 1 ? steps[0] : undefined;
+  }
+
+  /** Undefined when the fast path cannot be trusted for this sync (or is not wanted: dry runs show every body). */
+  static for(prepared: PreparedSync, target: { sourceId: string; evolver: ObjectTypeEvolver | undefined }, dryRun: boolean): SourceFingerprinter | undefined {
+    const { sync } = prepared;
+    if (dryRun || sync.group || NON_DETERMINISTIC.test(JSON.stringify(sync.target.map))) return undefined;
+    const compiled = compileMapping({ id: sync.target.map.id ?? null });
+    if ('errors' in compiled) return undefined;
+    return new SourceFingerprinter(prepared, compiled.mapping, target);
+  }
+
+  /**
+   * The unit's remote id and source fingerprint; undefined when the id is
+   * nothing usable (the slow path reports it). The id only has to find the
+   * ledger entry: a stored source fingerprint is only ever kept under the id
+   * its body was pushed with, so any deterministic way to get it is exact.
+   */
+  candidate(unit: Unit): SourceCandidate | undefined | Promise<SourceCandidate | undefined> {
+    const input = unit.input;
+    if (this.idField !== undefined && typeof input === 'object' && input !== null && !Array.isArray(input)) {
+      return this.candidateFor(Object.hasOwn(input, this.idField) ? (input as Record<string, unknown>)[this.idField] : undefined, input);
+    }
+    return this.idMapping.evaluate(input).then(
+      ({ id }) => this.candidateFor(id, input),
+      () => undefined,
+    );
+  }
+
+  private candidateFor(id: unknown, input: unknown): SourceCandidate | undefined {
+    if (typeof id === 'number' || typeof id === 'bigint') id = String(id);
+    if (typeof id !== 'string' || id === '') return undefined;
+    const identity = this.identity();
+    return { remoteId: id, sourcePrint: hash('sha256', `${identity}\n${serialize(input)}`), identity };
+  }
+
+  /**
+   * Whether a candidate may be stored with the body just built: not if the
+   * object type gained fields meanwhile (building this very unit may add
+   * them), since then the body was shaped by another identity.
+   */
+  stillCurrent(candidate: SourceCandidate): boolean {
+    return candidate.identity === this.identity();
+  }
+
+  /**
+   * Everything besides the record that shapes its body. Object types only
+   * gain fields during a run, so the field count tells when to recompute.
+   */
+  private identity(): string {
+    const fieldTypes = this.target.evolver?.fieldTypes;
+    const count = fieldTypes?.size ?? 0;
+    if (count !== this.identityFieldCount) {
+      const parts = [
+        BODY_RULES_VERSION,
+        ferryPackageVersion(),
+        canonicalJson(this.prepared.sync.target),
+        this.target.sourceId,
+        this.target.evolver?.objectTypeId ?? null,
+        fieldTypes ? [...fieldTypes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : null,
+      ];
+      this.identityPrint = createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+      this.identityFieldCount = count;
+    }
+    return this.identityPrint;
+  }
+}
+
+/**
+ * The record as text for its hash. Key order is left as the source gave it
+ * (no sort per record, the cost that matters here): a source that reorders
+ * keys only costs a slower run, never a wrong skip. For every SourceValue,
+ * equal JSON text means equal input to the mapping (which sees the record
+ * through toJsonSafe: Dates as ISO text, NaN as null, like JSON). Bigints,
+ * which JSON.stringify refuses, fall back to the canonical form.
+ */
+function serialize(input: unknown): string {
+  try {
+    return JSON.stringify(input) ?? 'undefined';
+  } catch {
+    return `canonical:${canonicalJson(input)}`;
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * "Unchanged" decided before mapping (src/pipeline/source-fingerprint.ts):
+ * a no-op re-run maps nothing, and it stays exact — an edited record is
+ * mapped and pushed alone, a mapping change maps every record and pushes
+ * exactly those whose bodies change, a clock-reading mapping never skips.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { prepareSync, selectSyncs } from '../../../src/pipeline/prepare.js';
+import type { PreparedSync } from '../../../src/pipeline/prepare.js';
+import { loadProject } from '../../../src/pipeline/project.js';
+import { runSync } from '../../../src/pipeline/run-sync.js';
+import { SAMPLE_UNITS } from '../../../src/pipeline/target-setup.js';
+import { openStateStore } from '../../../src/state/index.js';
+import type { StateStore } from '../../../src/state/index.js';
+import { FakeService } from '../sink/fake-service.js';
+
+const PIPELINE = readFileSync(resolve(import.meta.dirname, '../../../../shared/datasets/crm-sales-opportunities/sales_pipeline.csv'), 'utf8');
+const [HEADER, ...LINES] = PIPELINE.split('\r\n').filter((l) => l.length > 0);
+const ROWS = LINES.slice(0, 300);
+/** Rows sync map their first units anyway, to infer the object type's field types. */
+const SAMPLED = SAMPLE_UNITS;
+
+const config = (extraFields = '', name = 'opportunity_id') => `version: 1
+service: { baseUrl: "http://127.0.0.1:9", apiKey: unused }
+syncs:
+  - name: deals
+    source: { type: csv, path: deals.csv, primaryKey: opportunity_id }
+    target:
+      type: row
+      source: { name: crm }
+      objectType: { name: deal }
+      map:
+        id: opportunity_id
+        name: ${name}
+        public: true
+        fields:
+          stage: deal_stage
+${extraFields}`;
+
+describe('unchanged records decided before mapping', () => {
+  let dir: string;
+  let store: StateStore;
+  // The fake answers every push 'created'; `pushed` counts what was sent.
+  const service = new FakeService();
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ferry-source-print-'));
+    store = await openStateStore('sqlite::memory:');
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Runs the sync as configured now; `mapped` counts the records the mapping evaluated. */
+  async function run(yaml: string, lines: readonly string[]) {
+    writeFileSync(join(dir, 'ferry.yaml'), yaml);
+    writeFileSync(join(dir, 'deals.csv'), [HEADER, ...lines].join('\n') + '\n');
+    const loaded = await loadProject(join(dir, 'ferry.yaml'));
+    const prepared: PreparedSync = await prepareSync(loaded, selectSyncs(loaded, ['deals'])[0]!);
+    let mapped = 0;
+    const evaluate = prepared.mapping.evaluate.bind(prepared.mapping);
+    prepared.mapping.evaluate = (input) => (mapped++, evaluate(input));
+    const pushesBefore = service.pushes;
+    const summary = await runSync(prepared, { store, service }, {
+      signal: new AbortController().signal,
+      logger: pino({ level: 'silent' }),
+      concurrency: 4,
+      maxRequestsPerSecond: 100_000,
+      maxAttempts: 1,
+    });
+    return { counts: summary.counts, mapped, pushed: service.pushes - pushesBefore };
+  }
+
+  it('maps nothing on a no-op re-run, and only the edited record after an edit', async () => {
+    expect(await run(config(), ROWS)).toMatchObject({ counts: { created: 300 }, mapped: 300, pushed: 300 });
+    expect(await run(config(), ROWS)).toMatchObject({ counts: { unchanged: 300, read: 300 }, mapped: SAMPLED, pushed: 0 });
+
+    const edited = ROWS.map((line, i) => (i === 250 ? line.replace(/,(Won|Lost|Engaging|Prospecting),/, ',Lost,') : line));
+    expect(edited[250]).not.toBe(ROWS[250]);
+    expect(await run(config(), edited)).toMatchObject({ counts: { pushed: 1, unchanged: 299 }, mapped: SAMPLED + 1, pushed: 1 });
+    expect(await run(config(), edited)).toMatchObject({ counts: { unchanged: 300 }, mapped: SAMPLED, pushed: 0 });
+  });
+
+  it('maps every record after a mapping change, pushes exactly those whose bodies change, then skips again', async () => {
+    await run(config(), ROWS);
+    const withValues = ROWS.filter((l) => l.split(',')[7] !== '').length;
+    expect(withValues).toBeGreaterThan(0);
+    expect(withValues).toBeLessThan(300);
+    const changed = config('          value: close_value\n');
+    expect(await run(changed, ROWS)).toMatchObject({ counts: { pushed: withValues, unchanged: 300 - withValues }, mapped: 300, pushed: withValues });
+    // The unchanged bodies were vouched for with the new mapping: no mapping needed any more.
+    expect(await run(changed, ROWS)).toMatchObject({ counts: { unchanged: 300 }, mapped: SAMPLED, pushed: 0 });
+  });
+
+  it('never skips mapping when the mapping reads the clock', async () => {
+    const clock = config('', `'"deal " & opportunity_id & " " & $string($now() = "x")'`);
+    await run(clock, ROWS);
+    expect(await run(clock, ROWS)).toMatchObject({ counts: { unchanged: 300 }, mapped: 300, pushed: 0 });
+  });
+});
