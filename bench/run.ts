@@ -8,7 +8,7 @@
  * - state store and database-source micro-benchmarks, when present
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -35,26 +35,42 @@ const small = Number(process.env.BENCH_SMALL ?? 5_000);
 const large = Number(process.env.BENCH_LARGE ?? 50_000);
 const figures: Record<string, string | number> = {};
 
-const s = scenario(small);
-const l = scenario(large);
-figures['sync: records/s (first run, small)'] = Math.round(s.firstCounts.created / s.firstSeconds);
-figures['sync: records/s (first run, large)'] = Math.round(l.firstCounts.created / l.firstSeconds);
-figures['re-run: unchanged records/s (large)'] = Math.round(l.secondCounts.unchanged / l.secondSeconds);
-figures['re-run time / first-run time (large)'] = +(l.secondSeconds / l.firstSeconds).toFixed(3);
-figures[`memory: peak RSS growth MB (${small} rows)`] = +s.peakRssDeltaMb.toFixed(1);
-figures[`memory: peak RSS growth MB (${large} rows)`] = +l.peakRssDeltaMb.toFixed(1);
-figures[`memory ratio ${large / small}× rows (flat ≈ 1)`] = +(l.peakRssDeltaMb / Math.max(s.peakRssDeltaMb, 1)).toFixed(2);
 
-for (const file of ['state.bench.ts', 'databases.bench.ts']) {
-  const path = resolve(import.meta.dirname, file);
-  if (!existsSync(path)) continue;
-  try {
-    const mod = (await import(pathToFileURL(path).href)) as { run: () => Promise<Record<string, number>> };
-    for (const [name, value] of Object.entries(await mod.run())) figures[`${file.replace('.bench.ts', '')}: ${name}`] = value;
-  } catch (error) {
-    figures[`${file}: skipped`] = error instanceof Error ? error.message : String(error);
-  }
+// The emulator scenario (first run and re-run into the in-process emulator); BENCH_ONLY skips it.
+if (process.env.BENCH_ONLY === undefined) {
+  const s = scenario(small);
+  const l = scenario(large);
+  figures['sync: records/s (first run, small)'] = Math.round(s.firstCounts.created / s.firstSeconds);
+  figures['sync: records/s (first run, large)'] = Math.round(l.firstCounts.created / l.firstSeconds);
+  figures['re-run: unchanged records/s (large)'] = Math.round(l.secondCounts.unchanged / l.secondSeconds);
+  figures['re-run time / first-run time (large)'] = +(l.secondSeconds / l.firstSeconds).toFixed(3);
+  figures[`memory: peak RSS growth MB (${small} rows)`] = +s.peakRssDeltaMb.toFixed(1);
+  figures[`memory: peak RSS growth MB (${large} rows)`] = +l.peakRssDeltaMb.toFixed(1);
+  figures[`memory ratio ${large / small}× rows (flat ≈ 1)`] = +(l.peakRssDeltaMb / Math.max(s.peakRssDeltaMb, 1)).toFixed(2);
 }
 
-const width = Math.max(...Object.keys(figures).map((k) => k.length));
-for (const [name, value] of Object.entries(figures)) console.log(`${name.padEnd(width)}  ${value}`);
+// Every bench/*.bench.ts exporting run(): figures (name → number) or rows with goals.
+type Row = { name: string; value: number | string; goal?: string; ok?: boolean };
+const rows: Row[] = Object.entries(figures).map(([name, value]) => ({ name: `emulator ${name}`, value }));
+const only = process.env.BENCH_ONLY; // e.g. BENCH_ONLY=push runs push.bench.ts alone
+const files = readdirSync(import.meta.dirname).filter((f) => f.endsWith('.bench.ts') && (!only || f.startsWith(only))).sort();
+for (const file of files) {
+  const label = file.replace('.bench.ts', '');
+  try {
+    const mod = (await import(pathToFileURL(resolve(import.meta.dirname, file)).href)) as { run: () => Promise<Record<string, number> | Row[]> };
+    const result = await mod.run();
+    if (Array.isArray(result)) rows.push(...result.map((row) => ({ ...row, name: `${label}: ${row.name}` })));
+    else for (const [name, value] of Object.entries(result)) rows.push({ name: `${label}: ${name}`, value });
+  } catch (error) {
+    rows.push({ name: `${label}: skipped`, value: error instanceof Error ? error.message : String(error) });
+  }
+}
+// The no-op re-run figure comes from its own bench file when there is one.
+if (!rows.some((r) => /no-op/i.test(r.name))) rows.push({ name: 'no-op re-run ÷ parse', value: 'not measured (no bench file reports it)', goal: '≤ 2' });
+
+const width = Math.max(...rows.map((r) => r.name.length));
+console.log(`${'measure'.padEnd(width)}  ${'value'.padStart(10)}  goal`);
+for (const row of rows) {
+  const verdict = row.ok === undefined ? '' : row.ok ? '  ok' : '  MISSED';
+  console.log(`${row.name.padEnd(width)}  ${String(row.value).padStart(10)}  ${row.goal ?? ''}${verdict}`);
+}

@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources through tsx, so a fresh clone needs no build step
-// and `npx ferry` can never run a stale build.
-import { register } from 'tsx/esm/api';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { dirname, join } from 'node:path';
+// Runs the compiled CLI from dist/ (`npm run build`; `npm ci` and `npm pack`
+// build it through the prepare script). Nothing is compiled at start-up.
+import { existsSync } from 'node:fs';
 
-register();
-const root = dirname(dirname(fileURLToPath(import.meta.url)));
-const { main } = await import(pathToFileURL(join(root, 'src/cli/main.ts')).href);
+const entry = new URL('../dist/src/cli/main.js', import.meta.url);
+if (!existsSync(entry)) {
+  console.error('ferry is not built: run `npm run build` in the ferry checkout (npm ci does it too)');
+  process.exit(1);
+}
+const { main } = await import(entry.href);
 process.exitCode = await main(process.argv.slice(2));

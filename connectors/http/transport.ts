@@ -1,12 +1,13 @@
 /**
  * One HTTP exchange with retries: pace (token bucket), send with a timeout,
- * and repeat network failures, 408, 429 and 5xx with backoff and full
- * jitter, honouring Retry-After. Authentication and the meaning of the
+ * and repeat what the SDK's retry policy calls transient (network failures,
+ * 408, 409, 429, 5xx) with backoff and full jitter, honouring Retry-After. Authentication and the meaning of the
  * final status are the caller's business.
  */
 import {
   FerryError,
   abortedError,
+  isRetryableStatus,
   networkErrorCode,
   parseRetryAfter,
   retryDelay,
@@ -43,10 +44,6 @@ export interface TransportOptions {
   random?: () => number;
   limiter?: TokenBucket;
   redactor: Redactor;
-}
-
-export function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 429 || status >= 500;
 }
 
 export class Transport {

@@ -4,7 +4,7 @@
  * dropped connections with backoff (or the server's Retry-After). The waiting
  * rules are the SDK's (src/sdk/http-retry.ts), shared with ferry's own client.
  */
-import { FerryError, messageOf, networkErrorCode, parseRetryAfter, retryDelay, sleep } from '../../src/sdk/index.js';
+import { FerryError, isRetryableStatus, messageOf, networkErrorCode, parseRetryAfter, retryDelay, sleep } from '../../src/sdk/index.js';
 
 export interface ReadPolicy {
   /** Attempts in total, the first included. */
@@ -32,10 +32,6 @@ export class HttpStatusError extends FerryError {
     super(code, message, { details: { status }, ...(hint ? { hint } : {}) });
     this.status = status;
   }
-}
-
-function retryableStatus(status: number): boolean {
-  return status === 408 || status === 429 || status >= 500;
 }
 
 /** The base URL without credentials or trailing slash: safe to show and to build URLs on. */
@@ -109,7 +105,7 @@ export class ServiceHttp {
           }
         }
         status = response.status;
-        if (!retryableStatus(status)) throw this.#statusError(path, status, detailOf(text));
+        if (!isRetryableStatus(status)) throw this.#statusError(path, status, detailOf(text));
         retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
         failure = `${status} ${detailOf(text)}`.trim();
       } catch (error) {

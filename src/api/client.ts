@@ -16,8 +16,8 @@ import type { Endpoint, EndpointName } from './endpoints.js';
 import { buildQuery, fillPath, normaliseBaseUrl, resolveLocation, serialiseBody } from './http.js';
 import { paginate } from './pagination.js';
 import { REDACTED, redact, redactError, redactValue } from '../sdk/redact.js';
-import { DEFAULT_RETRY, abortedError, isRetryableStatus, networkErrorCode, parseRetryAfter, retryDelay, sleep } from './retry.js';
-import type { RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY, abortedError, isRetryableStatus, networkErrorCode, nextRetry, parseRetryAfter, signalsOutage, sleep } from '../sdk/http-retry.js';
+import type { RetryPolicy } from '../sdk/http-retry.js';
 import { ServiceError, serviceErrorFromResponse } from './service-error.js';
 
 type Table = typeof ENDPOINTS;
@@ -156,7 +156,9 @@ export class ServiceClient {
     this.#apiKey = options.apiKey === '' ? undefined : options.apiKey;
     this.#concurrency = positiveInt(options.concurrency, DEFAULT_CONCURRENCY, 'concurrency');
     this.#timeoutMs = positiveInt(options.timeoutMs, DEFAULT_TIMEOUT_MS, 'timeoutMs');
-    this.#retry = Object.freeze(mergePolicy(DEFAULT_RETRY, options.retry));
+    // The client caps every wait, Retry-After included, at maxDelayMs (docs/client.md); the pusher honours longer hints.
+    const { maxRetryAfterMs: _pusherOnly, ...clientDefaults } = DEFAULT_RETRY;
+    this.#retry = Object.freeze(mergePolicy(clientDefaults, options.retry));
     this.#userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
     this.#observer = options.observer ?? {};
     this.#ownsDispatcher = options.dispatcher === undefined;
@@ -193,10 +195,11 @@ export class ServiceClient {
     const endpoint: Endpoint = ENDPOINTS[name];
     const path = pathOverride ?? `${this.#prefix}${fillPath(endpoint.path, options.params, name)}${buildQuery(options.query, name)}`;
     const body = options.body === undefined ? undefined : serialiseBody(options.body, name);
-    const policy = options.retry === false ? { ...this.#retry, maxAttempts: 1 } : mergePolicy(this.#retry, options.retry);
+    const policy = options.retry === false ? { ...this.#retry, maxAttempts: 1, outageBudgetMs: 0 } : mergePolicy(this.#retry, options.retry);
     const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
     const { signal } = options;
 
+    let failingSince: number | undefined;
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) throw abortedError(signal, name);
       const started = performance.now();
@@ -212,10 +215,11 @@ export class ServiceClient {
             details: { endpoint: name },
           });
         }
-        if (attempt >= policy.maxAttempts) throw this.#unreachable(name, attempt, errorCode, error);
-        const delayMs = retryDelay(attempt, policy, undefined);
-        this.#observer.onRetry?.({ endpoint: name, errorCode, attempt, delayMs });
-        await sleep(delayMs, signal, name);
+        failingSince ??= started;
+        const next = nextRetry(undefined, { failures: attempt, outageMs: performance.now() - failingSince }, policy);
+        if (!next.retry) throw this.#unreachable(name, attempt, errorCode, error);
+        this.#observer.onRetry?.({ endpoint: name, errorCode, attempt, delayMs: next.delayMs });
+        await sleep(next.delayMs, signal, name);
         continue;
       }
 
@@ -223,25 +227,29 @@ export class ServiceClient {
       if (raw.status >= 200 && raw.status < 300) {
         return { status: raw.status, headers: raw.headers, data: this.#parseSuccess(name, endpoint, raw) as ResponseOf<N> };
       }
-      if (isRetryableStatus(raw.status) && attempt < policy.maxAttempts) {
-        const retryAfterMs = parseRetryAfter(raw.headers['retry-after']);
-        const delayMs = retryDelay(attempt, policy, retryAfterMs);
-        this.#observer.onRetry?.({
-          endpoint: name,
-          status: raw.status,
-          attempt,
-          delayMs,
-          ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-        });
-        await sleep(delayMs, signal, name);
-        continue;
+      const retryAfterMs = parseRetryAfter(raw.headers['retry-after']);
+      if (isRetryableStatus(raw.status)) {
+        failingSince = signalsOutage(raw.status) ? (failingSince ?? started) : undefined;
+        const outage = failingSince === undefined ? {} : { outageMs: performance.now() - failingSince };
+        const next = nextRetry(retryAfterMs, { failures: attempt, ...outage }, policy);
+        if (next.retry) {
+          this.#observer.onRetry?.({
+            endpoint: name,
+            status: raw.status,
+            attempt,
+            delayMs: next.delayMs,
+            ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+          });
+          await sleep(next.delayMs, signal, name);
+          continue;
+        }
       }
       throw serviceErrorFromResponse({
         endpoint: name,
         status: raw.status,
         body: this.#errorBody(raw.text),
         attempts: attempt,
-        retryAfterMs: parseRetryAfter(raw.headers['retry-after']),
+        retryAfterMs,
       });
     }
   }
@@ -255,8 +263,9 @@ export class ServiceClient {
     signal: AbortSignal | undefined,
   ): Promise<RawAnswer> {
     const controller = new AbortController();
-    const timeout = new AttemptTimeout(timeoutMs);
-    const timer = setTimeout(() => controller.abort(timeout), timeoutMs);
+    // Built only when the timer fires: an Error captures a stack, too dear for every request.
+    let timeout: AttemptTimeout | undefined;
+    const timer = setTimeout(() => controller.abort((timeout = new AttemptTimeout(timeoutMs))), timeoutMs);
     const forward = () => controller.abort(signal?.reason);
     signal?.addEventListener('abort', forward, { once: true });
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.#userAgent };
@@ -277,7 +286,7 @@ export class ServiceClient {
       const text = await res.body.text();
       return { status: res.statusCode, headers: res.headers, text };
     } catch (error) {
-      if (controller.signal.reason === timeout && !signal?.aborted) throw timeout;
+      if (timeout !== undefined && controller.signal.reason === timeout && !signal?.aborted) throw timeout;
       throw error;
     } finally {
       clearTimeout(timer);
@@ -615,6 +624,10 @@ function mergePolicy(base: Readonly<RetryPolicy>, override: Partial<RetryPolicy>
   if (override?.maxAttempts !== undefined) merged.maxAttempts = positiveInt(override.maxAttempts, base.maxAttempts, 'retry.maxAttempts');
   if (override?.baseDelayMs !== undefined) merged.baseDelayMs = nonNegative(override.baseDelayMs, 'retry.baseDelayMs');
   if (override?.maxDelayMs !== undefined) merged.maxDelayMs = nonNegative(override.maxDelayMs, 'retry.maxDelayMs');
+  for (const key of ['minDelayMs', 'maxRetryAfterMs', 'outageBudgetMs'] as const) {
+    const value = override?.[key];
+    if (value !== undefined) merged[key] = nonNegative(value, `retry.${key}`);
+  }
   return merged;
 }
 

@@ -6,7 +6,7 @@
 import { FerryError } from '../sdk/errors.js';
 import type { ErrorCode } from '../sdk/errors.js';
 import { messageErrorBody, structuredErrorBody, validationErrorBody } from './schemas/errors.js';
-import { isRetryableStatus } from './retry.js';
+import { isRetryableStatus } from '../sdk/http-retry.js';
 
 export interface ServiceErrorInit {
   endpoint: string;

@@ -16,10 +16,8 @@ function parseTimeout(value: string): number {
   return seconds;
 }
 
-export const register: RegisterCommand = (program, setExitCode) => {
-  program
-    .command('ask')
-    .description("ask the assistant a question about the organization's data; polls until the answer is ready")
+export const register: RegisterCommand = (command, setExitCode) => {
+  command
     .argument('<question>', 'the question (quote it)')
     .option('--timeout <seconds>', 'give up after this many seconds', parseTimeout, 120)
     .option('--json', 'print the run envelope as JSON on stdout')

@@ -6,14 +6,11 @@
  */
 import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { InvalidArgumentError } from 'commander';
-import { ferryPackageVersion } from '../config/connectors.js';
+import { ferryPackageVersion, ferryRoot } from '../sdk/ferry-package.js';
 import { FerryError } from '../sdk/errors.js';
 import { connectorNames, connectorScaffold, type ConnectorKind } from './connector-templates.js';
 import type { RegisterCommand } from './main.js';
-
-const FERRY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface NewConnectorOptions {
   /** @default ./<name without scope> */
@@ -38,7 +35,7 @@ export interface NewConnectorResult {
 
 /** The folder of an installed package seen from ferry's root (walking up node_modules). */
 function installedPackage(name: string): string | undefined {
-  for (let dir = resolve(FERRY_ROOT); ; dir = dirname(dir)) {
+  for (let dir = resolve(ferryRoot()); ; dir = dirname(dir)) {
     const folder = join(dir, 'node_modules', name);
     if (existsSync(join(folder, 'package.json'))) return folder;
     if (dirname(dir) === dir) return undefined;
@@ -70,7 +67,7 @@ export function newConnector(name: string, options: NewConnectorOptions = {}): N
   const missing: string[] = [];
   if (linkDeps) {
     const wanted: [string, string | undefined][] = [
-      ['ferry', resolve(FERRY_ROOT)],
+      ['ferry', resolve(ferryRoot())],
       ['zod', installedPackage('zod')],
       ['vitest', installedPackage('vitest')],
     ];
@@ -96,8 +93,7 @@ function parseKind(value: string): ConnectorKind {
   return value;
 }
 
-export const register: RegisterCommand = (program) => {
-  const connector = program.command('connector').description('write your own connectors');
+export const register: RegisterCommand = (connector) => {
   connector
     .command('new')
     .description('scaffold a connector package (example code, conformance tests, README) that passes its tests as is')

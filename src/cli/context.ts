@@ -19,6 +19,14 @@ export function configFileOf(command: Command): string {
 }
 
 /**
+ * A progress bar on stderr: only on a terminal, and not with `--quiet`. While
+ * it shows, logs below warn would tear it, so the run logs at warn.
+ */
+export function showsProgress(command: Command): boolean {
+  return process.stderr.isTTY === true && command.optsWithGlobals<{ quiet?: boolean }>().quiet !== true;
+}
+
+/**
  * Logs of inspection commands go to stderr at `warn` unless FERRY_LOG_LEVEL
  * says otherwise: their stdout is a table or JSON, and info chatter would bury it.
  */

@@ -56,10 +56,8 @@ async function loadSource(config: LoadedConfig, sync: LoadedSync): Promise<{ sou
   return { source: connector, options: (connector.options as z.ZodType).parse(raw) };
 }
 
-export const register: RegisterCommand = (program) => {
-  program
-    .command('discover')
-    .description("show the source's streams, fields, source and inferred field types, keys and cursor candidates")
+export const register: RegisterCommand = (command) => {
+  command
     .argument('<sync>', 'sync whose source to inspect')
     .option('--json', 'print the streams as JSON on stdout')
     .action(async (name: string, opts: { json?: boolean }, command: Command) => {

@@ -4,7 +4,7 @@
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
-import pino from 'pino';
+import { createLogger } from '../pipeline/logger.js';
 import type { RegisterCommand } from './main.js';
 import { DEMO_OPTIONS, DEMO_SEED, generateSeed, startEmulator, summarizeSeed, type FaultOptions, type GenerateSeedOptions } from '../emulator/index.js';
 import { uuid } from '../api/schemas/common.js';
@@ -29,7 +29,6 @@ interface EmulatorFlags {
   rateLimit?: number;
   rateLimitBurst?: number;
   faultSeed?: number;
-  logLevel: string;
 }
 
 const number = (min: number, max = Number.POSITIVE_INFINITY) => (value: string) => {
@@ -106,10 +105,8 @@ function registerSeed(emulator: Command): void {
     });
 }
 
-export const register: RegisterCommand = (program) => {
-  const command = program
-    .command('emulator')
-    .description('serve the local implementation of /v1 (SQLite-backed) until interrupted')
+export const register: RegisterCommand = (command) => {
+  command
     .option('--port <port>', 'port to listen on', number(0, 65535), 8787)
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--db <file>', 'SQLite database file', 'state/emulator.db')
@@ -128,7 +125,6 @@ export const register: RegisterCommand = (program) => {
     .option('--rate-limit <rps>', 'fault: requests per second allowed per key', number(0.001))
     .option('--rate-limit-burst <n>', 'fault: burst size of the per-key rate limit', number(1))
     .option('--fault-seed <n>', 'seed of the fault RNG (reproducible faults)', number(0))
-    .option('--log-level <level>', 'log level of the request log on stderr', 'info')
     .action(async (flags: EmulatorFlags) => {
       const faults: FaultOptions = {};
       if (flags.latency !== undefined) faults.latencyMs = flags.latency;
@@ -155,7 +151,8 @@ export const register: RegisterCommand = (program) => {
         ...(flags.askWaitMs !== undefined ? { askWaitMs: flags.askWaitMs } : {}),
         ...(flags.askDelayMs !== undefined ? { askDelayMs: flags.askDelayMs } : {}),
         faults,
-        logger: pino({ level: flags.logLevel }, pino.destination(2)),
+        // The request log follows the global --log-level and --log-format.
+        logger: createLogger({ level: 'info' }),
         metrics: new EmulatorRequestMetrics({ processMetrics: true }),
       });
 

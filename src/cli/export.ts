@@ -2,24 +2,23 @@ import cliProgress from 'cli-progress';
 import { runExports } from '../export/index.js';
 import type { ExportSummary } from '../export/index.js';
 import type { RunCounts } from '../state/index.js';
-import { configFileOf } from './context.js';
+import { configFileOf, showsProgress } from './context.js';
 import type { RegisterCommand } from './main.js';
 import { printJson, printTable } from './output.js';
 
-export const register: RegisterCommand = (program, setExitCode) => {
-  program
-    .command('export')
-    .description('run reverse exports (all, or the ones named): read the service, write files or tables')
+export const register: RegisterCommand = (command, setExitCode) => {
+  command
     .argument('[exports...]', 'names of the exports to run')
     .option('--full-refresh', 'ignore the incremental watermark and export everything the filters select')
     .option('--json', 'print the summary as JSON on stdout')
-    .action(async (names: string[], flags: { fullRefresh?: boolean; json?: boolean }, command) => {
+    .action(async (names: string[], flags: { fullRefresh?: boolean; json?: boolean }) => {
+      const progress = showsProgress(command);
       const summaries = await runExports({
         configFile: configFileOf(command),
         names,
         fullRefresh: flags.fullRefresh === true,
-        quiet: process.stderr.isTTY === true,
-        progress: createExportProgress,
+        quiet: progress,
+        ...(progress ? { progress: createExportProgress } : {}),
       });
       if (flags.json) printJson({ exports: summaries });
       else printExportSummaries(summaries);

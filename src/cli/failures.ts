@@ -47,10 +47,8 @@ function parseLimit(value: string): number {
   return n;
 }
 
-export const register: RegisterCommand = (program, setExitCode) => {
-  const failures = program
-    .command('failures')
-    .description('the dead-letter: records the service (or validation) rejected, with reasons');
+export const register: RegisterCommand = (command, setExitCode) => {
+  const failures = command;
 
   failures
     .command('list')

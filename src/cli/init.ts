@@ -28,10 +28,8 @@ export function scaffoldProject(dir: string, options: { force?: boolean } = {}):
   return { dir: root, written: SCAFFOLD.map((f) => f.path) };
 }
 
-export const register: RegisterCommand = (program) => {
-  program
-    .command('init')
-    .description('scaffold ferry.yaml, an example pipeline over sample data, and .env.example')
+export const register: RegisterCommand = (command) => {
+  command
     .argument('[dir]', 'project directory (created if missing)', '.')
     .option('--force', 'overwrite files that already exist')
     .action((dir: string, opts: { force?: boolean }) => {

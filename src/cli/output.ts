@@ -1,7 +1,20 @@
 /** Printing for the CLI: the one place that writes to the terminal. */
+import { createLogger, errorFields, logFormat } from '../pipeline/logger.js';
 import { isFerryError } from '../sdk/errors.js';
 
-export function printError(error: unknown): void {
+/**
+ * The error that ended a command, on stderr: a JSON log line at level error
+ * when logs are JSON (a scheduler's collector reads every stderr line as
+ * JSON), otherwise the code, message, position and hint as text.
+ */
+export function printError(error: unknown, exitCode: number): void {
+  if (logFormat() === 'json') {
+    const message = error instanceof Error ? error.message : String(error);
+    // Through console.error like every other line this module prints (one place to capture them).
+    const destination = { write: (line: string) => console.error(line.trimEnd()) } as unknown as NodeJS.WritableStream;
+    createLogger({ destination }).error({ ...errorFields(error), exitCode }, message);
+    return;
+  }
   if (isFerryError(error)) {
     console.error(error.describe());
     return;
@@ -27,15 +40,20 @@ interface PrintableSummary {
   changes: { kind: string; name: string; fields?: unknown }[];
 }
 
-/** The end-of-run table: one line per sync, then errors and schema changes. */
-export function printRunSummaries(summaries: readonly PrintableSummary[]): void {
+/**
+ * The end-of-run table on stdout: one line per sync, then schema changes and
+ * errors (the log on stderr has each error too, at level error). A dry run
+ * says so above and below the table.
+ */
+export function printRunSummaries(summaries: readonly PrintableSummary[], options: { dryRun?: boolean } = {}): void {
+  if (options.dryRun) console.log('DRY RUN: nothing was pushed and no state was written; the counts say what a run would do.\n');
   const header = ['sync', 'status', 'read', 'created', 'updated', 'unchanged', 'failed', 'skipped', 'deleted', 'time'];
   const withVisible = summaries.some((s) => s.visible !== undefined);
   if (withVisible) header.push('in service');
   const rows = summaries.map((s) => {
     const row = [
       s.sync,
-      s.status,
+      options.dryRun ? `${s.status} (dry run)` : s.status,
       String(s.counts.read),
       String(s.counts.created),
       String(s.counts.updated),
@@ -52,8 +70,9 @@ export function printRunSummaries(summaries: readonly PrintableSummary[]): void 
   for (const s of summaries) {
     for (const change of s.changes) console.log(`  ${s.sync}: ${change.kind} ${change.name}`);
     if (s.counts.failed > 0) console.log(`  ${s.sync}: ${s.counts.failed} record(s) in the dead-letter; see \`ferry failures list ${s.sync}\``);
-    if (s.error) console.error(`  ${s.sync}: ${s.error}`);
+    if (s.error) console.log(`  ${s.sync}: ${s.error.replace(/\n/g, '\n  ')}`);
   }
+  if (options.dryRun) console.log('\nDry run: nothing was pushed. Run without --dry-run to push.');
 }
 
 /** A plain aligned table on stdout. */

@@ -1,18 +1,16 @@
 import type { RegisterCommand } from './main.js';
 import { previewSync } from '../pipeline/preview.js';
+import { FerryError } from '../sdk/errors.js';
+import { configFileOf } from './context.js';
 import { printJson } from './output.js';
 
-export const register: RegisterCommand = (program) => {
-  program
-    .command('preview')
-    .description('print mapped, validated request bodies beside their source records, and the plan; pushes nothing')
+export const register: RegisterCommand = (command) => {
+  command
     .argument('<sync>', 'the sync to preview')
-    .option('-n, --limit <n>', 'how many records to show', '5')
+    .option('-n, --limit <n>', 'how many records to show (1 or more)', parseSampleCount, 5)
     .option('--json', 'print samples and plan as JSON')
-    .action(async (syncName: string, flags: { limit: string; json?: boolean }) => {
-      const { config } = program.opts<{ config: string }>();
-      const limit = Math.max(0, Number.parseInt(flags.limit, 10) || 0);
-      const { samples, plan } = await previewSync(config, syncName, limit);
+    .action(async (syncName: string, flags: { limit: number; json?: boolean }) => {
+      const { samples, plan } = await previewSync(configFileOf(command), syncName, flags.limit);
       if (flags.json) {
         printJson({ samples, plan });
         return;
@@ -38,6 +36,14 @@ export const register: RegisterCommand = (program) => {
       }
     });
 };
+
+function parseSampleCount(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) {
+    throw new FerryError('FERRY_USAGE', `--limit takes a whole number ≥ 1, not "${value}"`, { hint: 'e.g. ferry preview <sync> -n 20' });
+  }
+  return n;
+}
 
 function indent(text: string): string {
   return text.replace(/^/gm, '    ');

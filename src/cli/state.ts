@@ -79,8 +79,7 @@ export function formatState(states: readonly SyncState[], now: number): string {
     .join('\n\n');
 }
 
-export const register: RegisterCommand = (program) => {
-  const state = program.command('state').description('inspect or reset incremental state (cursor, ledger, failures)');
+export const register: RegisterCommand = (state) => {
 
   state
     .command('show')

@@ -128,10 +128,8 @@ function parseRunsOption(value: string): number {
   return n;
 }
 
-export const register: RegisterCommand = (program) => {
-  program
-    .command('status')
-    .description('last run per sync (status, when, duration, counts), cursor, open failures and live records')
+export const register: RegisterCommand = (command) => {
+  command
     .argument('[sync...]', 'syncs to show (default: all)')
     .option('--runs <n>', 'also list the last N runs of each sync', parseRunsOption, 0)
     .option('--json', 'print the status as JSON on stdout')

@@ -25,10 +25,8 @@ function positiveInt(flag: string): (value: string) => number {
   };
 }
 
-export const register: RegisterCommand = (program) => {
-  program
-    .command('worker')
-    .description('take queued and scheduled runs from the shared PostgreSQL state until SIGTERM (see docs/scale-out.md)')
+export const register: RegisterCommand = (command) => {
+  command
     .option('--concurrency <n>', 'runs at once on this worker', positiveInt('--concurrency'), 2)
     .option('--health-port <port>', 'serve GET /healthz, /readyz and /metrics on this port (0: any free port)', positiveInt('--health-port'))
     .option('--lease-seconds <s>', 'a run whose worker stops renewing it for this long is retried elsewhere', positiveInt('--lease-seconds'), 60)

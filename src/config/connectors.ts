@@ -7,7 +7,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
+import { BUILTIN_CONNECTORS_DIR, RUNS_COMPILED, ferryPackageVersion, ferryRoot } from '../sdk/ferry-package.js';
 import { FerryError } from '../sdk/errors.js';
 import { isRecord, messageOf } from '../sdk/guards.js';
 import { SDK_VERSION, type ConnectorDefinition } from '../sdk/types.js';
@@ -22,9 +23,7 @@ export interface LoadConnectorOptions {
   kind?: 'source' | 'destination';
 }
 
-const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-let ferryVersion: string | undefined;
-const BUILTIN_DIR = join(PROJECT_ROOT, 'connectors');
+const BUILTIN_DIR = BUILTIN_CONNECTORS_DIR;
 const ENTRY_NAMES = ['index.ts', 'index.js', 'index.mjs'];
 
 /** Loaded modules by entry file, so each is imported and checked once. */
@@ -165,7 +164,7 @@ function exportTarget(value: unknown): string | undefined {
  */
 function resolvePackage(name: string, baseDir: string): string | undefined {
   if (!/^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/i.test(name)) return undefined;
-  for (const from of [baseDir, PROJECT_ROOT]) {
+  for (const from of [baseDir, ferryRoot()]) {
     for (let dir = resolve(from); ; dir = dirname(dir)) {
       const folder = join(dir, 'node_modules', name);
       if (existsSync(join(folder, 'package.json'))) {
@@ -183,6 +182,35 @@ function resolvePackage(name: string, baseDir: string): string | undefined {
   return undefined;
 }
 
+function isTypeScript(entry: string): boolean {
+  return /\.[cm]?ts$/.test(entry) && !entry.endsWith('.d.ts');
+}
+
+let typeScriptSupport: Promise<void> | undefined;
+
+/**
+ * Compiled ferry runs plain JavaScript; a connector or plugin written in
+ * TypeScript (a local `./my-source/index.ts`, a scaffold from `ferry connector
+ * new`) is compiled on import by tsx, loaded only then so other runs never pay
+ * for it. Running from the sources, tsx is already in place.
+ */
+function loadTypeScriptSupport(): Promise<void> {
+  if (!RUNS_COMPILED) return Promise.resolve();
+  typeScriptSupport ??= import('tsx/esm/api').then(
+    (tsx) => {
+      tsx.register();
+    },
+    (cause: unknown) => {
+      typeScriptSupport = undefined;
+      throw new FerryError('FERRY_PLUGIN_INCOMPATIBLE', 'a connector written in TypeScript needs the optional package tsx, which is not installed', {
+        cause,
+        hint: 'npm install tsx next to ferry, or compile the connector to JavaScript',
+      });
+    },
+  );
+  return typeScriptSupport;
+}
+
 function loadEntry(entry: string, type: string): Promise<ConnectorDefinition[]> {
   let loaded = byEntry.get(entry);
   if (!loaded) {
@@ -192,15 +220,6 @@ function loadEntry(entry: string, type: string): Promise<ConnectorDefinition[]> 
     loaded.catch(() => byEntry.delete(entry));
   }
   return loaded;
-}
-
-/** The version in ferry's own package.json. */
-export function ferryPackageVersion(): string {
-  if (ferryVersion === undefined) {
-    const manifest = readManifest(join(PROJECT_ROOT, 'package.json'));
-    ferryVersion = isRecord(manifest) && typeof manifest.version === 'string' ? manifest.version : '0.0.0';
-  }
-  return ferryVersion;
 }
 
 /**
@@ -219,7 +238,7 @@ function checkPeerRange(entry: string, type: string): void {
     if (dirname(dir) === dir) return;
   }
   // Built-ins and anything else inside ferry's own package need no check.
-  if (resolve(dirname(manifestFile)) === resolve(PROJECT_ROOT)) return;
+  if (resolve(dirname(manifestFile)) === resolve(ferryRoot())) return;
   const manifest = readManifest(manifestFile);
   if (!isRecord(manifest) || !isRecord(manifest.peerDependencies)) return;
   const range = manifest.peerDependencies.ferry;
@@ -237,6 +256,7 @@ async function importDefinitions(entry: string, type: string): Promise<Connector
   checkPeerRange(entry, type);
   let module: Record<string, unknown>;
   try {
+    if (isTypeScript(entry)) await loadTypeScriptSupport();
     module = (await import(pathToFileURL(entry).href)) as Record<string, unknown>;
   } catch (cause) {
     const message = messageOf(cause);

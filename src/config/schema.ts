@@ -164,6 +164,11 @@ export const serviceConfig = z.strictObject({
     .describe('Client-side request rate ceiling; adapts down on 429.'),
   timeoutMs: z.number().int().positive().default(30_000).describe('Timeout of one request, in milliseconds.'),
   maxAttempts: z.number().int().min(1).max(20).default(6).describe('Attempts per request, counting the first, for transient failures.'),
+  outageBudgetSeconds: z
+    .number()
+    .min(0)
+    .default(300)
+    .describe('How long a run keeps retrying while the service fails every request (500s, refused connections) before it stops with exit 3; 0 stops after maxAttempts.'),
 });
 export type ServiceConfig = z.output<typeof serviceConfig>;
 

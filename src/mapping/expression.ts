@@ -74,13 +74,55 @@ function registerUtf8Base64(expr: Expression): void {
 }
 
 function compileJsonata(source: string): Expression {
+  let expr: Expression;
   try {
-    const expr = jsonata(source);
-    registerUtf8Base64(expr);
-    return expr;
+    expr = jsonata(source);
   } catch (error) {
     throw new ExpressionSyntaxError(describeJsonataError(error, source));
   }
+  const unknown = unknownFunctions(expr.ast());
+  if (unknown.length > 0) {
+    // JSONata itself only notices when a record reaches the call, failing every record at run time.
+    throw new ExpressionSyntaxError(
+      `unknown function ${unknown.map((name) => `$${name}()`).join(', ')} in ${JSON.stringify(source)}; JSONata's functions are listed at https://docs.jsonata.org/overview`,
+    );
+  }
+  registerUtf8Base64(expr);
+  return expr;
+}
+
+/** JSONata 2's built-in functions ($now and $millis are bound per evaluation). */
+const JSONATA_FUNCTIONS = new Set(
+  ('sum count max min average string substring substringBefore substringAfter lowercase uppercase length trim pad match contains ' +
+    'replace split join formatNumber formatBase formatInteger parseInteger number floor ceil round abs sqrt power random boolean not ' +
+    'map zip filter single reduce sift keys lookup append exists spread merge reverse each error assert type sort shuffle distinct ' +
+    'base64encode base64decode encodeUrlComponent encodeUrl decodeUrlComponent decodeUrl eval toMillis fromMillis clone now millis').split(' '),
+);
+
+type AstNode = { type?: unknown; value?: unknown; lhs?: AstNode; procedure?: AstNode; arguments?: unknown };
+
+/**
+ * Functions an expression calls that are neither built in nor bound in the
+ * expression itself (`$f := function($x) {…}`, lambda parameters).
+ */
+export function unknownFunctions(ast: unknown): string[] {
+  const bound = new Set<string>();
+  const called = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (node === null || typeof node !== 'object') return;
+    const n = node as AstNode;
+    if (n.type === 'bind' && n.lhs?.type === 'variable' && typeof n.lhs.value === 'string') bound.add(n.lhs.value);
+    if (n.type === 'lambda' && Array.isArray(n.arguments)) {
+      for (const arg of n.arguments as AstNode[]) if (typeof arg.value === 'string') bound.add(arg.value);
+    }
+    if ((n.type === 'function' || n.type === 'partial') && n.procedure?.type === 'variable' && typeof n.procedure.value === 'string') {
+      called.add(n.procedure.value);
+    }
+    Object.values(node).forEach(visit);
+  };
+  visit(ast);
+  return [...called].filter((name) => name !== '' && !bound.has(name) && !JSONATA_FUNCTIONS.has(name)).sort();
 }
 
 /**

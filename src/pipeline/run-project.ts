@@ -12,7 +12,7 @@ import type { RunMetricsOptions } from '../metrics/project-run.js';
 import { isFerryError } from '../sdk/errors.js';
 import type { RunCounts } from '../state/index.js';
 import { emptyCounts } from '../state/index.js';
-import { createLogger } from './logger.js';
+import { createLogger, errorFields } from './logger.js';
 import { discoverStreams, inspectSync, selectSyncs } from './prepare.js';
 import type { PreparedSync } from './prepare.js';
 import { loadProject, openProjectState } from './project.js';
@@ -46,7 +46,9 @@ export interface ProjectRunSummary extends RunSummary {
 
 export async function runProject(options: ProjectRunOptions): Promise<ProjectRunSummary[]> {
   const config = await loadProject(options.configFile);
-  const logger = options.logger ?? createLogger(options.quiet ? { level: 'warn' } : {});
+  const base = options.logger ?? createLogger(options.quiet ? { level: 'warn' } : {});
+  // Every line of a dry run says so: nothing it logs was pushed or stored.
+  const logger = options.dryRun ? base.child({ dryRun: true }) : base;
   const syncs = selectSyncs(config, options.syncNames);
 
   const prepared: PreparedSync[] = await prepareAll(syncs, (sync) => inspectSync(config, sync), 'nothing was pushed; fix the lines above and run again');
@@ -54,10 +56,17 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
   const stopping = stopOnSignals(logger, 'stopping: finishing in-flight requests and checkpointing');
 
   const metrics = await runMetricsFor(config, options);
-  const store = await openProjectState(config);
+  const store = await openProjectState(config, logger);
   const summaries: ProjectRunSummary[] = [];
   try {
-    const connection = await openService(config, { logger, ...(metrics ? { observer: metrics.clientObserver() } : {}) });
+    // One connection per request in flight, for the busiest sync.
+    const concurrency = Math.max(config.service.concurrency, ...prepared.map((p) => p.sync.concurrency ?? 0));
+    const connection = await openService(config, {
+      logger,
+      rideOutages: true,
+      concurrency,
+      ...(metrics ? { observer: metrics.clientObserver() } : {}),
+    });
     try {
       for (const sync of prepared) {
         if (stopping.signal.aborted) break;
@@ -82,7 +91,9 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
           if (options.verify && !options.dryRun) summary.visible = await countVisible(connection.client, sync.sync);
           summaries.push(summary);
         } catch (error) {
-          summaries.push(failedSummary(sync.sync.name, error));
+          const failed = failedSummary(sync.sync.name, error);
+          logger.error({ sync: sync.sync.name, ...errorFields(error), exitCode: failed.exitCode }, `sync ${sync.sync.name} failed: ${error instanceof Error ? error.message : String(error)}`);
+          summaries.push(failed);
           // The service itself is gone or refuses us: later syncs would fail the same way.
           if (isFerryError(error, 'FERRY_SERVICE_AUTH') || isFerryError(error, 'FERRY_SERVICE_UNREACHABLE')) break;
         } finally {
@@ -103,11 +114,15 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
 }
 
 /** A sync's request limits: its own overrides, else the project's service settings. */
-export function serviceLimits(config: LoadedConfig, prepared: PreparedSync): { concurrency: number; maxRequestsPerSecond: number; maxAttempts: number } {
+export function serviceLimits(
+  config: LoadedConfig,
+  prepared: PreparedSync,
+): { concurrency: number; maxRequestsPerSecond: number; maxAttempts: number; outageBudgetMs: number } {
   return {
     concurrency: prepared.sync.concurrency ?? config.service.concurrency,
     maxRequestsPerSecond: prepared.sync.maxRequestsPerSecond ?? config.service.maxRequestsPerSecond,
     maxAttempts: config.service.maxAttempts,
+    outageBudgetMs: config.service.outageBudgetSeconds * 1000,
   };
 }
 

@@ -52,6 +52,8 @@ export interface RunOptions {
   concurrency: number;
   maxRequestsPerSecond: number;
   maxAttempts: number;
+  /** Keep retrying while the service fails every request for less than this. @default 0 */
+  outageBudgetMs?: number;
   /** Called with the counts as they change (throttled by the caller). */
   onProgress?: (counts: RunCounts) => void;
   /**
@@ -127,6 +129,7 @@ class SyncRun {
           concurrency: options.concurrency,
           maxRequestsPerSecond: options.maxRequestsPerSecond,
           maxAttempts: options.maxAttempts,
+          ...(options.outageBudgetMs === undefined ? {} : { outageBudgetMs: options.outageBudgetMs }),
           logger: log,
           signal: this.stop.pushSignal,
         });

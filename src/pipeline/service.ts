@@ -8,7 +8,6 @@ import type { Logger } from 'pino';
 import { ServiceClient } from '../api/client.js';
 import type { ClientObserver } from '../api/client.js';
 import type { LoadedConfig } from '../config/index.js';
-import { startEmulator } from '../emulator/index.js';
 import type { RunningEmulator } from '../emulator/index.js';
 import { FerryError } from '../sdk/errors.js';
 
@@ -22,7 +21,13 @@ export interface ServiceConnection {
 
 export async function openService(
   config: LoadedConfig,
-  options: { logger?: Logger; observer?: ClientObserver; concurrency?: number } = {},
+  options: {
+    logger?: Logger;
+    observer?: ClientObserver;
+    concurrency?: number;
+    /** Retry through an outage for `service.outageBudgetSeconds` (runs do; interactive commands fail fast). */
+    rideOutages?: boolean;
+  } = {},
 ): Promise<ServiceConnection> {
   const service = config.service;
   let emulator: RunningEmulator | undefined;
@@ -30,6 +35,8 @@ export async function openService(
   let apiKey = service.apiKey ?? '';
   if (baseUrl === 'embedded') {
     if (config.emulator.db !== ':memory:') mkdirSync(dirname(config.emulator.db), { recursive: true });
+    // Imported only for `baseUrl: embedded`: runs against the real service never load the emulator.
+    const { startEmulator } = await import('../emulator/index.js');
     emulator = await startEmulator({
       db: config.emulator.db,
       ...(config.emulator.seed ? { seed: config.emulator.seed } : {}),
@@ -48,7 +55,7 @@ export async function openService(
     apiKey,
     concurrency: options.concurrency ?? service.concurrency,
     timeoutMs: service.timeoutMs,
-    retry: { maxAttempts: service.maxAttempts },
+    retry: { maxAttempts: service.maxAttempts, ...(options.rideOutages ? { outageBudgetMs: service.outageBudgetSeconds * 1000 } : {}) },
     ...(options.observer ? { observer: options.observer } : {}),
   });
   return {

@@ -12,7 +12,7 @@
  * reads the clock or random numbers never takes the fast path.
  */
 import { createHash, hash } from 'node:crypto';
-import { ferryPackageVersion } from '../config/connectors.js';
+import { ferryPackageVersion } from '../sdk/ferry-package.js';
 import { canonicalJson, compileMapping, fieldPath } from '../mapping/index.js';
 import type { CompiledMapping } from '../mapping/index.js';
 import type { ObjectTypeEvolver } from '../sink/index.js';

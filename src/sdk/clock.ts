@@ -14,3 +14,9 @@ export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms, signal) => sleep(ms, signal),
 };
+
+/** A monotonic clock for pacing: `performance.now`, immune to wall-clock steps. */
+export const monotonicClock: Clock = {
+  now: () => performance.now(),
+  sleep: (ms, signal) => sleep(ms, signal),
+};

@@ -1,10 +1,11 @@
 /**
- * Generic retry machinery for HTTP clients: backoff with full jitter,
- * Retry-After parsing, network-failure detection and an abortable sleep.
- * Shared by ferry's service client and by connectors that call HTTP APIs,
- * so every client in ferry waits and gives up the same way.
+ * ferry's one retry policy: which failures are worth repeating, how long to
+ * wait before the next attempt, and when to give up. The service client, the
+ * sink's pusher and connectors calling HTTP APIs all decide through these
+ * functions, so every client in ferry waits and gives up the same way
+ * (docs/sink.md explains the reasoning).
  */
-import { FerryError } from './errors.js';
+import { FerryError, isFerryError } from './errors.js';
 
 /** How often and how long a client retries. */
 export interface RetryPolicy {
@@ -12,8 +13,120 @@ export interface RetryPolicy {
   maxAttempts: number;
   /** Cap of the first backoff window, in milliseconds. */
   baseDelayMs: number;
-  /** No single wait (backoff or Retry-After) is longer than this, in milliseconds. */
+  /** No single backoff is longer than this, in milliseconds. */
   maxDelayMs: number;
+  /** Shortest backoff, so that a jitter of 0 never turns into a tight loop. @default 0 */
+  minDelayMs?: number;
+  /** Longest Retry-After honoured; longer hints are capped to it. @default maxDelayMs */
+  maxRetryAfterMs?: number;
+  /**
+   * Keep retrying past `maxAttempts` while the service has been failing for
+   * less than this (an outage a scheduled run should ride out). @default 0
+   */
+  outageBudgetMs?: number;
+}
+
+/** The defaults of ferry's service client and sink: 6 attempts, windows from 250 ms to 30 s, Retry-After up to 5 min. */
+export const DEFAULT_RETRY: Readonly<Required<RetryPolicy>> = Object.freeze({
+  maxAttempts: 6,
+  baseDelayMs: 250,
+  maxDelayMs: 30_000,
+  minDelayMs: 50,
+  maxRetryAfterMs: 300_000,
+  outageBudgetMs: 0,
+});
+
+/**
+ * Statuses worth repeating unchanged: 408, 409 (a concurrent write of the same
+ * record), 429 and 5xx. Every other 4xx will fail the same way again.
+ */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/**
+ * What a failed call means, decided in this one place:
+ * - `auth`: 401/403; every later request would fail too, so stop.
+ * - `permanent`: refused for good (other 4xx, a body over the size limit); do not repeat.
+ * - `transient`: network failure, 408, 409, 429, 5xx; repeat after a wait.
+ * - `fatal`: anything else (an unexpected status, an abort, a bug); rethrow.
+ */
+export type FailureClass =
+  | { kind: 'auth'; status: number }
+  | { kind: 'permanent'; status: number | null }
+  | { kind: 'transient'; status: number | null; retryAfterMs: number | undefined }
+  | { kind: 'fatal' };
+
+/** The class of a non-2xx HTTP status (see {@link FailureClass}). */
+export function classifyStatus(status: number, retryAfterMs?: number): FailureClass {
+  if (status === 401 || status === 403) return { kind: 'auth', status };
+  if (isRetryableStatus(status)) return { kind: 'transient', status, retryAfterMs };
+  if (status >= 400 && status < 500) return { kind: 'permanent', status };
+  return { kind: 'fatal' };
+}
+
+/**
+ * Classify a thrown error: one carrying an HTTP `status` (and a parsed
+ * `retryAfterMs`, as ferry's `ServiceError` does), ferry's own verdicts for
+ * failures without an answer, a socket failure, or else `fatal`.
+ */
+export function classifyFailure(error: unknown, now: number = Date.now()): FailureClass {
+  const { status, retryAfterMs, retryAfter } = (typeof error === 'object' && error !== null ? error : {}) as {
+    status?: unknown;
+    retryAfterMs?: unknown;
+    retryAfter?: unknown;
+  };
+  if (typeof status === 'number' && Number.isInteger(status)) {
+    // The hint parsed already, or the raw header (delay-seconds or an HTTP-date).
+    const hint = typeof retryAfterMs === 'number' && Number.isFinite(retryAfterMs)
+      ? (retryAfterMs > 0 ? retryAfterMs : undefined)
+      : typeof retryAfter === 'string' ? parseRetryAfter(retryAfter, now) : undefined;
+    return classifyStatus(status, hint);
+  }
+  if (isFerryError(error, 'FERRY_SERVICE_UNREACHABLE')) return { kind: 'transient', status: null, retryAfterMs: undefined };
+  if (isFerryError(error, 'FERRY_BODY_TOO_LARGE')) return { kind: 'permanent', status: null };
+  if (isFerryError(error, 'FERRY_SERVICE_AUTH')) return { kind: 'auth', status: 401 };
+  if (networkErrorCode(error) !== undefined) return { kind: 'transient', status: null, retryAfterMs: undefined };
+  return { kind: 'fatal' };
+}
+
+/** Where a retrying caller stands after a transient failure. */
+export interface RetryState {
+  /** Failed attempts so far, the one just failed included. */
+  failures: number;
+  /**
+   * How long the service has given no successful answer, when this is an
+   * outage (nothing succeeded since this request first failed); `undefined`
+   * when other requests succeed meanwhile (the failure is this request's own).
+   */
+  outageMs?: number;
+}
+
+/**
+ * Does this failure say the service is down (a 5xx, or no answer at all)?
+ * Only those count towards an outage: a 408, 409 or 429 is an answer from a
+ * service that is up.
+ */
+export function signalsOutage(status: number | null): boolean {
+  return status === null || status >= 500;
+}
+
+/**
+ * Retry or give up after a transient failure, and how long to wait. A
+ * request gives up once `maxAttempts` attempts failed, unless the service as
+ * a whole is down and has been for less than the outage budget: a scheduled
+ * run rides out a short outage instead of stopping after a few seconds. The
+ * wait is the server's Retry-After when it gave one, else backoff with full jitter.
+ */
+export function nextRetry(
+  retryAfterMs: number | undefined,
+  state: RetryState,
+  policy: RetryPolicy,
+  random?: () => number,
+): { retry: true; delayMs: number } | { retry: false } {
+  const riding = state.outageMs !== undefined && state.outageMs < (policy.outageBudgetMs ?? 0);
+  if (state.failures >= policy.maxAttempts && !riding) return { retry: false };
+  return { retry: true, delayMs: retryDelay(state.failures, policy, retryAfterMs, random) };
 }
 
 /**
@@ -62,7 +175,7 @@ export function networkErrorCode(error: unknown): string | undefined {
  */
 export function backoffDelay(attempt: number, policy: RetryPolicy, random: () => number = Math.random): number {
   const window = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
-  return Math.floor(random() * window);
+  return Math.min(policy.maxDelayMs, Math.max(policy.minDelayMs ?? 0, Math.floor(random() * window)));
 }
 
 /**
@@ -85,15 +198,18 @@ export function parseRetryAfter(header: string | string[] | null | undefined, no
   return ms > 0 ? ms : undefined;
 }
 
-/** The wait before the next attempt: the server's hint when it gave one, else backoff; capped either way. */
+/**
+ * The wait before the next attempt: the server's Retry-After when it gave one
+ * (capped at `maxRetryAfterMs`), else backoff (capped at `maxDelayMs`).
+ */
 export function retryDelay(
   attempt: number,
   policy: RetryPolicy,
   retryAfterMs: number | undefined,
   random?: () => number,
 ): number {
-  const wanted = retryAfterMs ?? backoffDelay(attempt, policy, random);
-  return Math.min(wanted, policy.maxDelayMs);
+  if (retryAfterMs !== undefined) return Math.min(retryAfterMs, policy.maxRetryAfterMs ?? policy.maxDelayMs);
+  return backoffDelay(attempt, policy, random);
 }
 
 /** The error every abortable wait and request rejects with when its signal fires. */

@@ -1,14 +1,20 @@
 /**
- * Pushes mapped records to the service: bounded concurrency (p-queue), an
- * adaptive client-side rate limit, the sink's own retry policy, and a bounded
- * queue so a fast reader cannot pile up bodies in memory.
+ * Pushes mapped records to the service: at most `concurrency` requests in
+ * flight, paced by an adaptive rate limit, retried by the SDK's retry policy,
+ * with bounded queues so a fast reader cannot pile up bodies in memory.
  *
- * Retries live here, not in the HTTP client: every call goes out with
- * `retry: false`, so one 429 slows all requests down and attempts are never
- * multiplied by a second retry loop underneath.
+ * A record waiting to retry (Retry-After, backoff) holds no request slot:
+ * other records go meanwhile, so 429s and 5xx that do not grow with the rate
+ * do not stop the world. Records with the same key are sent one after the
+ * other, in the order pushed, so a retried older version never lands last.
+ *
+ * Every call goes out with `retry: false`: attempts are never multiplied by
+ * a second retry loop underneath, and every answer reaches the rate control.
  */
-import PQueue from 'p-queue';
+import { setMaxListeners } from 'node:events';
 import { FerryError } from '../sdk/errors.js';
+import { DEFAULT_RETRY, classifyFailure, nextRetry, signalsOutage } from '../sdk/http-retry.js';
+import type { RetryPolicy } from '../sdk/http-retry.js';
 import type { ConnectorLogger } from '../sdk/types.js';
 import type {
   ConversationRequest,
@@ -17,11 +23,13 @@ import type {
   RowRequest,
 } from '../api/schemas/write.js';
 import type { DeletedRecordResponse, RecordResponse } from '../api/schemas/read.js';
-import { systemClock } from '../sdk/clock.js';
+import { monotonicClock, systemClock } from '../sdk/clock.js';
 import type { Clock } from '../sdk/clock.js';
 import { abortedError } from '../sdk/http-retry.js';
 import { AdaptiveRateLimiter } from './rate-limiter.js';
-import { classifyFailure, errorBodyOf, rejectionReason } from './service-port.js';
+import type { RateDecision } from './rate-controller.js';
+import { errorBodyOf, rejectionReason } from './service-port.js';
+import { Slots } from './slots.js';
 import type { RecordKind, SinkCallOptions, SinkService } from './service-port.js';
 
 export type SinkLogger = Pick<ConnectorLogger, 'debug' | 'info' | 'warn'>;
@@ -69,6 +77,8 @@ export interface PusherStats {
   currentRate: number;
   inFlight: number;
   queued: number;
+  /** Records waiting for their next attempt (Retry-After or backoff). */
+  waitingToRetry: number;
 }
 
 export interface PusherOptions {
@@ -77,49 +87,66 @@ export interface PusherOptions {
   maxRequestsPerSecond: number;
   /** Lowest rate 429s can push the adaptive limit to. @default 0.5 */
   minRequestsPerSecond?: number;
-  /** Attempts per record, the first included. */
+  /** Failed attempts per record before it gives up (429s do not count unless the service is down). */
   maxAttempts: number;
+  /** Keep retrying while the whole service has been down for less than this. @default 0 */
+  outageBudgetMs?: number;
   logger: SinkLogger;
   /** Aborts every wait (queue, rate limit, backoff); requests already sent finish. */
   signal?: AbortSignal;
   /** Injectable sleep; defaults to the clock's. Tests record it. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Wall clock for Retry-After dates, and (when given) the rate limiter's clock too; tests pass a virtual one. */
   clock?: Clock;
   /** [0, 1) source for jitter. @default Math.random */
   random?: () => number;
-  /** First backoff window. @default 250 */
+  /** Backoff and Retry-After bounds; the defaults are the SDK's DEFAULT_RETRY. */
   baseDelayMs?: number;
-  /** Longest backoff. @default 30000 */
   maxDelayMs?: number;
-  /** Shortest backoff, so a jitter of 0 never turns into a tight loop. @default 50 */
   minDelayMs?: number;
-  /** Longest Retry-After honoured; longer hints are capped. @default 300000 */
   maxRetryAfterMs?: number;
-  /** Records waiting for a worker before `waitForCapacity` holds the reader. @default concurrency × 4 */
+  /** Records waiting for a first request slot before `waitForCapacity` holds the reader. @default concurrency × 4 */
   maxQueued?: number;
+  /** Records waiting to retry before `waitForCapacity` holds the reader. @default max(1000, concurrency × 64) */
+  maxWaitingToRetry?: number;
+  /** Window sizes of the rate controller (tests use small ones). */
+  rateWindow?: { minWindowMs?: number; minWindowAnswers?: number };
 }
 
 type Attempt<T> = () => Promise<T>;
+type Job = { kind: RecordKind; remoteId: string };
+const NOOP = (): void => undefined;
+/** How often a service that stays down is reported while the run rides it out. */
+const OUTAGE_LOG_INTERVAL_MS = 30_000;
+/** A few seconds without success are ordinary retries, not yet an outage worth a warning. */
+const OUTAGE_REPORT_AFTER_MS = 5_000;
 
 export class Pusher {
   private readonly service: SinkService;
-  private readonly queue: PQueue;
+  private readonly slots: Slots;
   private readonly limiter: AdaptiveRateLimiter;
   private readonly clock: Clock;
   private readonly sleepFn: (ms: number, signal?: AbortSignal) => Promise<void>;
   private readonly random: () => number;
   private readonly logger: SinkLogger;
   private readonly signal: AbortSignal | undefined;
-  private readonly maxAttempts: number;
-  private readonly baseDelayMs: number;
-  private readonly maxDelayMs: number;
-  private readonly minDelayMs: number;
-  private readonly maxRetryAfterMs: number;
+  private readonly policy: RetryPolicy;
   readonly maxQueued: number;
+  private readonly maxWaitingToRetry: number;
 
   private fatal: FerryError | undefined;
   private draining = false;
   private readonly counters = { requests: 0, retries: 0, throttled: 0, succeeded: 0, rejected: 0 };
+  /** Records pushed and not settled; of those, waiting for their first slot; and waiting to retry. */
+  private unsettled = 0;
+  private queued = 0;
+  private waitingToRetry = 0;
+  private readonly changed = new Set<() => void>();
+  /** The last pending push of each key, so that pushes of one key go in order. */
+  private readonly tails = new Map<string, Promise<void>>();
+  /** When the service last answered a request with something other than a transient failure. */
+  private lastAnswerAt: number;
+  private outageLoggedAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: PusherOptions) {
     if (!(options.concurrency >= 1)) throw new FerryError('FERRY_CONFIG_INVALID', `concurrency must be at least 1, found ${options.concurrency}`);
@@ -133,19 +160,25 @@ export class Pusher {
     this.random = options.random ?? Math.random;
     this.logger = options.logger;
     this.signal = options.signal;
-    this.maxAttempts = Math.max(1, options.maxAttempts);
-    this.baseDelayMs = options.baseDelayMs ?? 250;
-    this.maxDelayMs = options.maxDelayMs ?? 30_000;
-    this.minDelayMs = options.minDelayMs ?? 50;
-    this.maxRetryAfterMs = options.maxRetryAfterMs ?? 300_000;
+    // Every request waiting (for its turn, or to retry) listens for the abort: many more than Node's default warning limit of 10.
+    if (options.signal) setMaxListeners(0, options.signal);
+    this.policy = {
+      ...DEFAULT_RETRY,
+      maxAttempts: Math.max(1, options.maxAttempts),
+      outageBudgetMs: options.outageBudgetMs ?? 0,
+      ...definedOnly({ baseDelayMs: options.baseDelayMs, maxDelayMs: options.maxDelayMs, minDelayMs: options.minDelayMs, maxRetryAfterMs: options.maxRetryAfterMs }),
+    };
     this.maxQueued = options.maxQueued ?? options.concurrency * 4;
-    this.queue = new PQueue({ concurrency: options.concurrency });
-    // The limiter waits through the same (possibly recorded) sleep as backoff does.
+    this.maxWaitingToRetry = options.maxWaitingToRetry ?? Math.max(1000, options.concurrency * 64);
+    this.slots = new Slots(options.concurrency);
+    // A virtual clock in tests paces the limiter too; in production it runs on the monotonic clock.
     this.limiter = new AdaptiveRateLimiter({
       maxPerSecond: options.maxRequestsPerSecond,
       ...(options.minRequestsPerSecond === undefined ? {} : { minPerSecond: options.minRequestsPerSecond }),
-      clock: { now: () => this.clock.now(), sleep },
+      ...options.rateWindow,
+      clock: options.clock || options.sleep ? { now: () => this.clock.now(), sleep } : monotonicClock,
     });
+    this.lastAnswerAt = this.clock.now();
   }
 
   /** Upsert one record. Resolves with its outcome; rejects only on run-fatal errors (auth, service gone, abort). */
@@ -173,17 +206,21 @@ export class Pusher {
     );
   }
 
-  /** Resolves when fewer than `maxQueued` records wait for a worker; await it before each `push`. */
+  /**
+   * Resolves when fewer than `maxQueued` records wait for a first request
+   * slot and fewer than `maxWaitingToRetry` wait to retry; await it before each `push`.
+   */
   async waitForCapacity(): Promise<void> {
-    while (this.queue.size >= this.maxQueued) {
+    while (this.queued >= this.maxQueued || this.waitingToRetry >= this.maxWaitingToRetry) {
       if (this.signal?.aborted) throw abortedError(this.signal, 'waiting for push capacity');
-      await this.queue.onSizeLessThan(this.maxQueued);
+      if (this.fatal) return;
+      await this.nextChange();
     }
   }
 
-  /** Resolves when nothing is queued or in flight. */
-  onIdle(): Promise<void> {
-    return this.queue.onIdle();
+  /** Resolves when nothing is queued, in flight or waiting to retry. */
+  async onIdle(): Promise<void> {
+    while (this.unsettled > 0) await this.nextChange();
   }
 
   /**
@@ -192,15 +229,16 @@ export class Pusher {
    */
   async drain(): Promise<void> {
     this.draining = true;
-    await this.queue.onIdle();
+    await this.onIdle();
   }
 
   stats(): PusherStats {
     return {
       ...this.counters,
       currentRate: this.limiter.currentRate,
-      inFlight: this.queue.pending,
-      queued: this.queue.size,
+      inFlight: this.slots.busy,
+      queued: this.queued,
+      waitingToRetry: this.waitingToRetry,
     };
   }
 
@@ -216,88 +254,154 @@ export class Pusher {
   }
 
   private async enqueue<R, O>(
-    job: { kind: RecordKind; remoteId: string },
+    job: Job,
     attempt: Attempt<R>,
     onOk: (response: R) => O,
     onRejected: (rejection: PushRejection) => O | PushRejection = (r) => r,
   ): Promise<O | PushRejection> {
     if (this.fatal) throw this.fatal;
-    // No queue-level signal: a task that starts after an abort rejects with FERRY_ABORTED itself.
-    const result = await this.queue.add(() => this.run(job, attempt, onOk, onRejected));
-    return result as O | PushRejection;
+    this.unsettled++;
+    this.queued++;
+    const key = `${job.kind} ${job.remoteId}`;
+    const before = this.tails.get(key);
+    const result = before ? before.then(() => this.run(job, attempt, onOk, onRejected)) : this.run(job, attempt, onOk, onRejected);
+    const tail = result.then(NOOP, NOOP);
+    this.tails.set(key, tail);
+    try {
+      return await result;
+    } finally {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+      this.unsettled--;
+      this.notify();
+    }
   }
 
   private async run<R, O>(
-    job: { kind: RecordKind; remoteId: string },
+    job: Job,
     attempt: Attempt<R>,
     onOk: (response: R) => O,
     onRejected: (rejection: PushRejection) => O | PushRejection,
   ): Promise<O | PushRejection> {
+    let failures = 0;
+    let firstFailureAt: number | undefined;
     for (let n = 1; ; n++) {
-      this.checkStopped(job);
-      await this.limiter.acquire(this.signal);
-      this.checkStopped(job);
-      this.counters.requests += 1;
-      let response: R;
-      try {
-        response = await attempt();
-      } catch (error) {
-        const failure = classifyFailure(error, this.clock.now());
-        switch (failure.kind) {
-          case 'auth':
-            throw this.setFatal(
-              new FerryError('FERRY_SERVICE_AUTH', `the service refused the API key (HTTP ${failure.status}) while pushing ${job.kind} ${JSON.stringify(job.remoteId)}`, {
-                cause: error,
-                details: { status: failure.status, kind: job.kind, remoteId: job.remoteId },
-                hint: failure.status === 401
-                  ? 'the API key is invalid or revoked; set service.apiKey to a valid key'
-                  : 'the API key lacks the ingest scope; give it the Import permission',
-              }),
-            );
-          case 'permanent': {
-            this.counters.rejected += 1;
-            const rejection: PushRejection = {
-              ok: false,
-              permanent: true,
-              status: failure.status,
-              reason: rejectionReason(failure.status, error),
-              errorBody: errorBodyOf(error) ?? null,
-            };
-            this.logger.debug({ kind: job.kind, remoteId: job.remoteId, status: failure.status, reason: rejection.reason }, 'record rejected');
-            return onRejected(rejection);
-          }
-          case 'fatal':
-            throw error;
-          case 'transient': {
-            if (failure.status === 429) {
-              this.counters.throttled += 1;
-              const hint = failure.retryAfterMs === undefined ? undefined : Math.min(failure.retryAfterMs, this.maxRetryAfterMs);
-              this.limiter.onThrottle(hint);
-              this.logger.debug({ rate: this.limiter.currentRate, retryAfterMs: hint }, 'throttled by the service');
-            }
-            if (n >= this.maxAttempts) throw this.setFatal(exhausted(job, failure.status, n, error));
-            this.counters.retries += 1;
-            // With a Retry-After the limiter already holds every request until then; otherwise back off.
-            if (failure.status !== 429 || failure.retryAfterMs === undefined) {
-              await this.sleepFn(this.backoff(n), this.signal);
-            }
-            continue;
-          }
-        }
+      const sent = await this.attemptOnce(job, attempt, n === 1);
+      const now = this.clock.now();
+      if (sent.ok) {
+        this.lastAnswerAt = now;
+        this.logRate(this.limiter.onAnswer(false));
+        this.counters.succeeded += 1;
+        return onOk(sent.response);
       }
-      this.counters.succeeded += 1;
-      this.limiter.onSuccess();
-      return onOk(response);
+      const failure = classifyFailure(sent.error, now);
+      if (failure.kind === 'fatal') throw sent.error;
+      if (failure.kind === 'auth') throw this.setFatal(authError(job, failure.status, sent.error));
+      if (failure.kind === 'permanent') {
+        this.lastAnswerAt = now;
+        if (failure.status !== null) this.limiter.onAnswer(false);
+        return onRejected(this.rejected(job, failure.status, sent.error));
+      }
+      // Transient. A 429 is the service pacing, not failing: it counts as a
+      // failed attempt only while nothing else succeeds either.
+      firstFailureAt ??= now;
+      const outage = this.lastAnswerAt <= firstFailureAt && signalsOutage(failure.status);
+      if (failure.status !== 429 || this.lastAnswerAt <= firstFailureAt) failures += 1;
+      if (failure.status === 429) this.throttled(failure.retryAfterMs, sent.sentAt);
+      else if (failure.status !== null) this.limiter.onAnswer(false);
+      const next = nextRetry(failure.retryAfterMs, { failures, ...(outage ? { outageMs: now - this.lastAnswerAt } : {}) }, this.policy, this.random);
+      if (!next.retry) throw this.setFatal(exhausted(job, failure.status, n, sent.error));
+      if (outage) this.reportOutage(now, failure.status, sent.error);
+      this.counters.retries += 1;
+      await this.waitToRetry(next.delayMs);
     }
   }
 
-  /** Exponential backoff with full jitter, at least `minDelayMs`. */
-  private backoff(attempt: number): number {
-    const window = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (attempt - 1));
-    return Math.max(this.minDelayMs, Math.floor(this.random() * window));
+  /** One attempt in a request slot: the slot is held only while paced and sent. */
+  private async attemptOnce<R>(job: Job, attempt: Attempt<R>, first: boolean): Promise<{ ok: true; response: R } | { ok: false; error: unknown; sentAt: number }> {
+    try {
+      this.checkStopped(job);
+      await this.slots.acquire();
+    } finally {
+      // Out of the queue once it has a slot, or once it never will.
+      if (first) {
+        this.queued--;
+        this.notify();
+      }
+    }
+    try {
+      this.checkStopped(job);
+      // When its turn was reserved: a 429 to a request paced before the last decrease is old news.
+      const sentAt = this.limiter.now();
+      await this.limiter.acquire(this.signal);
+      this.checkStopped(job);
+      this.counters.requests += 1;
+      try {
+        return { ok: true, response: await attempt() };
+      } catch (error) {
+        return { ok: false, error, sentAt };
+      }
+    } finally {
+      this.slots.release();
+    }
   }
 
-  private checkStopped(job: { kind: RecordKind; remoteId: string }): void {
+  private async waitToRetry(ms: number): Promise<void> {
+    this.waitingToRetry++;
+    try {
+      await this.sleepFn(ms, this.signal);
+    } finally {
+      this.waitingToRetry--;
+      this.notify();
+    }
+  }
+
+  private throttled(retryAfterMs: number | undefined, sentAt: number): void {
+    this.counters.throttled += 1;
+    this.logRate(this.limiter.onAnswer(true, retryAfterMs, sentAt), retryAfterMs);
+  }
+
+  private logRate(decision: RateDecision, retryAfterMs?: number): void {
+    if (decision.change === 'none') return;
+    this.logger.debug({ rate: Math.round(decision.rate * 10) / 10, change: decision.change, retryAfterMs }, 'push rate changed');
+  }
+
+  private rejected(job: Job, status: number | null, error: unknown): PushRejection {
+    this.counters.rejected += 1;
+    const rejection: PushRejection = { ok: false, permanent: true, status, reason: rejectionReason(status, error), errorBody: errorBodyOf(error) ?? null };
+    this.logger.debug({ kind: job.kind, remoteId: job.remoteId, status, reason: rejection.reason }, 'record rejected');
+    return rejection;
+  }
+
+  /** While riding out an outage, say so now and then: how long, how much budget is left, what fails. */
+  private reportOutage(now: number, status: number | null, error: unknown): void {
+    const downForMs = now - this.lastAnswerAt;
+    const reportAfter = Math.min(OUTAGE_REPORT_AFTER_MS, (this.policy.outageBudgetMs ?? 0) / 2);
+    if (downForMs < reportAfter || now - this.outageLoggedAt < OUTAGE_LOG_INTERVAL_MS) return;
+    this.outageLoggedAt = now;
+    this.logger.warn(
+      {
+        downForSeconds: Math.round(downForMs / 1000),
+        budgetLeftSeconds: Math.max(0, Math.round(((this.policy.outageBudgetMs ?? 0) - downForMs) / 1000)),
+        lastStatus: status,
+        lastError: error instanceof Error ? error.message : String(error),
+        waitingToRetry: this.waitingToRetry + 1,
+      },
+      'the service is failing every request; retrying until it recovers or the outage budget is spent',
+    );
+  }
+
+  private nextChange(): Promise<void> {
+    return new Promise((resolve) => this.changed.add(resolve));
+  }
+
+  private notify(): void {
+    if (this.changed.size === 0) return;
+    const waiting = [...this.changed];
+    this.changed.clear();
+    for (const resolve of waiting) resolve();
+  }
+
+  private checkStopped(job: Job): void {
     if (this.fatal) throw this.fatal;
     if (this.signal?.aborted) throw abortedError(this.signal, `pushing ${job.kind} ${JSON.stringify(job.remoteId)}`);
     if (this.draining) {
@@ -307,11 +411,26 @@ export class Pusher {
 
   private setFatal(error: FerryError): FerryError {
     this.fatal ??= error;
+    this.notify();
     return error;
   }
 }
 
-function exhausted(job: { kind: RecordKind; remoteId: string }, status: number | null, attempts: number, cause: unknown): FerryError {
+function definedOnly<T extends Record<string, number | undefined>>(values: T): Partial<Record<keyof T, number>> {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<Record<keyof T, number>>;
+}
+
+function authError(job: Job, status: number, cause: unknown): FerryError {
+  return new FerryError('FERRY_SERVICE_AUTH', `the service refused the API key (HTTP ${status}) while pushing ${job.kind} ${JSON.stringify(job.remoteId)}`, {
+    cause,
+    details: { status, kind: job.kind, remoteId: job.remoteId },
+    hint: status === 401
+      ? 'the API key is invalid or revoked; set service.apiKey to a valid key'
+      : 'the API key lacks the ingest scope; give it the Import permission',
+  });
+}
+
+function exhausted(job: Job, status: number | null, attempts: number, cause: unknown): FerryError {
   const what = `${job.kind} ${JSON.stringify(job.remoteId)}`;
   if (status === null) {
     return new FerryError('FERRY_SERVICE_UNREACHABLE', `the service could not be reached after ${attempts} attempts (pushing ${what})`, {

@@ -37,7 +37,7 @@ describe('a scaffolded project, from init to ask', () => {
     expect(result.code, result.stderr).toBe(0);
     const report = jsonOf(result) as { ok: boolean; items: { kind: string; ok: boolean }[] };
     expect(report.ok).toBe(true);
-    expect(report.items.map((i) => i.kind)).toEqual(['config', 'sync', 'source', 'service', 'scopes']);
+    expect(report.items.map((i) => i.kind)).toEqual(['config', 'sync', 'state', 'source', 'service', 'scopes', 'target']);
   });
 
   it('the scaffold runs as is against the embedded emulator', async () => {

@@ -23,7 +23,9 @@ const ALLOWED: Record<string, readonly string[]> = {
   'src/pipeline': ['src/sdk', 'src/api', 'src/config', 'src/state', 'src/mapping', 'src/sink', 'src/emulator'],
   'src/export': ['src/sdk', 'src/api', 'src/config', 'src/state', 'src/pipeline'],
   'src/worker': ['src/sdk', 'src/api', 'src/config', 'src/state', 'src/pipeline', 'src/export'],
-  'src/cli': ['src/sdk', 'src/api', 'src/config', 'src/state', 'src/mapping', 'src/sink', 'src/emulator', 'src/pipeline', 'src/export', 'src/worker', 'connectors'],
+  // Project-wide operations over syncs and exports alike (`ferry check`).
+  'src/project': ['src/sdk', 'src/api', 'src/config', 'src/state', 'src/sink', 'src/pipeline', 'src/export'],
+  'src/cli': ['src/sdk', 'src/api', 'src/config', 'src/state', 'src/mapping', 'src/sink', 'src/emulator', 'src/pipeline', 'src/export', 'src/worker', 'src/project', 'connectors'],
 };
 
 interface Import {

@@ -9,8 +9,8 @@
  * ```
  */
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
+import { ferryRoot } from '../../sdk/ferry-package.js';
 import { generateCalls } from './generate-calls.js';
 import { crmActivityMessages, generateCrm } from './generate-crm.js';
 import { generateDocuments } from './generate-documents.js';
@@ -19,8 +19,8 @@ import { generateMeetings, type CrmLink } from './generate-meetings.js';
 import { rngFor } from './generate-random.js';
 import type { SeedDatasetInput, SeedDealInput } from './format.js';
 
-/** `<repo>/../shared/datasets`, where the project keeps its public datasets. */
-export const DEFAULT_DATASETS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../shared/datasets');
+/** `<repo>/../shared/datasets`, where the project keeps its public datasets (found the same from src/ and dist/). */
+export const DEFAULT_DATASETS_DIR = resolve(ferryRoot(), '../shared/datasets');
 export const DEFAULT_RNG_SEED = 42;
 export const DEFAULT_ORG_DOMAIN = 'ferry-demo.example';
 /** Number of `salesforce_crm` activity messages logged on open deals. */

@@ -60,6 +60,8 @@ beforeAll(() => {
   delete process.env.FERRY_BASE_URL;
   delete process.env.FERRY_API_KEY;
   process.env.FERRY_LOG_LEVEL = 'error';
+  // The ending error as text (console.error, captured above), as on a terminal.
+  process.env.FERRY_LOG_FORMAT = 'pretty';
   // The scaffold's emulator file (in the temp dir): runs must see what earlier runs pushed.
   scaffoldProject(dir);
 });

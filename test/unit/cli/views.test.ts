@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { requiredScopes } from '../../../src/cli/check.js';
+import { requiredScopes } from '../../../src/project/check.js';
 import { formatStream } from '../../../src/cli/discover.js';
 import { formatFailures } from '../../../src/cli/failures.js';
 import { formatState } from '../../../src/cli/state.js';

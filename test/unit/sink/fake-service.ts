@@ -47,6 +47,40 @@ export class FakeClock implements Clock {
   };
 }
 
+/**
+ * A virtual clock with a timer queue: concurrent sleepers wake in order of
+ * their deadlines, time jumping to each (FakeClock adds every sleep to the
+ * one time line, which only fits one sleeper at a time).
+ */
+export class TimerClock implements Clock {
+  time = Date.parse('2024-05-01T00:00:00Z');
+  private readonly timers: { at: number; resolve: () => void }[] = [];
+  private scheduled = false;
+  now = (): number => this.time;
+  sleep = (ms: number): Promise<void> => {
+    if (ms <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.timers.push({ at: this.time + ms, resolve });
+      this.schedule();
+    });
+  };
+
+  /** Once everyone has gone to sleep (after the microtasks), wake the earliest sleeper. */
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.timers.sort((a, b) => a.at - b.at);
+      const next = this.timers.shift();
+      if (!next) return;
+      this.time = Math.max(this.time, next.at);
+      next.resolve();
+      if (this.timers.length > 0) this.schedule();
+    });
+  }
+}
+
 type PushKind = 'conversation' | 'message' | 'row' | 'document';
 export type PushHandler = (kind: PushKind, body: Record<string, unknown>, n: number) => Promise<RecordResponse> | RecordResponse;
 

@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { Pusher } from '../../../src/sink/pusher.js';
 import type { PusherOptions, PushJob } from '../../../src/sink/pusher.js';
 import { FerryError } from '../../../src/sdk/errors.js';
-import { FakeClock, FakeService, FakeServiceError, NetworkError, recordingLogger, silentLogger, structuredError } from './fake-service.js';
+import { FakeClock, FakeService, TimerClock, FakeServiceError, NetworkError, recordingLogger, silentLogger, structuredError } from './fake-service.js';
 
 const SOURCE = '6f1d3c0e-8a4b-4c3d-9e2f-0a1b2c3d4e5f';
 const job = (i: number): PushJob => ({ kind: 'row', remoteId: `r${i}`, body: { id: `r${i}`, sourceId: SOURCE, name: `row ${i}` } });
@@ -53,7 +53,9 @@ describe('Pusher', () => {
   });
 
   it('keeps requests under the rate ceiling (virtual clock)', async () => {
-    const { service, pusher, clock } = setup({ concurrency: 8, maxRequestsPerSecond: 5 });
+    const clock = new TimerClock();
+    const service = new FakeService(clock);
+    const pusher = new Pusher({ service, concurrency: 8, maxRequestsPerSecond: 5, maxAttempts: 5, logger: silentLogger, clock });
     const start = clock.now();
     await Promise.all(Array.from({ length: 20 }, (_, i) => pusher.push(job(i))));
     const times = service.callsOf('create:row').map((c) => c.at);
@@ -64,23 +66,24 @@ describe('Pusher', () => {
     expect(times[19]! - start).toBeGreaterThanOrEqual(19 * 200);
   });
 
-  it('halves the rate on a 429 and climbs back to the ceiling after successes (AIMD)', async () => {
-    const { service, pusher } = setup({ concurrency: 1, maxRequestsPerSecond: 10 });
-    service.script.push(tooMany());
+  it('a window of 429s lowers the shared rate once; successes climb back to the ceiling', async () => {
+    const { service, pusher } = setup({ concurrency: 4, maxRequestsPerSecond: 100, rateWindow: { minWindowMs: 0, minWindowAnswers: 8 } });
+    for (let i = 0; i < 4; i++) service.script.push(tooMany());
     const rates: number[] = [];
     service.handler = (_k, body) => {
       rates.push(pusher.stats().currentRate);
       return { status: 'created', recordId: 'x', id: String(body.id), sourceId: SOURCE };
     };
-    await pusher.push(job(0));
-    expect(pusher.stats().currentRate).toBeLessThan(10);
-    expect(rates[0]).toBe(5);
-    for (let i = 1; i <= 200; i++) await pusher.push(job(i));
-    expect(pusher.stats().currentRate).toBe(10);
-    expect(Math.max(...rates)).toBeLessThanOrEqual(10);
+    await Promise.all([0, 1, 2, 3].map((i) => pusher.push(job(i))));
+    const lowered = Math.min(...rates);
+    expect(lowered).toBeLessThan(100);
+    expect(lowered).toBeGreaterThanOrEqual(25); // one decrease for the four 429s, not four
+    for (let i = 4; i <= 400; i++) await pusher.push(job(i));
+    expect(pusher.stats().currentRate).toBe(100);
+    expect(Math.max(...rates)).toBeLessThanOrEqual(100);
     // Additive: it rose in steps, not in one jump.
     expect(new Set(rates).size).toBeGreaterThan(3);
-    expect(pusher.stats()).toMatchObject({ throttled: 1, retries: 1, requests: 202, succeeded: 201 });
+    expect(pusher.stats()).toMatchObject({ throttled: 4, retries: 4, succeeded: 401 });
   });
 
   it('never cuts below the floor, however many 429s', async () => {
@@ -285,11 +288,11 @@ describe('Pusher', () => {
     ]);
   });
 
-  it('logs throttling at debug level with the new rate', async () => {
+  it('logs each change of the rate at debug level', async () => {
     const { lines, logger } = recordingLogger();
     const { service, pusher } = setup({ logger, concurrency: 1, maxRequestsPerSecond: 8 });
-    service.script.push(tooMany('1'));
+    for (let i = 0; i < 4; i++) service.script.push(tooMany('1'));
     await pusher.push(job(0));
-    expect(lines.find((l) => l.msg === 'throttled by the service')?.obj).toEqual({ rate: 4, retryAfterMs: 1000 });
+    expect(lines.find((l) => l.msg === 'push rate changed')?.obj).toMatchObject({ change: 'decrease', retryAfterMs: 1000 });
   });
 });

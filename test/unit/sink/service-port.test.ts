@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { classifyFailure, rejectionReason, retryAfterOf } from '../../../src/sink/service-port.js';
+import { classifyFailure, rejectionReason } from '../../../src/sink/service-port.js';
 import { serviceErrorFromResponse } from '../../../src/api/service-error.js';
 import { FerryError } from '../../../src/sdk/errors.js';
 
@@ -29,14 +29,18 @@ describe('classifyFailure (with the client\'s real errors)', () => {
   });
 });
 
-describe('retryAfterOf', () => {
+describe('Retry-After carried by an error', () => {
+  const hint = (error: object) => {
+    const failure = classifyFailure({ status: 429, ...error }, NOW);
+    return failure.kind === 'transient' ? failure.retryAfterMs : 'not transient';
+  };
   it('reads delay-seconds and HTTP dates; zero, past and junk mean no hint', () => {
-    expect(retryAfterOf({ retryAfter: '3' }, NOW)).toBe(3000);
-    expect(retryAfterOf({ retryAfter: new Date(NOW + 9000).toUTCString() }, NOW)).toBe(9000);
-    expect(retryAfterOf({ retryAfter: '0' }, NOW)).toBeUndefined();
-    expect(retryAfterOf({ retryAfter: new Date(NOW - 9000).toUTCString() }, NOW)).toBeUndefined();
-    expect(retryAfterOf({ retryAfter: 'soon' }, NOW)).toBeUndefined();
-    expect(retryAfterOf({ retryAfterMs: 0 }, NOW)).toBeUndefined();
+    expect(hint({ retryAfter: '3' })).toBe(3000);
+    expect(hint({ retryAfter: new Date(NOW + 9000).toUTCString() })).toBe(9000);
+    expect(hint({ retryAfter: '0' })).toBeUndefined();
+    expect(hint({ retryAfter: new Date(NOW - 9000).toUTCString() })).toBeUndefined();
+    expect(hint({ retryAfter: 'soon' })).toBeUndefined();
+    expect(hint({ retryAfterMs: 0 })).toBeUndefined();
   });
 });
 
@@ -48,7 +52,8 @@ describe('rejectionReason', () => {
 
   it('formats 422 validation lists and plain details', () => {
     const e = answer(422, { detail: [{ loc: ['body', 'fields', 'amount'], msg: 'not a number', type: 'type_error' }] });
-    expect(rejectionReason(422, e)).toBe('422: body.fields.amount: not a number');
+    // Read by the client's own (zod) reader of error bodies: the location drops its leading `body`.
+    expect(rejectionReason(422, e)).toBe('422: fields.amount: not a number (field fields.amount)');
     expect(rejectionReason(404, answer(404, { detail: 'Not found' }))).toBe('404: Not found');
   });
 

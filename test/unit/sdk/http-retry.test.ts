@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RETRY, backoffDelay, isRetryableStatus, networkErrorCode, parseRetryAfter, retryDelay, sleep } from '../../../src/api/retry.js';
+import { DEFAULT_RETRY, backoffDelay, classifyFailure, classifyStatus, isRetryableStatus, networkErrorCode, nextRetry, parseRetryAfter, retryDelay, sleep } from '../../../src/sdk/http-retry.js';
 import { isFerryError } from '../../../src/sdk/errors.js';
 
 const policy = { maxAttempts: 6, baseDelayMs: 250, maxDelayMs: 30_000 };
@@ -43,7 +43,44 @@ describe('backoff', () => {
     expect(retryDelay(2, policy, undefined, () => 0.5)).toBe(250);
   });
   it('has the documented defaults', () => {
-    expect(DEFAULT_RETRY).toEqual({ maxAttempts: 6, baseDelayMs: 250, maxDelayMs: 30_000 });
+    expect(DEFAULT_RETRY).toEqual({ maxAttempts: 6, baseDelayMs: 250, maxDelayMs: 30_000, minDelayMs: 50, maxRetryAfterMs: 300_000, outageBudgetMs: 0 });
+  });
+  it('honours Retry-After up to maxRetryAfterMs, and never backs off below minDelayMs', () => {
+    expect(retryDelay(1, DEFAULT_RETRY, 120_000)).toBe(120_000);
+    expect(retryDelay(1, DEFAULT_RETRY, 3_600_000)).toBe(300_000);
+    expect(backoffDelay(1, DEFAULT_RETRY, () => 0)).toBe(50);
+  });
+});
+
+describe('one classification for every caller', () => {
+  it('reads statuses: auth, permanent, transient (409 included), and anything else is fatal', () => {
+    expect(classifyStatus(401)).toEqual({ kind: 'auth', status: 401 });
+    expect(classifyStatus(422)).toEqual({ kind: 'permanent', status: 422 });
+    expect(classifyStatus(409)).toEqual({ kind: 'transient', status: 409, retryAfterMs: undefined });
+    expect(classifyStatus(429, 1000)).toEqual({ kind: 'transient', status: 429, retryAfterMs: 1000 });
+    expect(classifyStatus(302)).toEqual({ kind: 'fatal' });
+  });
+  it('reads thrown errors: a status on the error, network codes, ferry\'s own verdicts, else fatal', () => {
+    expect(classifyFailure({ status: 503, retryAfterMs: 2000 })).toEqual({ kind: 'transient', status: 503, retryAfterMs: 2000 });
+    expect(classifyFailure(Object.assign(new Error('x'), { code: 'ECONNREFUSED' }))).toEqual({ kind: 'transient', status: null, retryAfterMs: undefined });
+    expect(classifyFailure(new TypeError('bug'))).toEqual({ kind: 'fatal' });
+  });
+});
+
+describe('nextRetry: attempts, and riding out an outage', () => {
+  const policy = { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000, maxRetryAfterMs: 10_000, outageBudgetMs: 60_000 };
+  const half = () => 0.5;
+  it('retries until maxAttempts failures when the failure is the request\'s own', () => {
+    expect(nextRetry(undefined, { failures: 2 }, policy, half)).toEqual({ retry: true, delayMs: 100 });
+    expect(nextRetry(undefined, { failures: 3 }, policy, half)).toEqual({ retry: false });
+  });
+  it('keeps retrying past maxAttempts while the whole service is down for less than the budget', () => {
+    expect(nextRetry(undefined, { failures: 9, outageMs: 59_000 }, policy, half)).toEqual({ retry: true, delayMs: 500 });
+    expect(nextRetry(undefined, { failures: 9, outageMs: 60_000 }, policy, half)).toEqual({ retry: false });
+    expect(nextRetry(undefined, { failures: 3, outageMs: 10 }, { ...policy, outageBudgetMs: 0 }, half)).toEqual({ retry: false });
+  });
+  it('waits for the server\'s Retry-After when it gave one', () => {
+    expect(nextRetry(4000, { failures: 1 }, policy, half)).toEqual({ retry: true, delayMs: 4000 });
   });
 });
 

@@ -1,0 +1,51 @@
+/**
+ * The push bench's input: a CSV of N CRM deals (rows of the shared dataset
+ * with unique ids), and the ferry.yaml that maps them to 7-field rows.
+ */
+import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const DATASET = resolve(import.meta.dirname, '../../../shared/datasets/crm-sales-opportunities/sales_pipeline.csv');
+
+export async function writeDealsCsv(path: string, rows: number): Promise<void> {
+  const [header, ...lines] = readFileSync(DATASET, 'utf8').split(/\r?\n/).filter((l) => l.length > 0);
+  const out = createWriteStream(path);
+  out.write(`${header}\n`);
+  for (let i = 0; i < rows; i++) {
+    const line = `${lines[i % lines.length]!.replace(/^[^,]+/, `D${i}`)}\n`;
+    if (!out.write(line)) await new Promise<void>((r) => out.once('drain', () => r()));
+  }
+  await new Promise<void>((r) => out.end(r));
+}
+
+export interface PushSettings {
+  concurrency: number;
+  maxRequestsPerSecond: number;
+}
+
+/** ferry.yaml for the deals sync against `baseUrl`; the mapping the baseline client copies by hand. */
+export function writeDealsConfig(dir: string, csvPath: string, baseUrl: string, settings: PushSettings): string {
+  const path = join(dir, 'ferry.yaml');
+  writeFileSync(
+    path,
+    `version: 1
+service: { baseUrl: ${baseUrl}, apiKey: bench-key, concurrency: ${settings.concurrency}, maxRequestsPerSecond: ${settings.maxRequestsPerSecond} }
+state: { url: "sqlite:state.db" }
+syncs:
+  - name: deals
+    source: { type: csv, path: ${JSON.stringify(csvPath)}, primaryKey: opportunity_id }
+    target:
+      type: row
+      source: { name: crm }
+      objectType:
+        name: deal
+        fields: { stage: string, agent: string, product: string, value: int, closed: date }
+      map:
+        id: opportunity_id
+        name: "account ? account & ' – ' & product : product"
+        public: true
+        fields: { stage: deal_stage, agent: sales_agent, product: product, value: close_value, closed: close_date }
+`,
+  );
+  return path;
+}

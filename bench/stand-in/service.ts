@@ -1,0 +1,272 @@
+/**
+ * A minimal stand-in for the service on node:http, for the push bench and the
+ * fault-tolerance tests: enough of sources, object types and the four record
+ * endpoints for `ferry run` to do a whole sync, answering in one of four modes:
+ *
+ * - `instant`: 201 at once;
+ * - `latency`: 201 after a fixed delay (the server itself is never the bottleneck);
+ * - `bucket`: a token bucket (rate, burst); an empty bucket answers 429 with `Retry-After`;
+ * - `faults`: a random mix of 429 (with Retry-After), 500 and dropped connections.
+ *
+ * It keeps the end state (one entry per (sourceId, id)) and counts what it saw,
+ * so a caller can check that every record landed exactly once. Nothing here
+ * validates bodies the way the real service does: that is the emulator's job.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { seededRandom } from '../../src/emulator/faults.js';
+
+export type StandInMode =
+  | { kind: 'instant' }
+  | { kind: 'latency'; ms: number }
+  | { kind: 'bucket'; perSecond: number; burst: number; retryAfterSeconds: number }
+  | { kind: 'faults'; throttled: number; failed: number; dropped: number; retryAfterSeconds: number; latencyMs?: number }
+  | { kind: 'down'; answer: 'error' | 'refuse' };
+
+export interface StandInStats {
+  requests: number;
+  /** Record writes answered 2xx. */
+  written: number;
+  throttled: number;
+  failed: number;
+  dropped: number;
+  maxInFlight: number;
+  /** performance.now() of the first and the last record write answered 2xx (0 before any). */
+  firstWriteAt: number;
+  lastWriteAt: number;
+  /** Writes whose body differed from the one already stored (a second client sending the same records should cause none). */
+  changedBodies: number;
+}
+
+interface Stored {
+  body: string;
+  writes: number;
+}
+
+const RECORD_PATHS = new Map([
+  ['/v1/rows', 'row'],
+  ['/v1/conversations', 'conversation'],
+  ['/v1/messages', 'message'],
+  ['/v1/documents', 'document'],
+]);
+
+export class StandInService {
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+  private mode: StandInMode;
+  private random: () => number;
+  private tokens = 0;
+  private refilledAt = performance.now();
+  private inFlight = 0;
+  private readonly sources = new Map<string, { id: string; name: string; displayName: string; createdAt: string; updatedAt: string }>();
+  private readonly objectTypes = new Map<string, Record<string, unknown>>();
+  /** End state: `${kind} ${sourceId} ${id}` → last body and how many writes it took. */
+  readonly records = new Map<string, Stored>();
+  stats: StandInStats = emptyStats();
+  url = '';
+
+  constructor(mode: StandInMode = { kind: 'instant' }, options: { seed?: number } = {}) {
+    this.mode = mode;
+    this.random = seededRandom(options.seed ?? 1);
+    this.setMode(mode);
+  }
+
+  /** Change how the service answers from now on; keeps the stored records. */
+  setMode(mode: StandInMode, seed?: number): void {
+    this.mode = mode;
+    if (seed !== undefined) this.random = seededRandom(seed);
+    if (mode.kind === 'bucket') {
+      this.tokens = mode.burst;
+      this.refilledAt = performance.now();
+    }
+  }
+
+  /** Forget stored records and counters (sources and object types stay). */
+  reset(): void {
+    this.records.clear();
+    this.stats = emptyStats();
+  }
+
+  async start(port = 0): Promise<this> {
+    this.server = createServer({ keepAliveTimeout: 30_000 }, (req, res) => this.handle(req, res));
+    this.server.on('connection', (socket) => {
+      if (this.mode.kind === 'down' && this.mode.answer === 'refuse') {
+        socket.destroy();
+        return;
+      }
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      this.stats.requests++;
+      this.inFlight++;
+      this.stats.maxInFlight = Math.max(this.stats.maxInFlight, this.inFlight);
+      res.on('close', () => this.inFlight--);
+      const body = Buffer.concat(chunks).toString('utf8');
+      if (req.url?.startsWith('/__stand-in/')) return this.control(req.url, res);
+      const refusal = this.refusal();
+      if (refusal === 'drop') {
+        this.stats.dropped++;
+        // Half the drops happen after the write was stored: the client cannot tell which.
+        if (this.random() < 0.5) this.route(req, body, { writeHead: () => undefined, end: () => undefined } as unknown as ServerResponse);
+        req.socket.destroy();
+        return;
+      }
+      if (refusal) return void send(res, refusal.status, refusal.body, refusal.headers);
+      const delay = this.mode.kind === 'latency' ? this.mode.ms : this.mode.kind === 'faults' ? (this.mode.latencyMs ?? 0) : 0;
+      if (delay > 0) setTimeout(() => this.route(req, body, res), delay);
+      else this.route(req, body, res);
+    });
+  }
+
+  /** What the current mode answers instead of the real thing, if anything. */
+  private refusal(): { status: number; body: unknown; headers?: Record<string, string> } | 'drop' | undefined {
+    const mode = this.mode;
+    if (mode.kind === 'down') return { status: 500, body: { detail: 'the stand-in is down' } };
+    if (mode.kind === 'bucket') {
+      const now = performance.now();
+      this.tokens = Math.min(mode.burst, this.tokens + ((now - this.refilledAt) * mode.perSecond) / 1000);
+      this.refilledAt = now;
+      if (this.tokens >= 1) {
+        this.tokens -= 1;
+        return undefined;
+      }
+      this.stats.throttled++;
+      return { status: 429, body: { detail: 'rate limit exceeded' }, headers: { 'retry-after': String(mode.retryAfterSeconds) } };
+    }
+    if (mode.kind === 'faults') {
+      const draw = this.random();
+      if (draw < mode.throttled) {
+        this.stats.throttled++;
+        return { status: 429, body: { detail: 'rate limit exceeded' }, headers: { 'retry-after': String(mode.retryAfterSeconds) } };
+      }
+      if (draw < mode.throttled + mode.failed) {
+        this.stats.failed++;
+        return { status: 500, body: { detail: 'internal error' } };
+      }
+      if (draw < mode.throttled + mode.failed + mode.dropped) return 'drop';
+    }
+    return undefined;
+  }
+
+  private route(req: IncomingMessage, body: string, res: ServerResponse): void {
+    const url = new URL(req.url ?? '/', 'http://stand-in');
+    const kind = RECORD_PATHS.get(url.pathname);
+    if (kind && req.method === 'POST') return this.write(kind, body, res);
+    if (kind && req.method === 'DELETE') return this.remove(kind, url, res);
+    if (url.pathname === '/v1/sources') return req.method === 'POST' ? this.createSource(body, res) : this.listSources(url, res);
+    if (url.pathname === '/v1/object-types') return req.method === 'POST' ? this.createObjectType(body, res) : this.listObjectTypes(url, res);
+    const typeId = /^\/v1\/object-types\/([^/]+)$/.exec(url.pathname)?.[1];
+    if (typeId && req.method === 'PATCH') return this.updateObjectType(typeId, body, res);
+    if (url.pathname === '/health') return send(res, 200, { status: 'ok' });
+    send(res, 404, { detail: `the stand-in has no ${req.method} ${url.pathname}` });
+  }
+
+  private write(kind: string, text: string, res: ServerResponse): void {
+    const body = JSON.parse(text) as { id: string; sourceId: string };
+    const key = `${kind} ${body.sourceId} ${body.id}`;
+    const existing = this.records.get(key);
+    if (existing && existing.body !== text) this.stats.changedBodies++;
+    this.records.set(key, { body: text, writes: (existing?.writes ?? 0) + 1 });
+    this.stats.written++;
+    const now = performance.now();
+    if (this.stats.firstWriteAt === 0) this.stats.firstWriteAt = now;
+    this.stats.lastWriteAt = now;
+    send(res, 201, { status: existing ? 'updated' : 'created', recordId: recordIdOf(key), id: body.id, sourceId: body.sourceId });
+  }
+
+  private remove(kind: string, url: URL, res: ServerResponse): void {
+    const key = `${kind} ${url.searchParams.get('sourceId')} ${url.searchParams.get('remoteId')}`;
+    if (!this.records.delete(key)) return send(res, 404, { detail: 'no such record' });
+    send(res, 200, { status: 'deleted', recordId: recordIdOf(key), id: url.searchParams.get('remoteId'), sourceId: url.searchParams.get('sourceId'), deletedAt: new Date().toISOString() });
+  }
+
+  private listSources(url: URL, res: ServerResponse): void {
+    const name = url.searchParams.get('name')?.toLowerCase();
+    send(res, 200, { sources: [...this.sources.values()].filter((s) => !name || s.name.toLowerCase().includes(name)) });
+  }
+
+  private createSource(text: string, res: ServerResponse): void {
+    const body = JSON.parse(text) as { name: string; displayName?: string };
+    if ([...this.sources.values()].some((s) => s.name === body.name)) return send(res, 409, { detail: 'source exists' });
+    const now = new Date().toISOString();
+    const source = { id: randomUUID(), name: body.name, displayName: body.displayName ?? body.name, createdAt: now, updatedAt: now };
+    this.sources.set(source.id, source);
+    send(res, 201, source);
+  }
+
+  private listObjectTypes(url: URL, res: ServerResponse): void {
+    const sourceId = url.searchParams.get('sourceId');
+    send(res, 200, { objectTypes: [...this.objectTypes.values()].filter((t) => !sourceId || t.sourceId === sourceId) });
+  }
+
+  private createObjectType(text: string, res: ServerResponse): void {
+    const body = JSON.parse(text) as { sourceId: string; name: string; displayName?: string; fieldDefinitions?: unknown[] };
+    if ([...this.objectTypes.values()].some((t) => t.sourceId === body.sourceId && t.name === body.name)) return send(res, 409, { detail: 'object type exists' });
+    const now = new Date().toISOString();
+    const type = { id: randomUUID(), sourceId: body.sourceId, name: body.name, displayName: body.displayName ?? body.name, fieldDefinitions: definitions(body.fieldDefinitions), createdAt: now, updatedAt: now };
+    this.objectTypes.set(type.id, type);
+    send(res, 201, type);
+  }
+
+  private updateObjectType(id: string, text: string, res: ServerResponse): void {
+    const type = this.objectTypes.get(id);
+    if (!type) return send(res, 404, { detail: 'no such object type' });
+    const body = JSON.parse(text) as { fieldDefinitions?: unknown[]; displayName?: string };
+    if (body.fieldDefinitions) type.fieldDefinitions = definitions(body.fieldDefinitions);
+    type.updatedAt = new Date().toISOString();
+    send(res, 200, type);
+  }
+
+  /** `/__stand-in/stats` and `/__stand-in/mode?json=…`: control from another process (the bench). */
+  private control(path: string, res: ServerResponse): void {
+    const url = new URL(path, 'http://stand-in');
+    this.stats.requests--;
+    if (url.pathname === '/__stand-in/body') {
+      const stored = [...this.records.entries()].find(([key]) => key.endsWith(` ${url.searchParams.get('id')}`));
+      return void send(res, stored ? 200 : 404, stored ? JSON.parse(stored[1].body) : { detail: 'no such record' });
+    }
+    if (url.pathname === '/__stand-in/mode') {
+      this.setMode(JSON.parse(url.searchParams.get('json') ?? '{}') as StandInMode, Number(url.searchParams.get('seed') ?? 1));
+      if (url.searchParams.has('reset')) this.reset();
+    }
+    send(res, 200, { stats: this.stats, records: this.records.size, duplicates: [...this.records.values()].filter((r) => r.writes > 1).length });
+  }
+}
+
+function definitions(list: unknown[] | undefined): unknown[] {
+  return (list ?? []).map((d) => ({ label: null, required: false, ...(d as object) }));
+}
+
+function recordIdOf(key: string): string {
+  // A stable UUID-shaped id per record, without keeping a second map.
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193) >>> 0;
+  const hex = h.toString(16).padStart(8, '0');
+  return `${hex}-0000-4000-8000-${hex}${hex.slice(0, 4)}`;
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+function emptyStats(): StandInStats {
+  return { requests: 0, written: 0, throttled: 0, failed: 0, dropped: 0, maxInFlight: 0, changedBodies: 0, firstWriteAt: 0, lastWriteAt: 0 };
+}

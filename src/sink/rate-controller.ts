@@ -1,0 +1,264 @@
+/**
+ * Finds and holds the request rate a service accepts, congestion-control
+ * style, from the answers it gives:
+ *
+ * - Answers are counted in windows (at least `minWindowMs` and
+ *   `minWindowAnswers` answers; an overloaded window closes as soon as it
+ *   has a few 429s, a fifth of it). A window decides once: one decrease per window, however
+ *   many 429s arrived in it, and 429s to requests sent before a decrease are
+ *   ignored (requests in flight together are one signal, acted on once).
+ * - A window is *congested* when its share of 429s is above the service's
+ *   usual share by more than its sampling noise (three standard deviations)
+ *   plus a margin. The usual share is learnt: when the window right after a
+ *   clear decrease still sees about as many 429s while what was accepted fell
+ *   with what was sent, or three decreases in a row left the share where it
+ *   was, they do not come from the rate (a service that refuses some requests
+ *   whatever the load), and cutting further would only starve the run.
+ * - On congestion the rate drops to a little below what the service
+ *   accepted in that window (an overloaded service's accepted rate is its
+ *   limit, measured over the last second), by at most 75 % per window; before
+ *   a whole second of answers it halves (not below what a window that lasted
+ *   100 ms saw accepted).
+ * - A window without congestion, in which the rate held requests back,
+ *   raises it (additive, scaled to the rate): by a quarter while far below
+ *   the last limit found, by 1 % of that limit per window near it, so the rate
+ *   probes the limit gently instead of overshooting it again, and by 5 % past it.
+ * - Two congested windows in a row in which the service accepted nothing
+ *   (it refuses everything, whatever the rate) ask the limiter to hold new
+ *   requests until the Retry-After has passed.
+ */
+
+export interface RateControllerOptions {
+  /** The configured ceiling, requests per second; the rate never exceeds it. */
+  ceiling: number;
+  /** Lowest rate congestion can push it to. @default 0.5 */
+  floor?: number;
+  /** @default 250 */
+  minWindowMs?: number;
+  /** @default 20 */
+  minWindowAnswers?: number;
+}
+
+/** What closing a window decided, for the limiter and for logs. */
+export type RateDecision = { change: 'none' } | { change: 'increase' | 'decrease'; rate: number } | { change: 'hold'; rate: number };
+
+/** A service refusing more than this at random is not one to be paced by; above it, 429s always count. */
+const MAX_USUAL_SHARE = 0.3;
+/** Decreases in a row that leave the 429 share where it was before it is taken as the service's habit. */
+const PERSISTING_DECREASES = 3;
+/** A window must be this much above the usual 429 share to count as congested. */
+const MARGIN = 0.01;
+/** After a decrease, settle this far below what the service accepted over the last second. */
+const BELOW_LIMIT = 0.97;
+/** The span over which the accepted rate is measured on congestion. */
+const HORIZON_MS = 1000;
+/** An overloaded window closes early once it has this many 429s, at least a fifth of its answers. */
+const EARLY_THROTTLED = 4;
+
+export class RateController {
+  readonly ceiling: number;
+  private readonly floor: number;
+  private readonly minWindowMs: number;
+  private readonly minWindowAnswers: number;
+  private current: number;
+  /** The accepted rate of the last congested window: the service's limit as last found. */
+  private limit = Number.POSITIVE_INFINITY;
+  /** The usual share of 429s (moving average of windows without congestion). */
+  private usualShare = 0;
+  /** The window that caused the last decrease, until the next window is judged against it. */
+  private beforeCut: WindowRates | undefined;
+  private readonly recent: RecentCount;
+  private lastDecreaseAt = Number.NEGATIVE_INFINITY;
+  /** Measured decreases in a row after which the 429 share stayed about the same. */
+  private persisting = 0;
+  /** The last window had no accepted answer: a second such window means the service refuses everything. */
+  private acceptedNothing = false;
+  private window: { start: number; accepted: number; throttled: number; limited: boolean };
+
+  constructor(options: RateControllerOptions, now: number) {
+    this.ceiling = options.ceiling;
+    this.floor = Math.min(options.floor ?? 0.5, this.ceiling);
+    this.minWindowMs = options.minWindowMs ?? 250;
+    this.minWindowAnswers = options.minWindowAnswers ?? 20;
+    this.current = this.ceiling;
+    this.recent = new RecentCount();
+    this.window = { start: now, accepted: 0, throttled: 0, limited: false };
+  }
+
+  /** Requests per second allowed now. */
+  get rate(): number {
+    return this.current;
+  }
+
+  /** The rate held a request back (the bucket was empty): a window without congestion may raise it. */
+  noteLimited(): void {
+    this.window.limited = true;
+  }
+
+  /** Start counting afresh at `at` (after a hold: the held time says nothing about the rate). */
+  restartWindow(at: number): void {
+    this.window = { start: at, accepted: 0, throttled: 0, limited: false };
+    this.recent.restart(at);
+  }
+
+  /**
+   * One answer: `throttled` for a 429, anything else (success, refusal, 5xx)
+   * counts as accepted traffic. A 429 to a request sent before the last
+   * decrease is part of the congestion already acted on, and is ignored.
+   */
+  onAnswer(throttled: boolean, now: number, sentAt: number = now): RateDecision {
+    if (throttled && sentAt < this.lastDecreaseAt) return { change: 'none' };
+    const w = this.window;
+    if (throttled) w.throttled++;
+    else {
+      w.accepted++;
+      this.recent.add(now);
+    }
+    const answers = w.accepted + w.throttled;
+    const elapsed = now - w.start;
+    const overloaded = w.throttled >= EARLY_THROTTLED && w.throttled * 5 >= answers;
+    if (!overloaded && (answers < this.minWindowAnswers || elapsed < this.minWindowMs)) return { change: 'none' };
+    return this.close(now, Math.max(elapsed, 1));
+  }
+
+  private close(now: number, elapsedMs: number): RateDecision {
+    const w = this.window;
+    this.window = { start: now, accepted: 0, throttled: 0, limited: false };
+    const rates = windowRates(w, elapsedMs);
+    const share = rates.share;
+    if (this.beforeCut) {
+      // 429s that stay after a decrease: after a clear test, or after a few decreases in a row, they are the service's habit.
+      this.persisting = share >= this.beforeCut.share * 0.7 ? this.persisting + 1 : 0;
+      if (unrelatedToRate(this.beforeCut, rates) || this.persisting >= PERSISTING_DECREASES) {
+        this.usualShare = Math.min(share, MAX_USUAL_SHARE);
+        this.persisting = 0;
+      }
+    }
+    this.beforeCut = undefined;
+    if (w.throttled > 0 && share > this.congestedAbove(w.accepted + w.throttled)) {
+      this.lastDecreaseAt = now;
+      const refusedAll = w.accepted === 0 && this.acceptedNothing;
+      this.acceptedNothing = w.accepted === 0;
+      if (refusedAll) {
+        this.current = clamp(this.current * 0.5, this.floor, this.ceiling);
+        return { change: 'hold', rate: this.current };
+      }
+      // A window is short; the accepted rate over the last second is the steadier measure of the limit.
+      // Before a whole second of answers (or when it shows more than the rate: the service's burst) halve instead.
+      const accepted = this.recent.rate(now);
+      let target: number;
+      if (accepted !== undefined) {
+        // More accepted over the last second than in this window or the rate now: that was at a higher rate, before a decrease.
+        const inWindow = elapsedMs >= this.minWindowMs ? rates.accepted : Number.POSITIVE_INFINITY;
+        this.limit = Math.max(Math.min(accepted, inWindow, this.current), this.floor);
+        target = this.limit * BELOW_LIMIT;
+        // Only a decrease to a measured limit is a fair test of whether the 429s come from the rate.
+        this.beforeCut = rates;
+      } else {
+        // Not a whole second of answers yet: halve, but not below what this window saw accepted, if it lasted.
+        target = Math.max(this.current * 0.5, elapsedMs >= 100 ? rates.accepted * BELOW_LIMIT : 0);
+      }
+      this.current = clamp(Math.max(target, this.current * 0.25), this.floor, this.ceiling);
+      return { change: 'decrease', rate: this.current };
+    }
+    this.acceptedNothing = false;
+    // The usual share only rises by the test after a decrease; here it can only fall, so that
+    // an overshoot never teaches the controller to take its own 429s for the service's habit.
+    this.usualShare = this.usualShare * 0.9 + Math.min(share, this.usualShare) * 0.1;
+    if (!w.limited || this.current >= this.ceiling) return { change: 'none' };
+    this.current = clamp(this.current + Math.max(this.step(), 0.1), this.floor, this.ceiling);
+    return { change: 'increase', rate: this.current };
+  }
+
+  /**
+   * The 429 share above which a window of `answers` is congested: the usual
+   * share plus three standard deviations of its sampling noise plus a margin,
+   * so that a service refusing 10 % at random does not read as congested
+   * every few windows (each false decrease would ratchet the rate down).
+   */
+  private congestedAbove(answers: number): number {
+    const p = this.usualShare;
+    return p + 3 * Math.sqrt((p * (1 - p)) / answers) + MARGIN;
+  }
+
+  /**
+   * How much to raise the rate after a window without congestion: a quarter
+   * while far below the last limit found, 1 % of that limit close to it, and
+   * 5 % once past it (the limit may have grown, or was measured low).
+   */
+  private step(): number {
+    if (this.current < this.limit * 0.9) return this.current / 4;
+    if (this.current < this.limit * 1.02) return this.limit * 0.01;
+    return this.current * 0.05;
+  }
+}
+
+/** Accepted answers per second over the last second (or since the start, when shorter). */
+class RecentCount {
+  private readonly times: number[] = [];
+  private head = 0;
+
+  /** From the first answer on: the time before it (setup, reading) says nothing about the service. */
+  private start: number | undefined;
+
+  /** Measure from `at` on (a pause in sending is not a low rate). */
+  restart(at: number): void {
+    this.start = at;
+  }
+
+  add(now: number): void {
+    this.start ??= now;
+    this.times.push(now);
+    this.trim(now);
+  }
+
+  /** Undefined until a whole horizon of answers has been seen. */
+  rate(now: number): number | undefined {
+    this.trim(now);
+    if (this.start === undefined || now - this.start < HORIZON_MS) return undefined;
+    const span = HORIZON_MS;
+    // Only answers since the (re)start count.
+    while (this.head < this.times.length && this.times[this.head]! < this.start) this.head++;
+    return ((this.times.length - this.head) * 1000) / span;
+  }
+
+  private trim(now: number): void {
+    while (this.head < this.times.length && this.times[this.head]! <= now - HORIZON_MS) this.head++;
+    if (this.head > 4096) {
+      this.times.splice(0, this.head);
+      this.head = 0;
+    }
+  }
+}
+
+interface WindowRates {
+  /** Answers per second (what was sent, in effect). */
+  answers: number;
+  /** Answers other than 429 per second. */
+  accepted: number;
+  share: number;
+}
+
+function windowRates(w: { accepted: number; throttled: number }, elapsedMs: number): WindowRates {
+  const total = w.accepted + w.throttled;
+  return { answers: (total * 1000) / elapsedMs, accepted: (w.accepted * 1000) / elapsedMs, share: w.throttled / total };
+}
+
+/**
+ * After a decrease, did the 429s stay while what the service accepted fell
+ * with what was sent? Then they do not come from the rate: a rate limit keeps
+ * accepting its limit however much less is sent. (When less was not sent,
+ * the rate did not bind and nothing can be told.)
+ */
+function unrelatedToRate(before: WindowRates, after: WindowRates): boolean {
+  const sent = after.answers / before.answers;
+  // Only a clear drop in what was sent can tell the two apart.
+  if (sent > 0.9 || after.share < before.share * 0.7) return false;
+  // Fell with what was sent (a fixed share refused), rather than holding at the limit?
+  const accepted = after.accepted / Math.max(before.accepted, 1e-9);
+  return Math.abs(accepted / sent - 1) < (1 - sent) / 2;
+}
+
+function clamp(value: number, low: number, high: number): number {
+  return Math.min(high, Math.max(low, value));
+}

@@ -1,0 +1,139 @@
+/**
+ * The published package as a new user meets it: `npm pack`, install the
+ * tarball into an empty folder outside this checkout, and run the README's
+ * quick start (`init`, `check`, `preview`, `run`, `status`) with the installed
+ * `ferry`, plus a connector in plain JavaScript that imports `ferry/sdk`.
+ *
+ * Two shortcuts keep this to seconds instead of minutes, neither of which
+ * lets code from the checkout in: the install uses npm's cache (`npm ci`
+ * filled it) and skips install scripts, and better-sqlite3's native addon —
+ * compiling it takes minutes on two cores — is copied from the same version
+ * already built in this checkout's node_modules. Optional dependencies (tsx)
+ * are left out, proving nothing at start needs a TypeScript compiler.
+ */
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { tempProjectDir, type CliResult } from './spawn-ferry.js';
+
+const run = promisify(execFile);
+const ROOT = resolve(import.meta.dirname, '../..');
+const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+interface PackResult {
+  filename: string;
+  files: { path: string }[];
+}
+
+let packed: PackResult;
+let app: string;
+
+/** Run a command without throwing on a non-zero exit; service variables of the caller are dropped. */
+async function sh(file: string, args: readonly string[], cwd: string): Promise<CliResult> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of ['FERRY_BASE_URL', 'FERRY_API_KEY', 'FERRY_LOG_LEVEL', 'FERRY_LOG_FORMAT', 'NODE_PATH']) delete env[name];
+  try {
+    const { stdout, stderr } = await run(file, [...args], { cwd, env, maxBuffer: 32 * 1024 * 1024 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof failed.code === 'number' ? failed.code : 1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+  }
+}
+
+beforeAll(async () => {
+  const out = tempProjectDir('ferry-pack-');
+  // dist/ is current: the test setup built it from these sources.
+  const pack = await sh('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', out], ROOT);
+  expect(pack.code, pack.stderr).toBe(0);
+  packed = (JSON.parse(pack.stdout) as PackResult[])[0]!;
+
+  app = tempProjectDir('ferry-installed-');
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'quick-start', private: true }));
+  const install = await sh(
+    'npm',
+    ['install', '--prefer-offline', '--ignore-scripts', '--omit=optional', '--no-audit', '--no-fund', join(out, packed.filename)],
+    app,
+  );
+  expect(install.code, install.stderr).toBe(0);
+  const addon = 'node_modules/better-sqlite3/build/Release/better_sqlite3.node';
+  const version = (dir: string) => (JSON.parse(readFileSync(join(dir, 'node_modules/better-sqlite3/package.json'), 'utf8')) as { version: string }).version;
+  expect(version(app)).toBe(version(ROOT));
+  mkdirSync(join(app, 'node_modules/better-sqlite3/build/Release'), { recursive: true });
+  copyFileSync(join(ROOT, addon), join(app, addon));
+}, 180_000);
+
+describe('the npm package', () => {
+  it('ships the compiled CLI, the SDK with its types, and nothing of the development checkout', () => {
+    const paths = packed.files.map((f) => f.path);
+    expect(paths).toEqual(expect.arrayContaining(['bin/ferry.js', 'dist/src/cli/main.js', 'dist/src/sdk/index.js', 'dist/src/sdk/index.d.ts', 'dist/connectors/csv/index.js', 'package.json', 'README.md']));
+    const stray = paths.filter((p) => /^(test|bench|\.ci|src|connectors|scripts|state|pipelines)\//.test(p) || (p.endsWith('.ts') && !p.endsWith('.d.ts') && !p.includes('/connector-templates/')));
+    expect(stray).toEqual([]);
+  });
+
+  it('installs into an empty folder and runs the quick start with nothing from this checkout', async () => {
+    expect(realpathSync(join(app, 'node_modules/ferry')).startsWith(realpathSync(ROOT))).toBe(false);
+    const ferry = join(app, 'node_modules/.bin/ferry');
+    const project = join(app, 'project');
+    mkdirSync(project);
+
+    expect((await sh(ferry, ['--version'], project)).stdout.trim()).toBe(VERSION);
+    const init = await sh(ferry, ['init'], project);
+    expect(init.code, init.stderr).toBe(0);
+    const check = await sh(ferry, ['check'], project);
+    expect(check.code, check.stdout + check.stderr).toBe(0);
+    expect(check.stdout).toMatch(/All checks passed/);
+    const preview = await sh(ferry, ['preview', 'example', '-n', '1'], project);
+    expect(preview.code, preview.stderr).toBe(0);
+    expect(preview.stdout).toMatch(/plan for example: 8 read, 8 create/);
+    const first = await sh(ferry, ['run', '--json'], project);
+    expect(first.code, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ syncs: [{ sync: 'example', status: 'succeeded', counts: { created: 8 } }] });
+    const status = await sh(ferry, ['status', '--json'], project);
+    expect(status.code, status.stderr).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ syncs: [{ sync: 'example', lastRun: { status: 'succeeded' }, liveRecords: 8 }] });
+  });
+
+  it('lets a connector in plain JavaScript import ferry/sdk from the installed package', async () => {
+    const project = join(app, 'plain-js');
+    mkdirSync(project);
+    writeFileSync(
+      join(project, 'count.js'),
+      `import { z } from 'zod';
+import { defineSource } from 'ferry/sdk';
+
+export default defineSource({
+  name: 'count',
+  options: z.strictObject({ count: z.number().int().min(1) }),
+  async discover() {
+    return [{ name: 'count', primaryKey: ['id'], fields: [{ name: 'id', type: 'string' }] }];
+  },
+  async *read(ctx) {
+    for (let n = 1; n <= ctx.options.count; n++) yield { data: { id: String(n) }, origin: { stream: 'count', key: String(n) } };
+  },
+});
+`,
+    );
+    writeFileSync(
+      join(project, 'ferry.yaml'),
+      `version: 1
+service: { baseUrl: embedded }
+emulator: { db: ':memory:' }
+state: { url: 'sqlite:state/ferry.db' }
+syncs:
+  - name: counted
+    source: { type: ./count.js, count: 3 }
+    target:
+      type: row
+      source: { name: counted }
+      objectType: { name: counted }
+      map: { id: id, name: '"n" & id', public: true, fields: { n: id } }
+`,
+    );
+    const result = await sh(join(app, 'node_modules/.bin/ferry'), ['run', '--json'], project);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ syncs: [{ status: 'succeeded', counts: { created: 3 } }] });
+  });
+});
