@@ -81,6 +81,8 @@ export async function run(): Promise<Record<string, number>> {
       [`sqlite state: records/s (first run, ${ROWS})`]: Math.round(ROWS / sqlite.first),
       [`postgres state: records/s (first run, ${ROWS})`]: Math.round(ROWS / postgres.first),
       'postgres / sqlite time, first run (target ≤ 1.5)': +(postgres.first / sqlite.first).toFixed(2),
+      'sqlite state: unchanged re-run, ms': Math.round(sqlite.again * 1000),
+      'postgres state: unchanged re-run, ms': Math.round(postgres.again * 1000),
       'postgres / sqlite time, unchanged re-run (target ≤ 1.5)': +(postgres.again / sqlite.again).toFixed(2),
     };
   } finally {

@@ -18,4 +18,10 @@ export interface SqlDialect {
   rowValues: boolean;
   /** ASC order puts NULLs last unless told otherwise (PostgreSQL). */
   nullsLastByDefault: boolean;
+  /**
+   * SQL for the partition bucket (0 … `count - 1`) of a row: a stable hash of
+   * its key columns (already quoted) modulo `count`, computed by the database
+   * so a partitioned read sends only its slice over the wire.
+   */
+  partitionBucket(keys: readonly string[], count: number): string;
 }

@@ -3,7 +3,7 @@
  * incremental condition `(cursor, key…) > (after.value, after.key…)` with
  * every value bound as a parameter, and ORDER BY cursor then key.
  */
-import type { CursorPosition } from '../../src/sdk/index.js';
+import type { CursorPosition, ReadPartition } from '../../src/sdk/index.js';
 import type { SqlColumn } from './columns.js';
 import type { SqlDialect } from './dialect.js';
 import { lowerCursor } from './lag.js';
@@ -17,6 +17,8 @@ export interface ReadPlan {
   select: string[];
   cursor?: SqlColumn;
   keys: SqlColumn[];
+  /** Read only this slice of a partitioned sync (the key columns are hashed). */
+  partition?: ReadPartition;
 }
 
 export interface IncrementalSpec {
@@ -62,6 +64,10 @@ export function buildRead(dialect: SqlDialect, plan: ReadPlan, incremental: Incr
   const params: unknown[] = [];
   const conditions: string[] = [];
   if (plan.where) conditions.push(`(${plan.where})`);
+  if (plan.partition) {
+    const { index, count } = plan.partition;
+    conditions.push(`${dialect.partitionBucket(plan.keys.map((key) => dialect.quote(key.name)), count)} = ${index}`);
+  }
   const select = plan.select.length === 0 ? '*' : plan.select.map((name) => dialect.quote(name)).join(', ');
   const order: string[] = [];
   let mode: BuiltQuery['mode'] = 'full';

@@ -11,6 +11,7 @@ import {
   type ConnectorContext,
   type DiscoveredStream,
   type ReadContext,
+  type ReadPartition,
   type RecordOrigin,
   type SourceDefinition,
   type SourceRecord,
@@ -82,7 +83,7 @@ async function resolve<O extends SqlReadOptions>(
   driver: SqlDriver<O>,
   session: SqlSession,
   ctx: ConnectorContext<O>,
-  extra: { cursorField?: string; primaryKey?: string[] },
+  extra: { cursorField?: string; primaryKey?: string[]; partition?: ReadPartition },
 ): Promise<Resolved> {
   const { options } = ctx;
   const scope = scopeOf(driver, ctx);
@@ -112,6 +113,12 @@ async function resolve<O extends SqlReadOptions>(
 
   const keyNames = keyList(options.primaryKey) ?? extra.primaryKey ?? tableKey;
   const keys = keyNames.map((name) => requireColumn(columns, name, 'primary key', scope));
+  if (extra.partition && keys.length === 0) {
+    throw new FerryError('FERRY_CONFIG_INVALID', `sync ${ctx.syncName} is partitioned but ${scope.object ?? 'its source'} has no primary key to hash`, {
+      where: `sync ${ctx.syncName}`,
+      hint: 'name the key columns with primaryKey: under source:, or remove partitions:',
+    });
+  }
   const cursor = extra.cursorField !== undefined ? requireColumn(columns, extra.cursorField, 'cursor', scope) : undefined;
   let select: string[] = [];
   let selected = columns;
@@ -129,6 +136,7 @@ async function resolve<O extends SqlReadOptions>(
       select,
       ...(cursor ? { cursor } : {}),
       keys,
+      ...(extra.partition ? { partition: extra.partition } : {}),
     },
     columns: selected,
     stream: streamName(options),
@@ -178,6 +186,7 @@ export function defineSqlSource<Schema extends z.ZodType<SqlReadOptions>>(spec: 
     name: spec.name,
     options: spec.options,
     example: spec.example,
+    partitionable: true,
     keys: (options: O) => {
       const primaryKey = keyList(options.primaryKey);
       return primaryKey ? { primaryKey } : {};
@@ -224,6 +233,7 @@ export function defineSqlSource<Schema extends z.ZodType<SqlReadOptions>>(spec: 
       const resolved = await resolve(driver, session, ctx, {
         ...(incremental ? { cursorField: incremental.cursorField } : {}),
         ...(ctx.primaryKey ? { primaryKey: ctx.primaryKey } : {}),
+        ...(ctx.partition ? { partition: ctx.partition } : {}),
       });
       const { plan } = resolved;
       if (incremental && plan.cursor && options.nullCursor === 'skip') {

@@ -3,7 +3,7 @@
  * streamed with csv-parse. Values are text unless `cast: true`; the mapping
  * does the coercion.
  */
-import { defineSource, type DiscoveredStream } from '../../src/sdk/index.js';
+import { defineSource, inPartition, type DiscoveredStream } from '../../src/sdk/index.js';
 import { toSourceRecords, type FileRow } from '../_shared/emit.js';
 import { assertReadable, countLines, resolveFiles, sampling, toKeyList } from '../_shared/files.js';
 import { cursorCandidates, FieldTypeInference, SAMPLE_SIZE } from '../_shared/infer.js';
@@ -55,11 +55,14 @@ export default defineSource({
     ];
   },
 
+  partitionable: true,
+
   read(ctx) {
     const { options } = ctx;
     async function* rows(): AsyncGenerator<FileRow> {
       const files = await resolveFiles(options.path, ctx.baseDir, ctx.syncName);
-      for (const file of files) yield* parseCsvFile(file, options, ctx);
+      // A partitioned sync reads whole files: each file's slice is a hash of its path.
+      for (const file of files) if (inPartition(file.relative, ctx.partition)) yield* parseCsvFile(file, options, ctx);
     }
     return toSourceRecords(rows(), {
       stream: options.path,

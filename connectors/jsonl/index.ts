@@ -2,7 +2,7 @@
  * The built-in `jsonl` source: JSON Lines files, and JSON documents (a
  * top-level array is streamed element by element; an object is one record).
  */
-import { defineSource, type DiscoveredStream } from '../../src/sdk/index.js';
+import { defineSource, inPartition, type DiscoveredStream } from '../../src/sdk/index.js';
 import { toSourceRecords, type FileRow } from '../_shared/emit.js';
 import { assertReadable, countLines, resolveFiles, sampling, toKeyList } from '../_shared/files.js';
 import { cursorCandidates, FieldTypeInference, SAMPLE_SIZE } from '../_shared/infer.js';
@@ -48,11 +48,14 @@ export default defineSource({
     ];
   },
 
+  partitionable: true,
+
   read(ctx) {
     const { options } = ctx;
     async function* rows(): AsyncGenerator<FileRow> {
       const files = await resolveFiles(options.path, ctx.baseDir, ctx.syncName);
-      for (const file of files) yield* parseJsonFile(file, options, ctx);
+      // A partitioned sync reads whole files: each file's slice is a hash of its path.
+      for (const file of files) if (inPartition(file.relative, ctx.partition)) yield* parseJsonFile(file, options, ctx);
     }
     return toSourceRecords(rows(), {
       stream: options.path,

@@ -25,6 +25,7 @@ function mysqlDateTime(text: string): string {
 
 export const mysqlDialect: SqlDialect = {
   quote: (name) => quoteIdentifier(name, 'backtick'),
+  partitionBucket: (keys, count) => `CRC32(CONCAT_WS(CHAR(31), ${keys.join(', ')})) % ${count}`,
   // Values are bound as text and cast to the column's type, so BIGINTs beyond
   // 2^53 and DECIMALs compare exactly instead of as doubles.
   param(params, text, column: SqlColumn) {

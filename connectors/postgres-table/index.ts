@@ -10,6 +10,8 @@ export default defineDestination({
   name: 'postgres-table',
   options: postgresTableOptions,
   example: { url: 'postgres://ferry@localhost:5432/warehouse', table: 'conversations' },
+  // COPY and the merge amortise their round trips and commit over thousands of rows.
+  batchSize: 5000,
 
   async check(ctx) {
     const client = await connect(ctx.options.url, ctx.syncName);

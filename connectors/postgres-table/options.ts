@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { shapeOption } from '../_export/shape.js';
 
 const identifier = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, 'must be letters, digits or "_", not starting with a digit (at most 63)');
 
@@ -12,6 +13,8 @@ export const postgresTableOptions = z.strictObject({
   schema: identifier.optional(),
   /** The column records are upserted by. @default the resource's id field (conversationId, messageId, rowId, id, dealId, accountId) */
   key: z.string().min(1).optional(),
+  /** json: one table, nested values as jsonb; relational: arrays of objects as child tables, a row's fields as columns (docs/exports.md). @default json */
+  shape: shapeOption,
 });
 
 export type PostgresTableOptions = z.output<typeof postgresTableOptions>;

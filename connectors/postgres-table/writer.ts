@@ -1,79 +1,23 @@
 /**
- * The open `postgres-table` destination: one transaction per batch that adds
- * any new columns and upserts every record with multi-row
- * `INSERT … ON CONFLICT (key) DO UPDATE`, values always bound as parameters.
- * Nested values are jsonb, numbers numeric (exact for integers and
- * decimals alike), strings text.
+ * The open `postgres-table` destination: one transaction per batch over
+ * every table of the batch (one, or several with `shape: relational`),
+ * loaded with COPY (tables.ts). Nested values are jsonb, numbers numeric
+ * (exact for integers and decimals alike), strings text.
  */
 import pg from 'pg';
 import { FerryError, messageOf, passwordOf, redact, redactUrl, type ConnectorContext, type DestinationWriter } from '../../src/sdk/index.js';
-import { inferColumns, lastByKey, quoteIdentifier, type ColumnKind } from '../_export/columns.js';
+import { lastByKey } from '../_export/columns.js';
 import { assertKeys, keyOf } from '../_export/key.js';
+import { shapeBatch, TableProblem } from '../_export/shape.js';
 import type { PostgresTableOptions } from './options.js';
-
-const SQL_TYPES: Record<ColumnKind, string> = { boolean: 'boolean', integer: 'numeric', number: 'numeric', text: 'text', json: 'jsonb' };
-/** Postgres allows 65535 bound parameters per statement; stay well below. */
-const MAX_PARAMETERS = 30_000;
+import { PostgresTables } from './tables.js';
 
 export async function openPostgresWriter(ctx: ConnectorContext<PostgresTableOptions>): Promise<DestinationWriter> {
   const { options } = ctx;
   const client = await connect(options.url, ctx.syncName);
-  const table = options.schema ? `${quoteIdentifier(options.schema)}.${quoteIdentifier(options.table)}` : quoteIdentifier(options.table);
-  /** Column name → Postgres data type, once the table is known to exist. */
-  let columns: Map<string, string> | undefined;
-  let keyColumn: string | undefined;
-
-  const readColumns = async (): Promise<Map<string, string>> => {
-    const result = await client.query<{ column_name: string; data_type: string }>(
-      `SELECT column_name, data_type FROM information_schema.columns
-        WHERE table_schema = COALESCE($1, current_schema()) AND table_name = $2 ORDER BY ordinal_position`,
-      [options.schema ?? null, options.table],
-    );
-    return new Map(result.rows.map((row) => [row.column_name, row.data_type]));
-  };
-
-  const ensureTable = async (kinds: Map<string, ColumnKind>, key: string) => {
-    if (!columns) {
-      if (options.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(options.schema)}`);
-      columns = await readColumns();
-    }
-    if (columns.size === 0) {
-      const definitions = [...kinds].map(([name, kind]) => `${quoteIdentifier(name)} ${SQL_TYPES[kind]}`);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${table} (${definitions.join(', ')})`);
-      columns = await readColumns();
-    }
-    const added = [...kinds].filter(([name]) => !columns!.has(name));
-    if (added.length > 0) {
-      await client.query(`ALTER TABLE ${table} ${added.map(([name, kind]) => `ADD COLUMN IF NOT EXISTS ${quoteIdentifier(name)} ${SQL_TYPES[kind]}`).join(', ')}`);
-      columns = await readColumns();
-    }
-    if (keyColumn !== key) {
-      if (!columns.has(key)) throw failure(`table ${options.table} has no key column "${key}"`, ctx.syncName);
-      // A unique index, not a primary key, so a table that already existed can take upserts too.
-      const index = `${options.table}__${key}__key`.slice(0, 63);
-      await client.query(`CREATE UNIQUE INDEX IF NOT EXISTS ${quoteIdentifier(index)} ON ${table} (${quoteIdentifier(key)})`);
-      keyColumn = key;
-    }
-  };
-
-  const upsert = async (records: readonly Readonly<Record<string, unknown>>[], names: readonly string[], key: string) => {
-    const types = names.map((name) => columns!.get(name) ?? 'text');
-    const updates = names.filter((name) => name !== key).map((name) => `${quoteIdentifier(name)} = EXCLUDED.${quoteIdentifier(name)}`);
-    const conflict = `ON CONFLICT (${quoteIdentifier(key)}) DO ${updates.length > 0 ? `UPDATE SET ${updates.join(', ')}` : 'NOTHING'}`;
-    const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS / names.length));
-    for (let start = 0; start < records.length; start += perStatement) {
-      const chunk = records.slice(start, start + perStatement);
-      const values: unknown[] = [];
-      const tuples = chunk.map((record) => {
-        const placeholders = names.map((name, i) => {
-          values.push(encode(record[name], types[i]!));
-          return `$${values.length}`;
-        });
-        return `(${placeholders.join(', ')})`;
-      });
-      await client.query(`INSERT INTO ${table} (${names.map(quoteIdentifier).join(', ')}) VALUES ${tuples.join(', ')} ${conflict}`, values);
-    }
-  };
+  const tables = new PostgresTables(client, options.schema, ctx.logger);
+  const failed = (what: string, cause: unknown) =>
+    cause instanceof TableProblem ? failure(cause.message, ctx.syncName) : failure(`${what}: ${redact(messageOf(cause), [passwordOf(options.url)])}`, ctx.syncName);
 
   let closed = false;
   return {
@@ -81,26 +25,41 @@ export async function openPostgresWriter(ctx: ConnectorContext<PostgresTableOpti
       if (batch.records.length === 0) return;
       const key = keyOf(batch, options.key, 'postgres-table', ctx.syncName);
       assertKeys(batch.records, key, 'postgres-table', ctx.syncName);
-      const records = lastByKey(batch.records, key);
-      const kinds = inferColumns(records);
+      const shaped = shapeBatch(lastByKey(batch.records, key), options.table, key, options.shape);
       try {
-        await client.query('BEGIN');
-        await ensureTable(kinds, key);
-        await upsert(records, [...kinds.keys()], key);
+        // Batches commit without waiting for the disk; close() waits once for all of them (see durable()).
+        await client.query('BEGIN; SET LOCAL synchronous_commit = off');
+        for (const table of shaped) await tables.write(table);
         await client.query('COMMIT');
       } catch (cause) {
         await client.query('ROLLBACK').catch(() => undefined);
-        // DDL rolled back with the batch: read the columns afresh next time.
-        columns = undefined;
-        keyColumn = undefined;
-        if (cause instanceof FerryError) throw cause;
-        throw failure(`cannot write ${options.table}: ${redact(messageOf(cause), [passwordOf(options.url)])}`, ctx.syncName);
+        // DDL (new columns, staging tables) rolled back with the batch: read it all afresh next time.
+        tables.reset();
+        throw failed(`cannot write ${options.table}`, cause);
+      }
+    },
+    async retain(request) {
+      try {
+        await client.query('BEGIN');
+        const deleted = await tables.retain(options.table, options.key ?? request.key, request.keys);
+        await client.query('COMMIT');
+        return deleted;
+      } catch (cause) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        tables.reset();
+        throw failed(`cannot delete from ${options.table}`, cause);
       }
     },
     async close() {
       if (closed) return;
       closed = true;
-      await client.end();
+      try {
+        await durable(client);
+      } catch (cause) {
+        throw failure(`cannot commit ${options.table}: ${redact(messageOf(cause), [passwordOf(options.url)])}`, ctx.syncName);
+      } finally {
+        await client.end().catch(() => undefined);
+      }
     },
     async abort() {
       if (closed) return;
@@ -108,6 +67,16 @@ export async function openPostgresWriter(ctx: ConnectorContext<PostgresTableOpti
       await client.end().catch(() => undefined);
     },
   };
+}
+
+/**
+ * Wait until every batch committed so far is on disk. Batches commit
+ * asynchronously (no fsync each); a synchronous commit that writes a WAL
+ * record (txid_current() assigns an id) flushes the log up to itself, and
+ * with it every earlier commit. The export's watermark moves only after this.
+ */
+async function durable(client: pg.Client): Promise<void> {
+  await client.query('BEGIN; SET LOCAL synchronous_commit = on; SELECT txid_current(); COMMIT');
 }
 
 /** A connected client, or a destination error that names the server without the password. */
@@ -127,15 +96,6 @@ export async function connect(url: string, exportName: string): Promise<pg.Clien
   }
 }
 
-/** A value for a column of the given Postgres type; JSON columns always get JSON text. */
-function encode(value: unknown, type: string): unknown {
-  if (value === null || value === undefined) return null;
-  if (type === 'jsonb' || type === 'json') return JSON.stringify(value);
-  if (typeof value === 'object' && !(value instanceof Date)) return JSON.stringify(value);
-  if (typeof value === 'number' && !Number.isFinite(value)) return null;
-  if (type === 'text' || type === 'character varying') return typeof value === 'string' ? value : String(value);
-  return value;
-}
 
 function failure(message: string, exportName: string): FerryError {
   // No cause attached: a driver error may carry connection parameters.

@@ -19,6 +19,8 @@ import { typeParsers } from './type-parsers.js';
 
 export const postgresDialect: SqlDialect = {
   quote: (name) => quoteIdentifier(name, 'ansi'),
+  // hashtext() is signed: the double modulo keeps the bucket non-negative.
+  partitionBucket: (keys, count) => `((hashtext(concat_ws(chr(31), ${keys.map((k) => `${k}::text`).join(', ')})) % ${count}) + ${count}) % ${count}`,
   param(params, text, column: SqlColumn) {
     if (column.kind === 'binary') {
       params.push(text);

@@ -14,7 +14,7 @@ import { quoteIdentifier } from '../_sql/identifiers.js';
 import type { SqlDriver, SqlRow, SqlSession } from '../_sql/session.js';
 import { defineSqlSource } from '../_sql/source.js';
 import { fromBigInt } from '../_sql/values.js';
-import { FerryError, type SourceValue } from '../../src/sdk/index.js';
+import { FerryError, partitionBucket, type SourceValue } from '../../src/sdk/index.js';
 import { sqliteOptions, type SqliteOptions } from './options.js';
 
 /** Tables up to this many rows get an exact count in discover(). */
@@ -40,8 +40,13 @@ export function kindOf(declared: string | null | undefined): ColumnKind {
 const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 const INTEGER = /^[+-]?\d+$/;
 
+/** The SQL function connect() registers for partition buckets. */
+const PARTITION_FUNCTION = 'ferry_partition_bucket';
+
 export const sqliteDialect: SqlDialect = {
   quote: (name) => quoteIdentifier(name, 'ansi'),
+  // SQLite has no hash function: connect() registers this one.
+  partitionBucket: (keys, count) => `${PARTITION_FUNCTION}(${count}, ${keys.join(', ')})`,
   // SQLite orders INTEGER < REAL < TEXT < BLOB across storage classes, so a
   // value is bound in the storage class the column holds it in.
   param(params, text, column: SqlColumn) {
@@ -100,6 +105,9 @@ function connect(ctx: { options: SqliteOptions; baseDir: string; syncName: strin
     );
   }
   const db = new Database(file, { readonly: true, fileMustExist: true, timeout: ctx.options.statementTimeoutMs ?? 5000 });
+  db.function(PARTITION_FUNCTION, { deterministic: true, varargs: true }, (count: unknown, ...keys: unknown[]) =>
+    partitionBucket(keys.map((k) => (k instanceof Uint8Array ? Buffer.from(k).toString('base64') : String(k))).join('\u001f'), Number(count)),
+  );
   const quote = sqliteDialect.quote;
   const toColumns = (columns: Database.ColumnDefinition[]): SqlColumn[] =>
     columns.map((column) => ({ name: column.name, dbType: column.type ?? '', kind: kindOf(column.type), nullable: true }));

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { LoadedConfig } from '../config/index.js';
 import { createLogger } from '../pipeline/logger.js';
 import { loadProject, openProjectState } from '../pipeline/project.js';
+import { partitionKey, partitionsOf } from '../pipeline/partitions.js';
 import { FerryError } from '../sdk/errors.js';
 import type { StateStore } from '../state/index.js';
 
@@ -54,6 +55,12 @@ export async function withProjectState<T>(
  * (usage error), while a sync removed from the config keeps its state
  * reachable until it is reset.
  */
+/** The state keys the config accounts for: its syncs, the slices of partitioned syncs, and `export:<name>`. */
+export function configuredStateKeys(config: LoadedConfig): Set<string> {
+  const slices = config.syncs.flatMap((s) => partitionsOf(s).flatMap((p) => (p ? [partitionKey(s.name, p)] : [])));
+  return new Set([...config.syncs.map((s) => s.name), ...slices, ...config.exports.map((e) => `export:${e.name}`)]);
+}
+
 export async function stateSyncNames(config: LoadedConfig, store: StateStore, names: readonly string[]): Promise<string[]> {
   const known = [...new Set([...config.syncs.map((s) => s.name), ...(await store.syncs())])];
   if (names.length === 0) return known;

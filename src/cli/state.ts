@@ -4,7 +4,7 @@ import { redactUrl } from '../sdk/redact.js';
 import type { CursorPosition } from '../sdk/types.js';
 import type { RunEntry, StateStore } from '../state/index.js';
 import { readLease, RunLease } from '../state/run-lease.js';
-import { confirmOrThrow, quietLogger, stateSyncNames, withProjectState } from './context.js';
+import { configuredStateKeys, confirmOrThrow, quietLogger, stateSyncNames, withProjectState } from './context.js';
 import { formatAge, formatCursor, plural } from './format.js';
 import type { RegisterCommand } from './main.js';
 import { printJson } from './output.js';
@@ -89,7 +89,7 @@ export const register: RegisterCommand = (state) => {
     .action(async (sync: string | undefined, opts: { json?: boolean }, command: Command) => {
       await withProjectState(command, async (config, store) => {
         const names = await stateSyncNames(config, store, sync === undefined ? [] : [sync]);
-        const states = await collectState(store, names, new Set([...config.syncs.map((s) => s.name), ...config.exports.map((e) => `export:${e.name}`)]));
+        const states = await collectState(store, names, configuredStateKeys(config));
         const url = redactUrl(config.state.url);
         if (opts.json) {
           printJson({ stateUrl: url, syncs: states });

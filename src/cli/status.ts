@@ -5,7 +5,7 @@ import type { CursorPosition } from '../sdk/types.js';
 import { parseStateUrl } from '../state/index.js';
 import type { RunEntry, StateStore } from '../state/index.js';
 import { readLease } from '../state/run-lease.js';
-import { stateSyncNames, withProjectState } from './context.js';
+import { configuredStateKeys, stateSyncNames, withProjectState } from './context.js';
 import { formatAge, formatCount, formatCursor, formatDuration, formatTable, formatTimestamp, truncate } from './format.js';
 import type { RegisterCommand } from './main.js';
 import { printJson } from './output.js';
@@ -136,7 +136,7 @@ export const register: RegisterCommand = (command) => {
     .action(async (names: string[], opts: { runs: number; json?: boolean }, command: Command) => {
       await withProjectState(command, async (config, store) => {
         const selected = await stateSyncNames(config, store, names);
-        const statuses = await collectStatus(store, selected, new Set([...config.syncs.map((s) => s.name), ...config.exports.map((e) => `export:${e.name}`)]), opts.runs);
+        const statuses = await collectStatus(store, selected, configuredStateKeys(config), opts.runs);
         // Shared (postgres) state has a queue of runs across workers; loaded only then.
         const queue = parseStateUrl(config.state.url).kind === 'postgres' ? await (await import('./worker.js')).queueStatus(config) : undefined;
         if (opts.json) printJson({ syncs: statuses, ...(queue ? { queue: queue.entries } : {}) });

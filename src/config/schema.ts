@@ -107,9 +107,14 @@ export const syncConfig = z
     maxRequestsPerSecond: z.number().positive().optional().describe('Overrides service.maxRequestsPerSecond for this sync.'),
     target: targetConfig,
     schedule: cronSchedule.optional(),
+    partitions: z
+      .strictObject({ count: z.number().int().min(2).max(1024).describe('Slices: hash ranges of the primary key (tables) or of the file path (file globs).') })
+      .optional()
+      .describe('Cut the sync into slices that run as separate units (one queue job each), each with its own lock and cursor.'),
   })
   .superRefine(
     (sync, ctx) => {
+      if (sync.partitions !== undefined) refusePartitionConflicts(sync, ctx);
       // Runs even when other keys of the sync failed (see `when`), so the
       // target may be any shape here: check before reading.
       const target: unknown = sync.target;
@@ -128,6 +133,24 @@ export const syncConfig = z
   );
 export type SyncConfig = z.output<typeof syncConfig>;
 
+/**
+ * `partitions:` with options whose result would depend on seeing every record
+ * in one run: a slice cannot tell a record deleted from one read by another
+ * slice, and a group's records may hash to different slices.
+ */
+function refusePartitionConflicts(sync: { deletes?: unknown; group?: unknown }, ctx: z.RefinementCtx): void {
+  if (sync.deletes === 'mirror') {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['partitions'],
+      message: 'partitions cannot be combined with deletes: mirror (no slice sees every record); remove partitions:, or run the deletes from an unpartitioned copy of the sync',
+    });
+  }
+  if (sync.group !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['partitions'], message: "partitions cannot be combined with group: (a group's records may fall into different slices); remove one of them" });
+  }
+}
+
 export const EXPORT_RESOURCES = ['conversations', 'messages', 'rows', 'documents', 'deals', 'accounts'] as const;
 
 export const exportConfig = z.strictObject({
@@ -143,6 +166,11 @@ export const exportConfig = z.strictObject({
     .strictObject({ cursor: z.string().min(1) })
     .optional()
     .describe('Export only records newer than the last run, by a time field (e.g. startTime, createdAt, lastActivityDate).'),
+  /** What a record deleted in the service becomes in a table destination (docs/exports.md). */
+  deletes: z
+    .enum(['ignore', 'mirror'])
+    .default('ignore')
+    .describe('mirror: after each run, delete from the destination the records the service no longer lists.'),
   destination: sourceConfig,
   schedule: cronSchedule.optional(),
 });

@@ -14,6 +14,7 @@ import { emptyCounts } from '../state/index.js';
 import { RunLease } from '../state/run-lease.js';
 import { resolveFilters } from './filters.js';
 import type { PreparedExport } from './prepare.js';
+import { assertCanMirror, listKeys, mirrorDeletes } from './mirror.js';
 import { readItems } from './read-items.js';
 import type { ExportItem, ExportService } from './resources.js';
 import { Watermark } from './watermark.js';
@@ -23,10 +24,12 @@ export interface ExportRunOptions {
   logger: Logger;
   /** Ignore the stored watermark and export everything the filters select. */
   fullRefresh?: boolean;
-  /** Records per destination write. @default 500 */
+  /** Records per destination write. @default the destination's batchSize, else 500 */
   batchSize?: number;
-  /** Detail requests in flight at once. @default 4 */
+  /** Requests (list pages and details) in flight at once. @default 4 */
   detailConcurrency?: number;
+  /** Requests started per second at most (service.maxRequestsPerSecond). @default unlimited */
+  requestsPerSecond?: number;
   onProgress?: (counts: RunCounts) => void;
 }
 
@@ -40,7 +43,7 @@ export interface ExportSummary {
   destination: string;
   /** Records the destination accepted. */
   exported: number;
-  /** read: records read from the service; pushed: written to the destination; skipped: exported by the previous run or gone before their detail was read. */
+  /** read: records read from the service; pushed: written to the destination; skipped: exported by the previous run or gone before their detail was read; deleted: dropped by deletes: mirror. */
   counts: RunCounts;
   durationMs: number;
   /** The committed watermark of an incremental export. */
@@ -69,7 +72,7 @@ export async function runExport(
   const key = exportStateKey(exp.name);
   const started = Date.now();
   const counts = emptyCounts();
-  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const batchSize = options.batchSize ?? destination.batchSize ?? DEFAULT_BATCH_SIZE;
   const log = options.logger.child({ export: exp.name, connector: destination.name });
 
   const lease = await RunLease.acquire(store, key, `export "${exp.name}"`, log);
@@ -101,16 +104,21 @@ export async function runExport(
 
   try {
     writer = await destination.open({ options: prepared.options, baseDir: exp.baseDir, syncName: exp.name, logger: log, signal: options.signal });
+    if (exp.deletes === 'mirror') assertCanMirror(writer, destination.name, exp.name);
     const query = await resolveFilters(service, prepared.filters, exp.name);
+    const unbounded = { ...query };
     if (prepared.incremental && watermark) applyBound(query, prepared.incremental.param, watermark.bound());
+    // A run that reads everything its filters select sees every live key; a bounded one lists them afterwards.
+    const seenKeys = exp.deletes === 'mirror' && watermark?.bound() === undefined ? new Set<string>() : undefined;
     runLog.info({ resource: spec.resource, query, details: exp.details }, 'export started');
 
     let buffer: ExportItem[] = [];
-    const pages = readItems(service, spec, query, {
-      details: exp.details,
+    const limits = {
       concurrency: options.detailConcurrency ?? DEFAULT_DETAIL_CONCURRENCY,
+      ...(options.requestsPerSecond ? { requestsPerSecond: options.requestsPerSecond } : {}),
       logger: runLog,
-    });
+    };
+    const pages = readItems(service, spec, query, { details: exp.details, ...limits });
     for await (const page of pages) {
       counts.skipped += page.vanished;
       for (const item of page.items) {
@@ -120,6 +128,7 @@ export async function runExport(
           continue;
         }
         counts.read++;
+        seenKeys?.add(id);
         watermark?.observe(item, id);
         buffer.push(item);
         if (buffer.length >= batchSize) {
@@ -134,6 +143,9 @@ export async function runExport(
     await writeBatch(buffer);
     buffer = [];
     completed = !options.signal.aborted;
+    if (completed && exp.deletes === 'mirror') {
+      counts.deleted = await mirrorDeletes(writer, spec, seenKeys ?? (await listKeys(service, spec, unbounded, limits)), runLog);
+    }
   } catch (error) {
     fatal = error;
   }

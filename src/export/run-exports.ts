@@ -49,7 +49,6 @@ export async function runExports(options: ExportsRunOptions): Promise<ExportSumm
   const store = await openProjectState(config);
   const summaries: ExportSummary[] = [];
   try {
-    // Exports only read: a connection sized by service.concurrency serves the detail fetches.
     const connection = await openService(config, { logger });
     try {
       for (const exp of prepared) {
@@ -59,6 +58,9 @@ export async function runExports(options: ExportsRunOptions): Promise<ExportSumm
           const summary = await runExport(exp, { store, service: connection.client }, {
             signal: stopping.signal,
             logger,
+            // Reads respect the same ceilings as pushes: service.concurrency in flight, service.maxRequestsPerSecond started.
+            detailConcurrency: config.service.concurrency,
+            requestsPerSecond: config.service.maxRequestsPerSecond,
             ...(options.fullRefresh ? { fullRefresh: true } : {}),
             ...(options.batchSize ? { batchSize: options.batchSize } : {}),
             ...(progress ? { onProgress: (counts: RunCounts) => progress.update(counts) } : {}),

@@ -4,10 +4,26 @@
  * are collected; finished runs are folded into running totals.
  */
 import type { Counter, Gauge } from 'prom-client';
-import type { LiveRun, RunSummary } from '../pipeline/run-sync.js';
 import { emptyCounts } from '../state/index.js';
 import type { RunCounts } from '../state/index.js';
+import type { Pusher } from '../sink/index.js';
 import { readPushGauges } from './pusher-stats.js';
+
+/**
+ * What metrics read of a running sync: the runner's `LiveRun`, named here by
+ * shape so that metrics stay below the pipeline that calls them.
+ */
+export interface LiveRunView {
+  counts: Readonly<RunCounts>;
+  pusher?: Pusher;
+}
+
+/** What metrics read of a finished run's summary (the runner's `RunSummary`). */
+export interface FinishedRunView {
+  status: string;
+  counts: RunCounts;
+  durationMs: number;
+}
 
 /** The record outcomes exported, as `ferry_records_total{outcome}`. */
 export const RECORD_OUTCOMES = ['read', 'created', 'updated', 'unchanged', 'skipped', 'failed', 'deleted'] as const satisfies readonly (keyof RunCounts)[];
@@ -29,7 +45,7 @@ const SUCCESS = new Set(['succeeded', 'partial']);
 export class SyncMetrics {
   readonly #metrics: RunMetrics;
   readonly #sync: string;
-  #live: LiveRun | undefined;
+  #live: LiveRunView | undefined;
   /** Totals of finished runs, and what has been added to the counters so far, per outcome. */
   readonly #finished = RECORD_OUTCOMES.map(() => 0);
   readonly #exported = RECORD_OUTCOMES.map(() => 0);
@@ -44,12 +60,12 @@ export class SyncMetrics {
   }
 
   /** Pass as `onRunStart` of a run of this sync. */
-  readonly onRunStart = (run: LiveRun): void => {
+  readonly onRunStart = (run: LiveRunView): void => {
     this.#live = run;
   };
 
   /** Fold a run that ended (any status) into the totals and set its duration and status. */
-  finish(summary: RunSummary): void {
+  finish(summary: FinishedRunView): void {
     RECORD_OUTCOMES.forEach((outcome, i) => (this.#finished[i]! += summary.counts[outcome]));
     // Publish the last rate while the pusher is still at hand, then fold its retries in.
     this.publishPushGauges();
@@ -65,9 +81,8 @@ export class SyncMetrics {
 
   /** Fold a run that threw: the summary it carries (FerryErrors from runSync do), or an empty failed run. */
   finishFailed(error: unknown): void {
-    const attached = (error as { summary?: RunSummary } | null)?.summary;
-    const counts = attached?.counts ?? emptyCounts();
-    this.finish({ ...(attached ?? { sync: this.#sync, runId: null, durationMs: 0, cursor: null, changes: [], exitCode: 3 }), counts, status: 'failed' });
+    const attached = (error as { summary?: FinishedRunView } | null)?.summary;
+    this.finish({ counts: attached?.counts ?? emptyCounts(), durationMs: attached?.durationMs ?? 0, status: 'failed' });
   }
 
   /** A success known from before this process (the state store's run history). */

@@ -40,6 +40,10 @@ export async function inspectSync(
       throw new FerryError('FERRY_CONNECTOR_NOT_FOUND', `"${sync.source.type}" is a destination connector, not a source`);
     }
     source = connector;
+    if (sync.partitions !== undefined && connector.partitionable !== true) {
+      const at = sync.locate(['partitions']);
+      issues.push({ ...at, path: formatPath([...sync.keyPath, 'partitions']), message: `the ${connector.name} source cannot read partitions; remove partitions: (csv, jsonl, postgres, mysql and sqlite sources can)` });
+    }
     const optionIssues = validateWith(connector.options, connectorOptions(sync), sync, ['source']);
     issues.push(...optionIssues);
     if (optionIssues.length === 0) options = (connector.options as z.ZodType).parse(connectorOptions(sync));

@@ -17,7 +17,7 @@ import { discoverStreams, inspectSync, selectSyncs } from './prepare.js';
 import type { PreparedSync } from './prepare.js';
 import { loadProject, openProjectState } from './project.js';
 import { retryFailures } from './retry-failures.js';
-import { runSync } from './run-sync.js';
+import { partitionKey, partitionsOf, runSyncPart } from './partitions.js';
 import type { RunSummary } from './run-sync.js';
 import { openService } from './service.js';
 import { stopOnSignals } from './stop-signals.js';
@@ -68,9 +68,12 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
       ...(metrics ? { observer: metrics.clientObserver() } : {}),
     });
     try {
-      for (const sync of prepared) {
+      // A partitioned sync runs as its slices, one after another, each with its own summary.
+      // Its dead-letter is shared by the slices, so `failures retry` replays it once, as a whole.
+      const parts = prepared.flatMap((sync) => (options.retryFailures ? [undefined] : partitionsOf(sync.sync)).map((partition) => ({ sync, partition })));
+      for (const { sync, partition } of parts) {
         if (stopping.signal.aborted) break;
-        const progress = options.progress?.(sync.sync.name, await estimateTotal(sync, logger));
+        const progress = options.progress?.(partition ? partitionKey(sync.sync.name, partition) : sync.sync.name, partition ? undefined : await estimateTotal(sync, logger));
         // A dry run is no run: it would count records that were never pushed and fake a last success.
         const syncMetrics = metrics && !options.dryRun ? await syncMetricsFor(metrics, sync.sync.name, store) : undefined;
         const runOptions = {
@@ -87,12 +90,13 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
         try {
           const summary: ProjectRunSummary = options.retryFailures
             ? await retryFailures(sync, deps, runOptions)
-            : await runSync(sync, deps, runOptions);
+            : await runSyncPart(sync, deps, runOptions, partition);
           if (options.verify && !options.dryRun) summary.visible = await countVisible(connection.client, sync.sync);
           summaries.push(summary);
         } catch (error) {
-          const failed = failedSummary(sync.sync.name, error);
-          logger.error({ sync: sync.sync.name, ...errorFields(error), exitCode: failed.exitCode }, `sync ${sync.sync.name} failed: ${error instanceof Error ? error.message : String(error)}`);
+          const name = partition ? partitionKey(sync.sync.name, partition) : sync.sync.name;
+          const failed = failedSummary(name, error);
+          logger.error({ sync: name, ...errorFields(error), exitCode: failed.exitCode }, `sync ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
           summaries.push(failed);
           // The service itself is gone or refuses us: later syncs would fail the same way.
           if (isFerryError(error, 'FERRY_SERVICE_AUTH') || isFerryError(error, 'FERRY_SERVICE_UNREACHABLE')) break;

@@ -12,7 +12,7 @@
  */
 import type { Logger } from 'pino';
 import { FerryError, isFerryError } from '../sdk/errors.js';
-import type { CursorPosition } from '../sdk/types.js';
+import type { CursorPosition, ReadPartition } from '../sdk/types.js';
 import { Pusher } from '../sink/index.js';
 import type { SchemaChange, SinkService } from '../sink/index.js';
 import type { RunCounts, StateStore } from '../state/index.js';
@@ -66,6 +66,8 @@ export interface RunOptions {
   onRunStart?: (run: LiveRun) => void;
   /** Dry runs: called for each mapped unit, for `ferry preview`. */
   onSample?: (sample: UnitSample) => void;
+  /** Read only this slice of a partitioned sync (see partitions.ts, which also keys its state). */
+  partition?: ReadPartition;
 }
 
 /** A run in progress, as observers see it: its counts (updated in place) and its pusher (absent on dry runs). */
@@ -230,6 +232,7 @@ class SyncRun {
           }
         : {}),
       ...(primaryKey ? { primaryKey } : {}),
+      ...(this.options.partition ? { partition: this.options.partition } : {}),
     });
     return toUnits(records, { ...(sync.group ? { groupBy: sync.group.by } : {}), ...(primaryKey ? { primaryKey } : {}) })[Symbol.asyncIterator]();
   }

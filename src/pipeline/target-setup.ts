@@ -5,7 +5,7 @@
  * those units are handed back mapped, to be processed first.
  */
 import type { Logger } from 'pino';
-import { FieldTypeSampler } from '../mapping/index.js';
+import { FieldTypeSampler, inferFieldType } from '../mapping/index.js';
 import { isRecord } from '../sdk/guards.js';
 import type { FieldType } from '../sdk/types.js';
 import { ObjectTypeEvolver, ensureTarget } from '../sink/index.js';
@@ -46,7 +46,15 @@ export async function setUpTarget(
   const hints = needsInference ? await fieldHints(prepared, deps.log) : new Map<string, FieldType>();
   const ensured = await ensureTarget(deps.service, sync.target, { inferredFields: sampler.types(hints), dryRun: deps.dryRun });
   const evolver = ensured.objectType
-    ? new ObjectTypeEvolver({ service: deps.service, target: sync.target, objectType: ensured.objectType, dryRun: deps.dryRun, logger: deps.log })
+    ? new ObjectTypeEvolver({
+        service: deps.service,
+        target: sync.target,
+        objectType: ensured.objectType,
+        // The sampler's inference and hints: a field's type does not depend on whether it appeared in the sample.
+        inferType: (field, sample) => inferFieldType([sample], hints.get(field)),
+        dryRun: deps.dryRun,
+        logger: deps.log,
+      })
     : undefined;
   return { sourceId: ensured.sourceId, evolver, changes: ensured.changes, sampled };
 }

@@ -13,3 +13,4 @@ export { REDACTED, Redactor, isSecretName, isSecretPath, passwordOf, redact, red
 export * from './clock.js';
 export * from './guards.js';
 export * from './conformance.js';
+export * from './partition.js';

@@ -110,6 +110,23 @@ export interface ConnectorContext<Options> {
 }
 
 /**
+ * One slice of a partitioned sync (`partitions: { count }` in ferry.yaml).
+ * Slices never overlap and together hold every record: a source given a
+ * partition yields only the records whose bucket is `index`, where the
+ * bucket is a stable hash of the record's identity modulo `count` (database
+ * tables: the primary key, computed by the database; file sources: the
+ * file's path relative to the config, so each file goes wholly to one slice).
+ * The hash must not depend on anything that changes between runs, since each
+ * slice keeps its own cursor.
+ */
+export interface ReadPartition {
+  /** This slice, from 0 to `count - 1`. */
+  index: number;
+  /** How many slices the sync is cut into (at least 2). */
+  count: number;
+}
+
+/**
  * Input a source read but did not yield as written: a line it dropped, or a
  * row it kept after changing it. See {@link ReadContext.reportSkipped}.
  */
@@ -128,6 +145,13 @@ export interface ReadContext<Options> extends ConnectorContext<Options> {
   incremental?: IncrementalRead;
   /** Primary-key fields declared on the sync, if any. */
   primaryKey?: string[];
+  /**
+   * Present when the sync is partitioned: read only this slice (see
+   * {@link ReadPartition}). A source that cannot partition must throw a
+   * `FERRY_CONFIG_INVALID` error rather than read everything, since every
+   * slice reading all records would push each record `count` times.
+   */
+  partition?: ReadPartition;
   /**
    * Report input that did not become a record as written: a malformed line
    * skipped on request (`onInvalidLine: skip`), a ragged row repaired, bytes
@@ -179,6 +203,11 @@ export interface SourceDefinition<Schema extends z.ZodType = z.ZodType> {
   keys?(options: z.output<Schema>): StreamKeys;
   /** The streams, fields and inferred field types. */
   discover(ctx: ConnectorContext<z.output<Schema>>): Promise<DiscoveredStream[]>;
+  /**
+   * True when `read()` honours {@link ReadContext.partition}. ferry refuses
+   * `partitions:` on a sync whose source does not declare it.
+   */
+  readonly partitionable?: boolean;
   /** Records in source order; with `incremental`, ordered by cursor then key, starting after `after`. */
   read(ctx: ReadContext<z.output<Schema>>): AsyncIterable<SourceRecord>;
 }
@@ -195,6 +224,15 @@ export interface DestinationBatch {
   key?: string;
 }
 
+/** The records a destination keeps under `deletes: mirror`: those whose key is listed. */
+export interface RetainRequest {
+  stream: string;
+  /** The key column (the resource's id field, or the destination's `key` option applied by the destination). */
+  key: string;
+  /** Every key the service lists, as text. */
+  keys: ReadonlySet<string>;
+}
+
 /** An open destination writer. */
 export interface DestinationWriter {
   write(batch: DestinationBatch): Promise<void>;
@@ -202,6 +240,13 @@ export interface DestinationWriter {
   flush?(): Promise<void>;
   /** The export completed: commit what was written (e.g. rename a temporary file into place). */
   close(): Promise<void>;
+  /**
+   * `deletes: mirror`: delete the stream's records whose key is not in
+   * `keys` (every key the service lists for the export's filters), with
+   * their child rows, before `close()`. Returns how many records went.
+   * Destinations without it cannot mirror deletions.
+   */
+  retain?(request: RetainRequest): Promise<number>;
   /**
    * The export failed or was stopped: release resources and discard what the
    * destination has not committed, where it can (a file being overwritten
@@ -218,6 +263,12 @@ export interface DestinationDefinition<Schema extends z.ZodType = z.ZodType> {
   readonly name: string;
   readonly options: Schema;
   readonly example?: z.input<Schema>;
+  /**
+   * Records per `write()` the destination loads best with (bulk loaders
+   * amortise a transaction over thousands of rows). The export's own batch
+   * size, when set, wins. @default 500
+   */
+  readonly batchSize?: number;
   check?(ctx: ConnectorContext<z.output<Schema>>): Promise<void>;
   open(ctx: ConnectorContext<z.output<Schema>>): Promise<DestinationWriter>;
 }

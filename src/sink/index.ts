@@ -3,9 +3,8 @@ export { ensureTarget, findObjectType, findSource, PLANNED_ID } from './ensure-t
 export type { EnsureTargetConfig, EnsureTargetOptions, EnsuredTarget, SchemaChange } from './ensure-target.js';
 export { MAX_FIELDS } from './field-schema.js';
 export type { FieldChange, TargetObjectType } from './field-schema.js';
-export { inferFieldType } from './infer-field-type.js';
 export { ObjectTypeEvolver } from './object-type-evolver.js';
-export type { EvolverOptions, NewFieldsPolicy, ResolvedFields } from './object-type-evolver.js';
+export type { EvolverOptions, InferFieldType, NewFieldsPolicy, ResolvedFields } from './object-type-evolver.js';
 export { Pusher } from './pusher.js';
 export type { DeleteJob, DeleteOutcome, PushJob, PushOutcome, PushRejection, PusherOptions, PusherStats, SinkLogger } from './pusher.js';
 export { AdaptiveRateLimiter } from './rate-limiter.js';

@@ -11,11 +11,18 @@ import type { FieldType } from '../sdk/types.js';
 import type { TargetConfig } from '../config/schema.js';
 import { MAX_FIELDS, applyDefinitions, changeToRequest, toRequest } from './field-schema.js';
 import type { FieldChange, TargetObjectType } from './field-schema.js';
-import { inferFieldType } from './infer-field-type.js';
 import type { SinkLogger } from './pusher.js';
 import type { SinkService } from './service-port.js';
 
 export type NewFieldsPolicy = TargetConfig['newFields'];
+
+/**
+ * The type of a new field, from its first value. The sink does not infer
+ * types itself: the caller passes the inference (and discover() hints) that
+ * typed the first records, so a field gets one type whether it appears in
+ * the first records or later.
+ */
+export type InferFieldType = (field: string, sample: unknown) => FieldType;
 
 export interface EvolverOptions {
   service: SinkService;
@@ -23,6 +30,8 @@ export interface EvolverOptions {
   objectType: TargetObjectType;
   /** Where `newFields` comes from. */
   target: Pick<TargetConfig, 'newFields'>;
+  /** Types a new field from its first value. */
+  inferType: InferFieldType;
   /** Accept new fields locally (as `evolve` would) without PATCHing: for previews and dry runs. */
   dryRun?: boolean;
   logger: SinkLogger;
@@ -47,6 +56,7 @@ export class ObjectTypeEvolver {
   private readonly policy: NewFieldsPolicy;
   private readonly dryRun: boolean;
   private readonly logger: SinkLogger;
+  private readonly inferType: InferFieldType;
 
   /** Names waiting for the next PATCH, with their inferred types. */
   private readonly pending = new Map<string, FieldType>();
@@ -65,6 +75,7 @@ export class ObjectTypeEvolver {
     this.policy = options.target.newFields;
     this.dryRun = options.dryRun === true;
     this.logger = options.logger;
+    this.inferType = options.inferType;
   }
 
   get objectTypeId(): string {
@@ -102,7 +113,7 @@ export class ObjectTypeEvolver {
       if (this.dryRun) this.addLocally(unknown);
       else {
         for (const [name, sample] of unknown) {
-          if (!this.pending.has(name) && !this.unfit.has(name)) this.pending.set(name, inferFieldType(sample));
+          if (!this.pending.has(name) && !this.unfit.has(name)) this.pending.set(name, this.inferType(name, sample));
         }
         await this.flush(unknown.map(([name]) => name));
       }
@@ -145,7 +156,7 @@ export class ObjectTypeEvolver {
         this.unfit.add(name);
         continue;
       }
-      const type = inferFieldType(sample);
+      const type = this.inferType(name, sample);
       this.objectType.fieldTypes.set(name, type);
       this.objectType.labels.set(name, undefined);
       this.addedFields.push({ name, type });

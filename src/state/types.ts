@@ -191,7 +191,7 @@ export interface FingerprintHit {
   fingerprint: string;
   status: LedgerEntry['status'];
   recordId: string | null;
-  /** As last acknowledged with the body; absent when none was given (or a backend does not keep it: the runner then maps every record). */
+  /** As last acknowledged with the body; absent when none was given (the runner then maps the record). Every backend keeps it. */
   sourceFingerprint?: string;
 }
 

@@ -78,10 +78,13 @@ export class Dispatcher {
     const free = concurrency - this.running.size;
     if (free <= 0) return;
     for (const queue of await jobs.readyQueues(free * 4)) {
+      // A partitioned sync's queue holds one job per slice: take as many as there are free slots.
+      while (!this.stopping && this.running.size < concurrency) {
+        const [job] = await boss.fetch<RunRequest>(queue);
+        if (job === undefined) break; // another worker took it, or its sync is running elsewhere
+        this.begin({ id: job.id, queue, request: job.data, startedAt: new Date().toISOString() });
+      }
       if (this.stopping || this.running.size >= concurrency) return;
-      const [job] = await boss.fetch<RunRequest>(queue);
-      if (job === undefined) continue; // another worker took it, or its sync is running elsewhere
-      this.begin({ id: job.id, queue, request: job.data, startedAt: new Date().toISOString() });
     }
   }
 

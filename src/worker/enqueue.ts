@@ -6,13 +6,16 @@
 import type { LoadedConfig } from '../config/index.js';
 import { FerryError } from '../sdk/errors.js';
 import type { RunOutcome } from './execute.js';
+import { partitionKey, partitionsOf } from '../pipeline/partitions.js';
 import { JobTable } from './job-table.js';
 import { createBoss, ensureQueues, projectRuns, queueName, sharedState, withQueueSetupLock } from './queue.js';
 import type { RunKind, RunRequest } from './queue.js';
 
 export interface QueuedRun {
   kind: RunKind;
+  /** The sync or export, or the slice's state key (`orders#3/8`) for a partitioned sync. */
   name: string;
+  queue: string;
   jobId: string;
   /** True when a run of this sync was already waiting: the request joined it. */
   joined: boolean;
@@ -40,14 +43,18 @@ export async function enqueueRuns(config: LoadedConfig, options: EnqueueOptions)
     const queued: QueuedRun[] = [];
     for (const target of targets) {
       const queue = queueName(target.kind, target.name);
-      const request: RunRequest = { ...target, ...(options.fullRefresh ? { fullRefresh: true } : {}) };
-      const sent = await boss.send(queue, request, { singletonKey: target.name });
-      const jobId = sent ?? (await jobs.waitingJob(queue));
-      if (jobId === undefined) throw new FerryError('FERRY_STATE_ERROR', `could not queue ${target.kind} "${target.name}"`, { hint: 'retry; check the workers\' logs' });
-      queued.push({ ...target, jobId, joined: sent === null });
+      // A partitioned sync is one job per slice, each coalesced on its own key, so workers take slices in parallel.
+      for (const partition of target.kind === 'sync' ? partitionsOf(config.syncs.find((s) => s.name === target.name)!) : [undefined]) {
+        const key = partition ? partitionKey(target.name, partition) : target.name;
+        const request: RunRequest = { ...target, ...(options.fullRefresh ? { fullRefresh: true } : {}), ...(partition ? { partition } : {}) };
+        const sent = await boss.send(queue, request, { singletonKey: key });
+        const jobId = sent ?? (await jobs.waitingJob(queue, key));
+        if (jobId === undefined) throw new FerryError('FERRY_STATE_ERROR', `could not queue ${target.kind} "${key}"`, { hint: 'retry; check the workers\' logs' });
+        queued.push({ kind: target.kind, name: key, queue, jobId, joined: sent === null });
+      }
     }
     if (options.wait) {
-      for (const run of queued) run.outcome = await waitForJob(boss, queueName(run.kind, run.name), run.jobId, options);
+      for (const run of queued) run.outcome = await waitForJob(boss, run.queue, run.jobId, options);
     }
     return queued;
   } finally {

@@ -12,11 +12,14 @@ import { syncMetricsFor } from '../metrics/project-run.js';
 import type { FerryMetrics } from '../metrics/registry.js';
 import { inspectSync, selectSyncs } from '../pipeline/prepare.js';
 import { serviceLimits } from '../pipeline/run-project.js';
-import { runSync } from '../pipeline/run-sync.js';
+import { partitionsOf, runSyncPart } from '../pipeline/partitions.js';
 import { openService } from '../pipeline/service.js';
 import { isFerryError } from '../sdk/errors.js';
+import type { ServiceClient } from '../api/client.js';
 import type { RunCounts, StateStore } from '../state/index.js';
 import type { RunRequest } from './queue.js';
+import { budgetedService } from './rate-budget.js';
+import type { SharedRateBudget } from './rate-budget.js';
 
 /** What a run came to, as stored in the queue job's output and read by `run --queue --wait` and `status`. */
 export interface RunOutcome {
@@ -33,8 +36,19 @@ export interface ExecuteContext {
   logger: Logger;
   /** Aborted when the worker stops (SIGTERM) or loses the run's lease. */
   signal: AbortSignal;
+  /** The request-rate budget of the API key, shared by every worker. */
+  budget?: SharedRateBudget;
   /** The worker's metrics, served on /metrics. */
   metrics?: FerryMetrics;
+}
+
+/**
+ * The service client of a sync run, drawing on the shared budget when there is one.
+ * Exports read pages through the full client and are not budgeted (documented in scale-out.md).
+ */
+function serviceOf<Client extends ServiceClient>(client: Client, ctx: ExecuteContext): Client {
+  // Not tied to the run's stop signal: a stopping run still finishes its in-flight requests.
+  return ctx.budget ? budgetedService(client, ctx.budget) : client;
 }
 
 export async function executeRun(request: RunRequest, ctx: ExecuteContext): Promise<RunOutcome> {
@@ -57,25 +71,32 @@ async function executeSync(request: RunRequest, ctx: ExecuteContext): Promise<Ru
   if (prepared === undefined) throw new Error(`sync "${request.name}" was not prepared`);
   const syncMetrics = ctx.metrics && (await syncMetricsFor(ctx.metrics, request.name, ctx.store));
   const connection = await openService(ctx.config, { logger: ctx.logger, ...(ctx.metrics ? { observer: ctx.metrics.clientObserver() } : {}) });
+  // A job for a whole partitioned sync (a schedule) runs its slices here, one after another. A job for one
+  // slice of a sync with its own maxRequestsPerSecond runs with a share of it, as the other slices may be
+  // running on other workers (the API key's budget is shared anyway, see rate-budget.ts).
+  const parts = request.partition ? [request.partition] : partitionsOf(prepared.sync);
+  const shareRate = request.partition !== undefined && prepared.sync.maxRequestsPerSecond !== undefined;
   try {
-    const summary = await runSync(prepared, { store: ctx.store, service: connection.client }, {
-      signal: ctx.signal,
-      logger: ctx.logger,
-      ...serviceLimits(ctx.config, prepared),
-      ...(request.fullRefresh ? { fullRefresh: true } : {}),
-      ...(syncMetrics ? { onRunStart: syncMetrics.onRunStart } : {}),
-    }).catch((error: unknown) => {
-      syncMetrics?.finishFailed(error);
-      throw error;
-    });
-    syncMetrics?.finish(summary);
-    return {
-      status: summary.status,
-      exitCode: summary.exitCode,
-      runId: summary.runId,
-      counts: summary.counts,
-      ...(summary.error ? { error: summary.error } : {}),
-    };
+    let outcome: RunOutcome | undefined;
+    for (const partition of parts) {
+      const summary = await runSyncPart(prepared, { store: ctx.store, service: serviceOf(connection.client, ctx) }, {
+        signal: ctx.signal,
+        logger: ctx.logger,
+        ...serviceLimits(ctx.config, prepared),
+        ...(request.fullRefresh ? { fullRefresh: true } : {}),
+        ...(syncMetrics ? { onRunStart: syncMetrics.onRunStart } : {}),
+      }, partition, shareRate).catch((error: unknown) => {
+        syncMetrics?.finishFailed(error);
+        throw error;
+      });
+      syncMetrics?.finish(summary);
+      // The worst outcome stands for the job (a later slice's success must not hide a partial one).
+      if (outcome === undefined || summary.exitCode > outcome.exitCode) {
+        outcome = { status: summary.status, exitCode: summary.exitCode, runId: summary.runId, counts: summary.counts, ...(summary.error ? { error: summary.error } : {}) };
+      }
+      if (ctx.signal.aborted) break;
+    }
+    return outcome!;
   } finally {
     await connection.close();
   }

@@ -18,6 +18,8 @@ export interface JobRow {
   completedOn: Date | null;
   createdOn: Date;
   output: Record<string, unknown> | null;
+  /** What the job was queued under: the sync's name, or a slice's state key. */
+  singletonKey: string | null;
 }
 
 export class JobTable {
@@ -51,11 +53,11 @@ export class JobTable {
     return rows.length === 1;
   }
 
-  /** The waiting job of a queue (what a coalesced enqueue joined). */
-  async waitingJob(queue: string): Promise<string | undefined> {
+  /** The waiting job of a queue with this singleton key (what a coalesced enqueue joined). */
+  async waitingJob(queue: string, singletonKey: string): Promise<string | undefined> {
     const { rows } = await this.boss.getDb().executeSql(
-      `SELECT id FROM ${this.s}.job WHERE name = $1 AND state < 'active' ORDER BY created_on LIMIT 1`,
-      [queue],
+      `SELECT id FROM ${this.s}.job WHERE name = $1 AND singleton_key = $2 AND state < 'active' ORDER BY created_on LIMIT 1`,
+      [queue, singletonKey],
     );
     return (rows as { id: string }[])[0]?.id;
   }
@@ -63,7 +65,7 @@ export class JobTable {
   /** Jobs of ferry's queues: everything not finished, plus the latest finished ones. */
   async list(finishedLimit: number): Promise<JobRow[]> {
     const columns = `id, name AS queue, state, retry_count AS "retryCount", start_after AS "startAfter", started_on AS "startedOn",
-      completed_on AS "completedOn", created_on AS "createdOn", output`;
+      completed_on AS "completedOn", created_on AS "createdOn", output, singleton_key AS "singletonKey"`;
     const { rows } = await this.boss.getDb().executeSql(
       `(SELECT ${columns} FROM ${this.s}.job WHERE name LIKE $1 AND state <= 'active')
        UNION ALL

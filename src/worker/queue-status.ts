@@ -32,6 +32,8 @@ export async function collectQueueStatus(config: LoadedConfig, finishedLimit = 2
       const finished = row.state === 'completed' || row.state === 'failed' || row.state === 'cancelled';
       const entry: QueueEntry = {
         ...target,
+        // A slice of a partitioned sync is queued under its own key (`orders#3/8`).
+        ...(row.singletonKey ? { name: row.singletonKey } : {}),
         jobId: row.id,
         state: stateOf(row.state, output),
         worker: typeof output.worker === 'string' ? output.worker : null,

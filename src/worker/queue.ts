@@ -9,6 +9,7 @@ import pg from 'pg';
 import PgBoss from 'pg-boss';
 import type { LoadedConfig } from '../config/index.js';
 import { FerryError } from '../sdk/errors.js';
+import type { ReadPartition } from '../sdk/types.js';
 import { parseStateUrl } from '../state/index.js';
 
 export type RunKind = 'sync' | 'export';
@@ -18,6 +19,8 @@ export interface RunRequest {
   kind: RunKind;
   name: string;
   fullRefresh?: boolean;
+  /** One slice of a partitioned sync; absent means the whole sync (every slice, one after another). */
+  partition?: ReadPartition;
 }
 
 /** How long a run's lease lasts without renewal, and how failed runs are retried. */

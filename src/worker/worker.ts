@@ -21,6 +21,7 @@ import type { RunOutcome } from './execute.js';
 import { startHealthServer } from './health.js';
 import { JobTable } from './job-table.js';
 import { leasedStore } from './leased-store.js';
+import { SharedRateBudget } from './rate-budget.js';
 import { DEFAULT_QUEUE_SETTINGS, createBoss, registerQueues, sharedState } from './queue.js';
 import type { QueueSettings } from './queue.js';
 
@@ -58,6 +59,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
 
   // Free-text writes (dead-letter, runs.error) are redacted, as for `ferry run`.
   const store: StateStore = withRedactedWrites(await openStateStore(url, { schema }));
+  const budget = await SharedRateBudget.open(url, schema, config.service.apiKey ?? '', config.service.maxRequestsPerSecond);
   const scheduled = await registerQueues(config, settings);
   const boss = createBoss(config, 'worker', settings);
   boss.on('error', (error) => log.warn({ err: error }, 'queue maintenance error'));
@@ -73,7 +75,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     concurrency: options.concurrency ?? 2,
     pollMs: options.pollMs ?? 1000,
     logger: log,
-    run: (job) => runJob(job, { config, store, jobs, settings, workerId: id, logger: log, stop: stopRuns.signal, ...(metrics ? { metrics } : {}) }),
+    run: (job) => runJob(job, { config, store, budget, jobs, settings, workerId: id, logger: log, stop: stopRuns.signal, ...(metrics ? { metrics } : {}) }),
   });
 
   let health: { server: Server; port: number } | undefined;
@@ -104,6 +106,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       await dispatcher.stop();
       await boss.stop({ graceful: true, wait: true, timeout: 10_000 });
       await store.close();
+      await budget.close();
       await new Promise<void>((resolve) => (health ? health.server.close(() => resolve()) : resolve()));
       log.info('worker stopped');
     })().finally(markDone);
@@ -118,6 +121,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
 interface JobContext {
   config: LoadedConfig;
   store: StateStore;
+  budget: SharedRateBudget;
   jobs: JobTable;
   settings: QueueSettings;
   workerId: string;
@@ -147,6 +151,7 @@ async function runJob(job: ClaimedJob, ctx: JobContext): Promise<RunOutcome> {
   return executeRun(job.request, {
     config: ctx.config,
     store,
+    budget: ctx.budget,
     logger: log,
     signal: AbortSignal.any([ctx.stop, lost.signal]),
     ...(ctx.metrics ? { metrics: ctx.metrics } : {}),

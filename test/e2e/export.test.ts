@@ -1,10 +1,11 @@
 /**
  * `ferry export` as a user runs it: a project whose embedded emulator is
- * seeded with native CRM deals and meetings, exported to a CSV file and a
- * SQLite table in one process.
+ * seeded with native CRM deals and meetings, exported to a CSV file, a
+ * SQLite table and DuckDB tables in one process.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { ferry, jsonOf, tempProjectDir } from './spawn-ferry.js';
@@ -44,6 +45,10 @@ exports:
     details: true
     incremental: { cursor: startTime }
     destination: { type: sqlite-table, path: out/warehouse.db, table: meetings }
+  - name: meetings-duckdb
+    resource: conversations
+    details: true
+    destination: { type: duckdb, path: out/warehouse.duckdb, table: conversations, shape: relational }
 `,
     );
 
@@ -53,6 +58,7 @@ exports:
     expect(report.exports.map((e) => [e.export, e.status, e.exported, e.exitCode])).toEqual([
       ['won-deals', 'succeeded', 14, 0],
       ['meetings', 'succeeded', 2, 0],
+      ['meetings-duckdb', 'succeeded', 2, 0],
     ]);
     expect(report.exports[1]!.cursor?.value).toMatch(/^2024-03-02T09:00:00/);
 
@@ -71,6 +77,22 @@ exports:
       ]);
     } finally {
       db.close();
+    }
+
+    const duck = await DuckDBInstance.create(join(dir, 'out/warehouse.duckdb'), { access_mode: 'READ_ONLY' });
+    const connection = await duck.connect();
+    try {
+      const lines = await connection.runAndReadAll(
+        'SELECT c.title, t.speaker, t.text FROM conversations c JOIN conversation_transcript t USING (conversationId) ORDER BY c.startTime, t.position',
+      );
+      expect(lines.getRowObjectsJson()).toEqual([
+        { title: 'Discovery call', speaker: 'Ann', text: 'Thanks for joining' },
+        { title: 'Discovery call', speaker: 'Bo', text: 'Happy to be here' },
+        { title: 'Demo', speaker: 'Ann', text: 'Here is the product' },
+      ]);
+    } finally {
+      connection.closeSync();
+      duck.closeSync();
     }
   });
 });

@@ -21,6 +21,7 @@ interface LedgerRow {
   last_error: string | null;
   origin: string | null;
   updated_at: string;
+  source_fingerprint: string | null;
 }
 
 export class PgLedger {
@@ -30,11 +31,15 @@ export class PgLedger {
     const found = new Map<string, FingerprintHit>();
     for (let start = 0; start < remoteIds.length; start += LOOKUP_CHUNK) {
       const chunk = remoteIds.slice(start, start + LOOKUP_CHUNK);
-      const { rows } = await db.query<Pick<LedgerRow, 'remote_id' | 'fingerprint' | 'status' | 'record_id'>>(
-        `SELECT remote_id, fingerprint, status, record_id FROM ${this.s}.ledger WHERE sync = $1 AND remote_id = ANY($2::text[])`,
+      const { rows } = await db.query<Pick<LedgerRow, 'remote_id' | 'fingerprint' | 'status' | 'record_id' | 'source_fingerprint'>>(
+        `SELECT remote_id, fingerprint, status, record_id, source_fingerprint FROM ${this.s}.ledger WHERE sync = $1 AND remote_id = ANY($2::text[])`,
         [sync, chunk],
       );
-      for (const row of rows) found.set(row.remote_id, { fingerprint: row.fingerprint, status: row.status, recordId: row.record_id });
+      for (const row of rows) {
+        const hit: FingerprintHit = { fingerprint: row.fingerprint, status: row.status, recordId: row.record_id };
+        if (row.source_fingerprint !== null) hit.sourceFingerprint = row.source_fingerprint;
+        found.set(row.remote_id, hit);
+      }
     }
     return found;
   }
@@ -65,11 +70,13 @@ export class PgLedger {
     const syncs = writes.map((w) => w.write.sync);
     const ids = writes.map((w) => w.write.remoteId);
     await db.query(
-      `INSERT INTO ${this.s}.ledger (sync, remote_id, fingerprint, record_id, status, attempts, last_error, origin, updated_at)
-       SELECT s, r, f, rec, 'pushed', 0, NULL, o, at FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS t(s, r, f, rec, o, at)
+      `INSERT INTO ${this.s}.ledger (sync, remote_id, fingerprint, record_id, status, attempts, last_error, origin, updated_at, source_fingerprint)
+       SELECT s, r, f, rec, 'pushed', 0, NULL, o, at, sf
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS t(s, r, f, rec, o, at, sf)
        ON CONFLICT (sync, remote_id) DO UPDATE SET
          fingerprint = excluded.fingerprint, record_id = excluded.record_id, status = 'pushed', attempts = 0,
-         last_error = NULL, origin = coalesce(excluded.origin, ledger.origin), updated_at = excluded.updated_at`,
+         last_error = NULL, origin = coalesce(excluded.origin, ledger.origin), updated_at = excluded.updated_at,
+         source_fingerprint = excluded.source_fingerprint`,
       [
         syncs,
         ids,
@@ -77,6 +84,7 @@ export class PgLedger {
         writes.map((w) => w.write.recordId),
         writes.map((w) => w.write.origin ?? null),
         writes.map((w) => w.at),
+        writes.map((w) => w.write.sourceFingerprint ?? null),
       ],
     );
     await db.query(

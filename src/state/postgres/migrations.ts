@@ -69,6 +69,12 @@ export const PG_MIGRATIONS: readonly string[] = [
     expires_ms bigint NOT NULL
   );
   `,
+  `
+  -- Hash of the source record plus the mapping's identity at the last
+  -- acknowledgement (SQLite migration 2): an equal hash means "unchanged"
+  -- without mapping again.
+  ALTER TABLE {s}.ledger ADD COLUMN source_fingerprint text;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

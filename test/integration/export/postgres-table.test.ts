@@ -2,7 +2,7 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import postgresTable from '../../../connectors/postgres-table/index.js';
-import { openWriter, tempDir } from '../../unit/export/helpers.js';
+import { contextFor, conversationRecord, openWriter, tempDir } from '../../unit/export/helpers.js';
 
 const PG_URL = process.env.FERRY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const SCHEMA = `ferry_export_${process.pid}`;
@@ -55,11 +55,45 @@ describe('postgres-table destination', () => {
   it.skipIf(!available)('rolls a failed batch back and reports it as a destination write failure', async () => {
     const writer = await openWriter(postgresTable, { url: PG_URL, schema: SCHEMA, table: 'typed' }, tempDir());
     await writer.write({ stream: 's', key: 'id', records: [{ id: 'a', flag: true }] });
-    await expect(writer.write({ stream: 's', key: 'id', records: [{ id: 'b', flag: true }, { id: 'c', flag: 'not a boolean' }] })).rejects.toMatchObject({
+    // Postgres text cannot hold a NUL character: the COPY fails mid-batch.
+    await expect(writer.write({ stream: 's', key: 'id', records: [{ id: 'b', flag: true }, { id: 'c', flag: false, note: 'nul \u0000 inside' }] })).rejects.toMatchObject({
       code: 'FERRY_DESTINATION_WRITE_FAILED',
     });
     await writer.abort?.('test');
     expect(await query(`SELECT id FROM "${SCHEMA}".typed ORDER BY id`)).toEqual([{ id: 'a' }]);
+  });
+
+  it.skipIf(!available)('widens a column to text when an object type\'s field changes kind, and says so', async () => {
+    const ctx = contextFor(postgresTable, { url: PG_URL, schema: SCHEMA, table: 'widened' }, tempDir());
+    const writer = await postgresTable.open(ctx);
+    await writer.write({ stream: 'rows', key: 'rowId', records: [{ rowId: 'a', amount: 1.5, won: true }] });
+    await writer.write({ stream: 'rows', key: 'rowId', records: [{ rowId: 'b', amount: 'n/a', won: null }] });
+    await writer.close();
+    expect(await query(`SELECT "rowId", amount, won FROM "${SCHEMA}".widened ORDER BY 1`)).toEqual([
+      { rowId: 'a', amount: '1.5', won: true },
+      { rowId: 'b', amount: 'n/a', won: null },
+    ]);
+    expect(ctx.warnings).toEqual([expect.objectContaining({ column: 'amount', from: 'numeric', to: 'text' })]);
+  });
+
+  it.skipIf(!available)('relational shape: child tables join on the key; a parent written again replaces its children', async () => {
+    const writer = await openWriter(postgresTable, { url: PG_URL, schema: SCHEMA, table: 'conversations', shape: 'relational' }, tempDir());
+    const batch = (records: Record<string, unknown>[]) => ({ stream: 'conversations', key: 'conversationId', records });
+    await writer.write(batch([conversationRecord('c1', 4), conversationRecord('c2', 2)]));
+    await writer.write(batch([conversationRecord('c1', 1)]));
+    await writer.close();
+    const talk = await query(
+      `SELECT c."conversationId" AS id, t.speaker, sum(t."endTime" - t."startTime")::int AS seconds
+         FROM "${SCHEMA}".conversations c JOIN "${SCHEMA}".conversation_transcript t USING ("conversationId")
+        GROUP BY 1, 2 ORDER BY 1, 2`,
+    );
+    expect(talk).toEqual([
+      { id: 'c1', speaker: 'Ann', seconds: 8 },
+      { id: 'c2', speaker: 'Ann', seconds: 8 },
+      { id: 'c2', speaker: 'Bob', seconds: 8 },
+    ]);
+    expect(await query(`SELECT count(*)::int AS n FROM "${SCHEMA}".conversation_participants`)).toEqual([{ n: 4 }]);
+    expect(await query(`SELECT name, email FROM "${SCHEMA}".conversation_participants WHERE "conversationId" = 'c1' AND position = 1`)).toEqual([{ name: 'Bob', email: null }]);
   });
 
   it('names the server but never the password when it cannot connect', async () => {

@@ -11,6 +11,7 @@ import { ObjectTypeEvolver } from '../../../src/sink/object-type-evolver.js';
 import { Pusher } from '../../../src/sink/pusher.js';
 import type { SinkService } from '../../../src/sink/service-port.js';
 import type { FieldType } from '../../../src/sdk/types.js';
+import { inferFieldType } from '../../../src/mapping/index.js';
 
 // Type-level: the real client satisfies the sink's port.
 const asPort = (client: ServiceClient): SinkService => client;
@@ -60,7 +61,7 @@ describe('sink against the emulator', () => {
     const service = asPort(client);
     const ensured = await ensureTarget(service, { ...target({ amount: 'double' }), objectType: { name: 'ticket', fields: { amount: { type: 'double', required: false, label: undefined } } } });
     const objectType = ensured.objectType!;
-    const evolver = new ObjectTypeEvolver({ service, objectType, target: { newFields: 'evolve' }, logger: quiet });
+    const evolver = new ObjectTypeEvolver({ service, objectType, target: { newFields: 'evolve' }, inferType: (_field, sample) => inferFieldType([sample]), logger: quiet });
     emu.setFaults({ rate429: 0.2, retryAfterSeconds: 0, seed: 7 });
     // Random 429s would walk AIMD down to its floor; keep the floor high so the test stays fast.
     const pusher = new Pusher({ service, concurrency: 4, maxRequestsPerSecond: 500, minRequestsPerSecond: 100, maxAttempts: 12, baseDelayMs: 2, maxDelayMs: 20, minDelayMs: 1, logger: quiet });

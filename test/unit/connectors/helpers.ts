@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { z } from 'zod';
-import type { IncrementalRead, ReadContext, SkippedInput, SourceDefinition, SourceRecord } from '../../../src/sdk/index.js';
+import type { IncrementalRead, ReadContext, ReadPartition, SkippedInput, SourceDefinition, SourceRecord } from '../../../src/sdk/index.js';
 
 export interface Captured {
   warnings: string[];
@@ -17,7 +17,7 @@ export function tempDir(prefix: string): string {
 export function readContext<Schema extends z.ZodType>(
   source: SourceDefinition<Schema>,
   input: z.input<Schema>,
-  extra: { baseDir: string; incremental?: IncrementalRead; signal?: AbortSignal; captured?: Captured; primaryKey?: string[] },
+  extra: { baseDir: string; incremental?: IncrementalRead; signal?: AbortSignal; captured?: Captured; primaryKey?: string[]; partition?: ReadPartition },
 ): ReadContext<z.output<Schema>> {
   const warn = (obj: object | string, msg?: string): void => {
     extra.captured?.warnings.push(msg ?? String(obj));
@@ -31,6 +31,7 @@ export function readContext<Schema extends z.ZodType>(
     reportSkipped: (input) => extra.captured?.skipped?.push(input),
     ...(extra.incremental ? { incremental: extra.incremental } : {}),
     ...(extra.primaryKey ? { primaryKey: extra.primaryKey } : {}),
+    ...(extra.partition ? { partition: extra.partition } : {}),
   };
 }
 

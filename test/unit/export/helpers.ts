@@ -33,3 +33,17 @@ export function contextFor<S extends z.ZodType>(
 export async function openWriter<S extends z.ZodType>(definition: DestinationDefinition<S>, raw: unknown, baseDir: string): Promise<DestinationWriter> {
   return definition.open(contextFor(definition, raw, baseDir));
 }
+
+/** A conversation detail as the service returns it, with `lines` transcript entries alternating Ann and Bob. */
+export function conversationRecord(id: string, lines: number): Record<string, unknown> {
+  return {
+    conversationId: id,
+    title: `Call ${id}`,
+    startTime: '2024-03-01T09:00:00.000Z',
+    participants: [
+      { name: 'Ann', email: 'ann@example.com', attended: true },
+      { name: 'Bob', email: null, attended: false },
+    ],
+    transcript: Array.from({ length: lines }, (_, i) => ({ speaker: i % 2 ? 'Bob' : 'Ann', text: `line ${i}`, startTime: i * 10, endTime: i * 10 + 8 })),
+  };
+}

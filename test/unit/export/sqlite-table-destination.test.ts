@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import sqliteTable from '../../../connectors/sqlite-table/index.js';
-import { openWriter, tempDir } from './helpers.js';
+import { conversationRecord, openWriter, tempDir } from './helpers.js';
 
 const batch = (records: Record<string, unknown>[]) => ({ stream: 'conversations', records, key: 'conversationId' });
 
@@ -67,5 +67,27 @@ describe('sqlite-table destination', () => {
     expect(rows(join(dir, 'w.db'), 'SELECT rowId FROM rows')).toEqual([{ rowId: 'r2' }]);
     await expect(writer.write({ stream: 'rows', records: [{ rowId: 'r3' }] })).rejects.toMatchObject({ code: 'FERRY_DESTINATION_WRITE_FAILED' });
     await writer.abort?.('test');
+  });
+
+  it('relational shape: transcript and participants as child tables that join on the key and are replaced per parent', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'w.db');
+    const writer = await openWriter(sqliteTable, { path: 'w.db', table: 'conversations', shape: 'relational' }, dir);
+    await writer.write(batch([conversationRecord('c1', 4), conversationRecord('c2', 2)]));
+    await writer.write(batch([{ ...conversationRecord('c1', 0), transcript: null }]));
+    await writer.close();
+    expect(rows(path, 'SELECT conversationId, title FROM conversations ORDER BY 1')).toEqual([
+      { conversationId: 'c1', title: 'Call c1' },
+      { conversationId: 'c2', title: 'Call c2' },
+    ]);
+    expect(
+      rows(path, `SELECT c.conversationId, t.speaker, sum(t.endTime - t.startTime) AS seconds
+                    FROM conversations c JOIN conversation_transcript t ON t.conversationId = c.conversationId
+                   GROUP BY 1, 2 ORDER BY 1, 2`),
+    ).toEqual([
+      { conversationId: 'c2', speaker: 'Ann', seconds: 8 },
+      { conversationId: 'c2', speaker: 'Bob', seconds: 8 },
+    ]);
+    expect(rows(path, 'SELECT count(*) AS n FROM conversation_participants')).toEqual([{ n: 4 }]);
   });
 });

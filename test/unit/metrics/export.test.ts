@@ -25,7 +25,7 @@ describe('metrics export', () => {
 
   it('replaces the textfile whole and leaves no temporary file', async () => {
     const metrics = new FerryMetrics();
-    metrics.sync('deals').finish({ sync: 'deals', runId: null, status: 'succeeded', counts: { read: 3, pushed: 3, created: 3, updated: 0, unchanged: 0, failed: 0, deleted: 0, skipped: 0 }, durationMs: 10, cursor: null, changes: [], exitCode: 0 });
+    metrics.sync('deals').finish({ status: 'succeeded', counts: { read: 3, pushed: 3, created: 3, updated: 0, unchanged: 0, failed: 0, deleted: 0, skipped: 0 }, durationMs: 10 });
     const file = join(dir, 'textfile', 'ferry.prom');
     await writeMetricsFile(metrics, file);
     writeFileSync(file, 'stale');

@@ -3,6 +3,7 @@ import { ObjectTypeEvolver } from '../../../src/sink/object-type-evolver.js';
 import type { NewFieldsPolicy } from '../../../src/sink/object-type-evolver.js';
 import { targetObjectType } from '../../../src/sink/field-schema.js';
 import type { FieldType } from '../../../src/sdk/types.js';
+import { inferFieldType } from '../../../src/mapping/index.js';
 import { FakeService, recordingLogger } from './fake-service.js';
 
 function setup(policy: NewFieldsPolicy, fields: Record<string, FieldType> = { amount: 'double', stage: 'string' }, dryRun = false) {
@@ -11,7 +12,7 @@ function setup(policy: NewFieldsPolicy, fields: Record<string, FieldType> = { am
   const type = svc.addObjectType(source.id, 'deal', fields);
   const objectType = targetObjectType(type, type.fieldDefinitions);
   const { lines, logger } = recordingLogger();
-  const evolver = new ObjectTypeEvolver({ service: svc, objectType, target: { newFields: policy }, logger, dryRun });
+  const evolver = new ObjectTypeEvolver({ service: svc, objectType, target: { newFields: policy }, inferType: (_field, sample) => inferFieldType([sample]), logger, dryRun });
   return { svc, type, objectType, evolver, lines };
 }
 

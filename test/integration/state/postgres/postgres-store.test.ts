@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStateStore } from '../../../../src/state/index.js';
 import type { StateStore } from '../../../../src/state/index.js';
+import { PG_SCHEMA_VERSION } from '../../../../src/state/postgres/migrations.js';
 import { PG_URL, dropSchemas, freshSchema, pgQuery } from '../../../helpers/postgres.js';
 
 const schemas: string[] = [];
@@ -33,7 +34,7 @@ describe('PostgreSQL state store', () => {
     const opened = await Promise.all(Array.from({ length: 8 }, () => open(schema)));
     await Promise.all(opened.map((store, i) => store.checkpoint(`sync-${i}`, { value: i })));
     const version = await pgQuery<{ value: string }>(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`);
-    expect(version).toEqual([{ value: '1' }]);
+    expect(version).toEqual([{ value: String(PG_SCHEMA_VERSION) }]);
     expect(await opened[0]!.syncs()).toHaveLength(8);
   });
 
@@ -69,6 +70,22 @@ describe('PostgreSQL state store', () => {
     await store.checkpoint('deals', { value: 2 });
     expect(await reader.cursor('deals')).toEqual({ value: 2 });
     expect((await reader.fingerprints('deals', ['a'])).size).toBe(1);
+  });
+
+  it('adds the source fingerprint column to a schema written before it existed, keeping its rows', async () => {
+    const schema = schemaName();
+    const old = await open(schema);
+    await old.recordAcknowledged({ sync: 'deals', remoteId: 'a', fingerprint: 'v1', recordId: 'r-a' });
+    await old.flush();
+    // Back to version 1, as a ferry from before migration 2 left it.
+    await pgQuery(`ALTER TABLE "${schema}".ledger DROP COLUMN source_fingerprint`);
+    await pgQuery(`UPDATE "${schema}".meta SET value = '1' WHERE key = 'schema_version'`);
+    const store = await open(schema);
+    expect((await store.fingerprints('deals', ['a'])).get('a')).toEqual({ fingerprint: 'v1', status: 'pushed', recordId: 'r-a' });
+    await store.recordAcknowledged({ sync: 'deals', remoteId: 'a', fingerprint: 'v1', recordId: 'r-a', sourceFingerprint: 'src-a' });
+    await store.flush();
+    expect((await store.fingerprints('deals', ['a'])).get('a')?.sourceFingerprint).toBe('src-a');
+    expect(await pgQuery(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`)).toEqual([{ value: String(PG_SCHEMA_VERSION) }]);
   });
 
   it('refuses a schema written by a newer ferry', async () => {

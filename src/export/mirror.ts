@@ -1,0 +1,49 @@
+/**
+ * `deletes: mirror` for exports. The service's read side lists live records
+ * only and has no list of deletions, so a deleted record is found by its
+ * absence: after a run, every key the service lists for the export's
+ * filters is collected (from the run itself when it read everything, else by
+ * listing the keys without details or time bound) and the destination drops
+ * the records whose key is not among them.
+ */
+import type { Logger } from 'pino';
+import { FerryError } from '../sdk/errors.js';
+import type { DestinationWriter } from '../sdk/types.js';
+import { readItems, type ReadOptions } from './read-items.js';
+import type { ExportService, ResourceSpec } from './resources.js';
+
+/** A writer that can mirror deletions, or a configuration error naming the destination. */
+export function assertCanMirror(writer: DestinationWriter, destination: string, exportName: string): void {
+  if (writer.retain) return;
+  throw new FerryError('FERRY_CONFIG_INVALID', `destination ${destination} cannot delete records, so deletes: mirror cannot apply`, {
+    where: `export ${exportName}`,
+    hint: 'use a table destination (sqlite-table, postgres-table, duckdb), or a file/parquet destination in mode: overwrite without incremental',
+  });
+}
+
+/** Every key the list endpoint returns for the query: list pages only, under the same request ceilings as the run. */
+export async function listKeys(
+  service: ExportService,
+  spec: ResourceSpec,
+  query: Readonly<Record<string, string | number | boolean>>,
+  options: Omit<ReadOptions, 'details'>,
+): Promise<Set<string>> {
+  const keys = new Set<string>();
+  for await (const page of readItems(service, spec, query, { ...options, details: false })) for (const item of page.items) keys.add(String(item[spec.key]));
+  return keys;
+}
+
+/**
+ * Drop the destination's records that are not in `live`; returns how many
+ * went. An empty `live` deletes nothing: a service that lists nothing at all
+ * is likelier a wrong filter or an outage than an empty account.
+ */
+export async function mirrorDeletes(writer: DestinationWriter, spec: ResourceSpec, live: ReadonlySet<string>, logger: Logger): Promise<number> {
+  if (live.size === 0) {
+    logger.warn({ resource: spec.resource }, 'deletes: mirror: the service lists no record for this export; nothing was deleted');
+    return 0;
+  }
+  const deleted = await writer.retain!({ stream: spec.resource, key: spec.key, keys: live });
+  if (deleted > 0) logger.info({ deleted, resource: spec.resource }, 'deletes: mirror: records the service no longer lists were deleted from the destination');
+  return deleted;
+}
