@@ -37,6 +37,8 @@ export class JsonSplitter {
   private mode: 'top' | 'array' | 'done' = 'top';
   private seenTopValue = false;
   private arrayIndex = 0;
+  /** Inside the top-level array, what may come next: the first element or `]`, an element, or `,` / `]`. */
+  private expect: 'first' | 'element' | 'separator' = 'first';
   /** The value being collected: its kind, start line and text so far. */
   private value: { kind: 'container' | 'string' | 'scalar'; line: number; parts: string[] } | undefined;
 
@@ -106,15 +108,20 @@ export class JsonSplitter {
       if (this.mode === 'done') throw new JsonSplitError(`unexpected "${c}" after the top-level array`, this.line);
       if (this.mode === 'array') {
         if (c === ',') {
+          if (this.expect !== 'separator') throw new JsonSplitError('unexpected "," where an array element belongs', this.line);
+          this.expect = 'element';
           i += 1;
           continue;
         }
         if (c === ']') {
+          if (this.expect === 'element') throw new JsonSplitError('unexpected "]" after ",": an array element is missing', this.line);
           this.depth = 0;
           this.mode = 'done';
           i += 1;
           continue;
         }
+        if (this.expect === 'separator') throw new JsonSplitError(`unexpected "${c}": array elements must be separated by ","`, this.line);
+        this.expect = 'separator';
       } else if (c === '[' && !this.seenTopValue) {
         this.mode = 'array';
         this.depth = 1;

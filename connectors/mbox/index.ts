@@ -1,18 +1,18 @@
 /**
  * E-mails from mbox files, streamed line by line: one record per message with
- * its parsed headers, addresses and decoded plain-text body. The mbox `From `
+ * its parsed headers, addresses and decoded plain-text body (MIME decoding in
+ * ./message.ts). The mbox `From `
  * separator line carries the mailbox writer's date, not the message's, so
  * `date` comes from the `Date:` header.
  */
 import { createReadStream } from 'node:fs';
 import { relative } from 'node:path';
-import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import { z } from 'zod';
 import { listFiles } from '../_shared/files.js';
 import { FerryError, compareCursorValues, defineSource } from '../../src/sdk/index.js';
 import type { SourceRecord } from '../../src/sdk/index.js';
-import { decodeQuotedPrintable, parseAddressList } from './parse.js';
+import { decodeMessage } from './message.js';
 
 const options = z.strictObject({
   /** An mbox file or a glob of them, relative to the YAML file. */
@@ -40,6 +40,7 @@ export default defineSource({
           { name: 'cc', type: 'list' },
           { name: 'bcc', type: 'list' },
           { name: 'body', type: 'textarea' },
+          { name: 'html', type: 'textarea' },
           { name: 'folder', type: 'string' },
           { name: 'file', type: 'string' },
         ],
@@ -67,69 +68,74 @@ export default defineSource({
   },
 });
 
+const NEWLINE = 0x0a;
+const FROM = Buffer.from('From ');
+const QUOTED_FROM = /^>+From /;
+
 interface Draft {
   line: number;
-  headerLines: string[];
-  bodyLines: string[];
-  inBody: boolean;
+  lines: Buffer[];
 }
 
+/**
+ * Split an mbox into raw messages at `From ` lines that follow a blank line,
+ * on bytes (a message's charset is only known once its headers are read),
+ * unescaping one `>` of `>From ` lines.
+ */
 async function* readMbox(path: string, rel: string, stream: string): AsyncIterable<SourceRecord> {
   const input = createReadStream(path);
-  const lines = createInterface({ input: path.endsWith('.gz') ? input.pipe(createGunzip()) : input, crlfDelay: Infinity });
   let draft: Draft | undefined;
   let lineNo = 0;
   let previousBlank = true;
-  for await (const line of lines) {
+  /** Takes one line; returns the message it completed, if any. */
+  const onLine = (line: Buffer): Draft | undefined => {
     lineNo++;
-    if (line.startsWith('From ') && previousBlank) {
-      if (draft) yield toRecord(draft, rel, stream);
-      draft = { line: lineNo, headerLines: [], bodyLines: [], inBody: false };
-      previousBlank = false;
-      continue;
+    let finished: Draft | undefined;
+    if (previousBlank && line.subarray(0, FROM.length).equals(FROM)) {
+      finished = draft;
+      draft = { line: lineNo, lines: [] };
+    } else if (draft) {
+      draft.lines.push(line[0] === 0x3e && QUOTED_FROM.test(line.subarray(0, 64).toString('latin1')) ? line.subarray(1) : line);
     }
-    previousBlank = line === '';
-    if (!draft) continue;
-    if (!draft.inBody) {
-      if (line === '') draft.inBody = true;
-      else draft.headerLines.push(line);
-    } else {
-      draft.bodyLines.push(line);
+    previousBlank = line.length === 0 || (line.length === 1 && line[0] === 0x0d);
+    return finished;
+  };
+  let rest = Buffer.alloc(0);
+  for await (const chunk of path.endsWith('.gz') ? input.pipe(createGunzip()) : input) {
+    const data = rest.length > 0 ? Buffer.concat([rest, chunk as Buffer]) : (chunk as Buffer);
+    let start = 0;
+    for (let end = data.indexOf(NEWLINE, start); end >= 0; end = data.indexOf(NEWLINE, start)) {
+      const finished = onLine(data.subarray(start, end));
+      start = end + 1;
+      if (finished) yield await toRecord(finished, rel, stream);
     }
+    // Copied: a view would keep the whole chunk alive.
+    rest = Buffer.from(data.subarray(start));
   }
-  if (draft) yield toRecord(draft, rel, stream);
+  if (rest.length > 0) {
+    const finished = onLine(rest);
+    if (finished) yield await toRecord(finished, rel, stream);
+  }
+  if (draft) yield await toRecord(draft, rel, stream);
 }
 
-function toRecord(draft: Draft, file: string, stream: string): SourceRecord {
-  const headers: Record<string, string> = {};
-  let current: string | undefined;
-  for (const line of draft.headerLines) {
-    if (/^[ \t]/.test(line) && current) {
-      headers[current] += ` ${line.trim()}`;
-      continue;
-    }
-    const colon = line.indexOf(':');
-    if (colon <= 0) continue;
-    current = line.slice(0, colon).trim().toLowerCase();
-    const value = line.slice(colon + 1).trim();
-    headers[current] = headers[current] === undefined ? value : `${headers[current]}, ${value}`;
-  }
-  // The separator line before the next message is part of the format, not the body.
-  while (draft.bodyLines.length > 0 && draft.bodyLines[draft.bodyLines.length - 1] === '') draft.bodyLines.pop();
-  let body = draft.bodyLines.map((l) => l.replace(/^>(>*From )/, '$1')).join('\n');
-  if ((headers['content-transfer-encoding'] ?? '').toLowerCase() === 'quoted-printable') body = decodeQuotedPrintable(body);
+async function toRecord(draft: Draft, file: string, stream: string): Promise<SourceRecord> {
+  const raw = Buffer.concat(draft.lines.flatMap((line) => [line, Buffer.from([NEWLINE])]));
+  const message = await decodeMessage(raw);
+  const { headers } = message;
   const parsedDate = headers.date ? Date.parse(headers.date.replace(/\s*\([^)]*\)\s*$/, '')) : Number.NaN;
   const date = Number.isNaN(parsedDate) ? null : new Date(parsedDate).toISOString();
   const messageId = (headers['message-id'] ?? '').replace(/^<|>$/g, '') || null;
   const data = {
     messageId,
     date,
-    subject: headers.subject ?? '',
-    from: parseAddressList(headers.from ?? ''),
-    to: parseAddressList(headers.to ?? ''),
-    cc: parseAddressList(headers.cc ?? ''),
-    bcc: parseAddressList(headers.bcc ?? ''),
-    body,
+    subject: message.subject,
+    from: message.from,
+    to: message.to,
+    cc: message.cc,
+    bcc: message.bcc,
+    body: message.body,
+    html: message.html,
     folder: headers['x-folder'] ?? null,
     file,
     headers,

@@ -33,7 +33,8 @@ interface PrintableSummary {
   sync: string;
   status: string;
   durationMs: number;
-  counts: { read: number; created: number; updated: number; unchanged: number; failed: number; deleted: number; skipped: number };
+  counts: { read: number; created: number; updated: number; unchanged: number; failed: number; deleted: number; skipped: number; duplicates?: number };
+  duplicates?: readonly { remoteId: string; origin: string }[];
   visible?: number;
   wouldDelete?: number;
   error?: string;
@@ -69,10 +70,17 @@ export function printRunSummaries(summaries: readonly PrintableSummary[], option
   printTable(header, rows);
   for (const s of summaries) {
     for (const change of s.changes) console.log(`  ${s.sync}: ${change.kind} ${change.name}`);
+    if ((s.counts.duplicates ?? 0) > 0) console.log(`  ${s.sync}: ${duplicatesNote(s.counts.duplicates ?? 0, s.duplicates ?? [])}`);
     if (s.counts.failed > 0) console.log(`  ${s.sync}: ${s.counts.failed} record(s) in the dead-letter; see \`ferry failures list ${s.sync}\``);
     if (s.error) console.log(`  ${s.sync}: ${s.error.replace(/\n/g, '\n  ')}`);
   }
   if (options.dryRun) console.log('\nDry run: nothing was pushed. Run without --dry-run to push.');
+}
+
+/** Records of one read that repeated an id: the first won, these were not pushed. */
+export function duplicatesNote(count: number, examples: readonly { remoteId: string; origin: string }[]): string {
+  const named = examples.slice(0, 3).map((d) => `${d.origin} (id ${d.remoteId})`).join(', ');
+  return `${count} record(s) not pushed: an earlier record of the same read had the same id, and the first wins${named ? `; e.g. ${named}` : ''}`;
 }
 
 /** A plain aligned table on stdout. */

@@ -2,7 +2,7 @@ import type { RegisterCommand } from './main.js';
 import { previewSync } from '../pipeline/preview.js';
 import { FerryError } from '../sdk/errors.js';
 import { configFileOf } from './context.js';
-import { printJson } from './output.js';
+import { duplicatesNote, printJson } from './output.js';
 
 export const register: RegisterCommand = (command) => {
   command
@@ -27,6 +27,7 @@ export const register: RegisterCommand = (command) => {
       }
       const c = plan.counts;
       console.log(`\nplan for ${plan.sync}: ${c.read} read, ${c.created} create, ${c.updated} update, ${c.unchanged} unchanged, ${c.failed} invalid, ${c.skipped} skipped, ${plan.wouldDelete ?? 0} delete`);
+      if ((c.duplicates ?? 0) > 0) console.log(duplicatesNote(c.duplicates ?? 0, plan.duplicates ?? []));
       if (plan.changes.length === 0) console.log('schema: no changes');
       for (const change of plan.changes) {
         const fields = 'fields' in change && Array.isArray(change.fields)

@@ -8,7 +8,7 @@ import { readLease } from '../state/run-lease.js';
 import { configuredStateKeys, stateSyncNames, withProjectState } from './context.js';
 import { formatAge, formatCount, formatCursor, formatDuration, formatTable, formatTimestamp, truncate } from './format.js';
 import type { RegisterCommand } from './main.js';
-import { printJson } from './output.js';
+import { duplicatesNote, printJson } from './output.js';
 
 /** A run's status as `status` shows it: `abandoned` is a run still marked running whose process is gone. */
 export type ShownRun = Omit<RunEntry, 'status'> & { status: RunEntry['status'] | 'abandoned' };
@@ -90,6 +90,8 @@ export function formatStatus(statuses: readonly SyncStatus[], now: number): stri
   const sections = [table];
   for (const s of statuses) {
     if (s.lastRun?.error) sections.push(`${s.sync}: last run ended with: ${s.lastRun.error}`);
+    const duplicates = s.lastRun?.counts.duplicates ?? 0;
+    if (duplicates > 0) sections.push(`${s.sync}: last run: ${duplicatesNote(duplicates, [])} (the run's log names them)`);
     if (s.abandoned) sections.push(`${s.sync}: last run abandoned (${s.abandoned}); the next run takes its lock over and marks it aborted`);
   }
   for (const s of statuses) {

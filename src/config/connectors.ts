@@ -8,11 +8,11 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import semver from 'semver';
 import { BUILTIN_CONNECTORS_DIR, RUNS_COMPILED, ferryPackageVersion, ferryRoot } from '../sdk/ferry-package.js';
 import { FerryError } from '../sdk/errors.js';
 import { isRecord, messageOf } from '../sdk/guards.js';
 import { SDK_VERSION, type ConnectorDefinition } from '../sdk/types.js';
-import { satisfiesRange } from './semver-range.js';
 
 export interface LoadConnectorOptions {
   /** Directory of the YAML file that names the connector; local paths and packages resolve from it. */
@@ -244,12 +244,23 @@ function checkPeerRange(entry: string, type: string): void {
   const range = manifest.peerDependencies.ferry;
   if (typeof range !== 'string') return;
   const version = ferryPackageVersion();
-  if (satisfiesRange(version, range) !== false) return;
+  if (satisfiesPeerRange(version, range) !== false) return;
   const name = typeof manifest.name === 'string' ? manifest.name : dirname(manifestFile);
   throw new FerryError('FERRY_PLUGIN_INCOMPATIBLE', `connector "${type}" (${name}) needs ferry ${range}; this is ferry ${version}`, {
     hint: `install a release of ${name} made for ferry ${version}, or a ferry version matching ${range}`,
     details: { entry, manifest: manifestFile, found: range, supported: version },
   });
+}
+
+/**
+ * Whether this ferry satisfies a plugin's `peerDependencies.ferry`, with npm's
+ * rules (semver: hyphen ranges, prereleases only matched by a range naming the
+ * same version's prerelease). `undefined` when the range is not a semver range
+ * (a tag, a URL): a plugin is not refused over a range nobody can read.
+ */
+function satisfiesPeerRange(version: string, range: string): boolean | undefined {
+  if (semver.valid(version) === null || semver.validRange(range) === null) return undefined;
+  return semver.satisfies(version, range);
 }
 
 async function importDefinitions(entry: string, type: string): Promise<ConnectorDefinition[]> {

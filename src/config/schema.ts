@@ -89,7 +89,14 @@ export const syncConfig = z
       .describe('Read only what changed since the last run, by a high-watermark cursor column.'),
     /** Fold many source records into one: the mapping then sees `{ key, records }`. */
     group: z
-      .strictObject({ by: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]) })
+      .strictObject({
+        by: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+        /** The source yields each group's records contiguously: stream groups instead of holding them to the end of the read. */
+        sorted: z
+          .boolean()
+          .optional()
+          .describe('The source is ordered by the group key: hand each group on as soon as the key changes (a key that comes back is an error).'),
+      })
       .optional()
       .describe('Fold many source records (e.g. one per utterance) into one conversation; the mapping sees { key, records }.'),
     deletes: z

@@ -85,7 +85,7 @@ export function compileMapping(
       async evaluate(input) {
         const issues: MappingIssue[] = [];
         const out = await evaluateObject(root.entries, toJsonSafe(input), [], issues, blankAsMissing);
-        if (issues.length > 0) throw new MappingEvaluationError(issues);
+        if (issues.length > 0) throw new MappingEvaluationError(issues, out);
         return out ?? {};
       },
       fieldNames: () => Object.keys(spec),

@@ -22,8 +22,10 @@ export class MappingEvaluationError extends FerryError {
   /** Map path of the first failing expression. */
   readonly path: MapPath;
   readonly issues: readonly MappingIssue[];
+  /** What the other expressions produced (the id, say), for the dead-letter entry. */
+  readonly partial: Record<string, unknown> | undefined;
 
-  constructor(issues: readonly MappingIssue[]) {
+  constructor(issues: readonly MappingIssue[], partial?: Record<string, unknown>) {
     const first = issues[0] ?? { path: [], message: 'mapping failed' };
     super('FERRY_RECORD_INVALID', issues.map((i) => `${formatMapPath(i.path)}: ${i.message}`).join('; '), {
       details: { field: formatMapPath(first.path) },
@@ -31,5 +33,6 @@ export class MappingEvaluationError extends FerryError {
     this.name = 'MappingEvaluationError';
     this.path = first.path;
     this.issues = issues;
+    this.partial = partial;
   }
 }

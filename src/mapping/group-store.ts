@@ -1,7 +1,7 @@
 /**
  * A throw-away SQLite file holding grouped records, so grouping works on
- * inputs larger than memory and a group key that comes back later can still
- * be merged with its earlier records. Deleted on close.
+ * inputs larger than memory and a group key that comes back later is merged
+ * with its earlier records. Deleted on close.
  */
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { RecordOrigin, SourceData } from '../sdk/types.js';
 
-export const GroupState = { pending: 0, emitted: 1, late: 2 } as const;
+export const GroupState = { pending: 0, emitted: 1 } as const;
 export type GroupStateValue = (typeof GroupState)[keyof typeof GroupState];
 
 export interface StoredGroup {
@@ -92,7 +92,7 @@ export class GroupStore {
     return { records, origins };
   }
 
-  /** Groups not emitted yet, or emitted and then grown, in first-seen order, a page at a time. */
+  /** Groups not emitted yet, in first-seen order, a page at a time. */
   unsent(afterSeq: number, limit: number): StoredGroup[] {
     return this.statements.unsent
       .all(afterSeq, limit)

@@ -2,15 +2,17 @@
  * `group: { by }`: fold many source records (one per utterance, one per line
  * item) into one unit the mapping sees as `{ key, records }`.
  *
- * Inputs are usually contiguous by key (a file per meeting, rows ordered by
- * call id), so a group is emitted as soon as the key changes and memory holds
- * one group. Every record is also appended to a scratch SQLite file: if a key
- * that was already emitted comes back, the input is evidently not contiguous,
- * so grouping switches to spilling and emits, at the end and in first-seen
- * order, every group not yet emitted plus the returning key's group again,
- * now with all its records. An upsert of that later emission supersedes the
- * earlier, partial one, so the service ends with the whole group.
+ * A group is handed on once, complete. Unless the source is declared sorted
+ * by the group key, ferry cannot know a group is complete before the input
+ * ends, so every record is appended to a scratch SQLite file (memory stays
+ * flat however large the input) and the groups are handed on after the last
+ * record, in first-seen order. With `sorted: true` a group is handed on as
+ * soon as the key changes and memory holds one group; a key that comes back
+ * after its group was handed on breaks that promise and stops the read with
+ * an error rather than pushing a partial group.
  */
+import { FerryError } from '../sdk/errors.js';
+import { formatOrigin } from '../sdk/origin.js';
 import type { RecordOrigin, SourceData, SourceRecord } from '../sdk/types.js';
 import { canonicalJson } from './fingerprint.js';
 import { GroupState, GroupStore } from './group-store.js';
@@ -32,7 +34,12 @@ export interface GroupOrigin extends RecordOrigin {
 export interface GroupOptions {
   /** Directory for the scratch file. @default os.tmpdir() */
   spillDir?: string;
-  /** Records of one group kept in memory before it is read back from the scratch file. @default 50000 */
+  /**
+   * The input is ordered (contiguous) by the group key: stream each group as
+   * soon as the key changes. A key that comes back is an error. @default false
+   */
+  sorted?: boolean;
+  /** Sorted input: records of one group kept in memory before it is read back from the scratch file. @default 50000 */
   memoryLimitRecords?: number;
 }
 
@@ -58,8 +65,7 @@ interface Current {
   id: number;
   keyText: string;
   key: unknown;
-  count: number;
-  /** In-memory copy while the group is streaming and under the memory limit; null once dropped. */
+  /** In-memory copy while the group is under the memory limit; null once dropped. */
   records: SourceData[] | null;
   origins: RecordOrigin[] | null;
 }
@@ -67,17 +73,18 @@ interface Current {
 class SpillingGrouper implements Grouper {
   private store: GroupStore | undefined;
   private seq = 0;
-  private spilling = false;
   private ended = false;
   private current: Current | undefined;
   private readonly ready: Group[] = [];
   private readonly memoryLimit: number;
+  private readonly sorted: boolean;
 
   constructor(
     private readonly by: string | readonly string[],
     private readonly options: GroupOptions,
   ) {
     this.memoryLimit = options.memoryLimitRecords ?? DEFAULT_MEMORY_LIMIT_RECORDS;
+    this.sorted = options.sorted === true;
   }
 
   private open(): GroupStore {
@@ -92,10 +99,9 @@ class SpillingGrouper implements Grouper {
     const key = groupKeyOf(data, this.by);
     const keyText = canonicalJson(key);
     const seq = ++this.seq;
-    if (this.current?.keyText !== keyText) this.switchTo(store, key, keyText, seq);
+    if (this.current?.keyText !== keyText) this.switchTo(store, key, keyText, seq, record.origin);
     const current = this.current!;
     store.append(current.id, seq, data, record.origin);
-    current.count++;
     if (current.records && current.origins) {
       if (current.records.length < this.memoryLimit) {
         current.records.push(data);
@@ -107,28 +113,24 @@ class SpillingGrouper implements Grouper {
     }
   }
 
-  private switchTo(store: GroupStore, key: unknown, keyText: string, seq: number): void {
+  private switchTo(store: GroupStore, key: unknown, keyText: string, seq: number, origin: RecordOrigin): void {
     this.closeCurrent(store);
     const group = store.group(keyText, seq);
-    if (group.state === GroupState.emitted) {
-      store.setState(group.id, GroupState.late);
-      this.spilling = true;
+    if (this.sorted && group.state === GroupState.emitted) {
+      throw new FerryError(
+        'FERRY_SOURCE_READ_FAILED',
+        `group key ${keyText} comes back at ${formatOrigin(origin)} after its group was sent: the input is not sorted by the group key`,
+        { hint: 'sort the source by group.by, or remove `sorted: true` so ferry holds every group until the input ends' },
+      );
     }
-    const keepInMemory = !this.spilling && group.state === GroupState.pending;
-    this.current = {
-      id: group.id,
-      keyText,
-      key,
-      count: 0,
-      records: keepInMemory ? [] : null,
-      origins: keepInMemory ? [] : null,
-    };
+    this.current = { id: group.id, keyText, key, records: this.sorted ? [] : null, origins: this.sorted ? [] : null };
   }
 
+  /** Sorted input: the group whose key just ended is complete. */
   private closeCurrent(store: GroupStore): void {
     const current = this.current;
     this.current = undefined;
-    if (!current || this.spilling) return;
+    if (!current || !this.sorted) return;
     const { records, origins } =
       current.records && current.origins ? { records: current.records, origins: current.origins } : store.read(current.id);
     store.setState(current.id, GroupState.emitted);
@@ -143,7 +145,7 @@ class SpillingGrouper implements Grouper {
 
   async *drain(): AsyncIterable<Group> {
     while (this.ready.length > 0) yield this.ready.shift()!;
-    if (!this.ended || !this.spilling || !this.store) return;
+    if (!this.ended || this.sorted || !this.store) return;
     const store = this.store;
     let after = 0;
     for (;;) {
@@ -188,10 +190,9 @@ export function groupOrigin(origins: readonly RecordOrigin[]): GroupOrigin {
 }
 
 /**
- * Group a record stream by one field or several. Groups come out as soon as
- * they are known complete; records within a group keep source order. A key
- * whose records are not contiguous may come out twice: the later group holds
- * all of the key's records and supersedes the earlier.
+ * Group a record stream by one field or several. Each group comes out once,
+ * complete: at the end of the input, or as soon as the key changes when
+ * `sorted` is set. Records within a group keep source order.
  */
 export async function* groupRecords(
   records: AsyncIterable<SourceRecord>,

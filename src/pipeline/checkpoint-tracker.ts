@@ -10,7 +10,10 @@ import type { CursorPosition } from '../sdk/types.js';
  * That rule is only sound while the source yields records in cursor order.
  * File sources are not sorted, so the first time a cursor value goes down the
  * tracker stops offering mid-run checkpoints, and the cursor moves once, at
- * the end of a complete read, to the highest value seen.
+ * the end of a complete read, to the highest value seen. A group unit spans
+ * a range of cursors: it keeps the order only when its lowest cursor lies
+ * above every position before it, or a crash after an earlier group's
+ * checkpoint would re-read part of this group alone.
  */
 export class CheckpointTracker {
   private nextSeq = 0;
@@ -22,16 +25,24 @@ export class CheckpointTracker {
   private highest: CursorPosition | undefined;
   private ordered = true;
 
-  /** Register a record in read order; returns its ticket for {@link finish}. */
-  begin(position?: CursorPosition): number {
+  /**
+   * Register a record (or group, with its `lowest` cursor) in read order;
+   * returns its ticket for {@link finish}.
+   */
+  begin(position?: CursorPosition, lowest?: string | number): number {
     const seq = this.nextSeq++;
     if (position) {
-      if (this.lastBegun && compareCursorValues(position.value, this.lastBegun.value) < 0) this.ordered = false;
+      if (this.lastBegun && !this.keepsOrder(position, lowest)) this.ordered = false;
       this.lastBegun = position;
       if (!this.highest || compareCursorPositions(position, this.highest) > 0) this.highest = position;
       this.positions.set(seq, position);
     }
     return seq;
+  }
+
+  private keepsOrder(position: CursorPosition, lowest: string | number | undefined): boolean {
+    if (lowest === undefined) return compareCursorValues(position.value, this.lastBegun!.value) >= 0;
+    return compareCursorValues(lowest, this.lastBegun!.value) > 0;
   }
 
   /** Mark a record acknowledged, unchanged or dead-lettered: nothing more will happen to it. */

@@ -28,8 +28,8 @@ export class Checkpointer {
   ) {}
 
   /** Registers a unit in read order; pass the ticket to {@link finished}. */
-  begin(position: CursorPosition | undefined): number {
-    return this.tracker.begin(position);
+  begin(position: CursorPosition | undefined, lowest?: string | number): number {
+    return this.tracker.begin(position, lowest);
   }
 
   /**

@@ -6,6 +6,7 @@ import { FerryError, isFerryError } from '../sdk/errors.js';
 import type { CursorPosition } from '../sdk/types.js';
 import type { SchemaChange } from '../sink/index.js';
 import type { RunCounts } from '../state/index.js';
+import type { DuplicateId } from './duplicate-ids.js';
 
 export type RunStatus = 'succeeded' | 'partial' | 'failed' | 'aborted';
 
@@ -19,6 +20,8 @@ export interface RunSummary {
   changes: SchemaChange[];
   /** Dry runs: records that would be deleted by `deletes: mirror`. */
   wouldDelete?: number;
+  /** The first records not pushed because an earlier record of the read had their id (all are counted in `counts.duplicates`). */
+  duplicates?: DuplicateId[];
   error?: string;
   exitCode: 0 | 2 | 3;
 }

@@ -24,6 +24,7 @@ import type { PreparedSync } from './prepare.js';
 import { RunStop } from './run-stop.js';
 import { exitCodeOf, runErrorText, runFailure, runStatus } from './run-summary.js';
 import type { RunEnding, RunSummary } from './run-summary.js';
+import { DuplicateIds } from './duplicate-ids.js';
 import { SeenSet } from './seen-set.js';
 import { setUpTarget } from './target-setup.js';
 import { SourceFingerprinter } from './source-fingerprint.js';
@@ -105,6 +106,7 @@ class SyncRun {
   private readonly pusher: Pusher | undefined;
   /** Remote ids seen, for `deletes: mirror` after a complete read (not on replays). */
   private readonly seen: SeenSet | undefined;
+  private readonly duplicates: DuplicateIds;
   private storedCursor: CursorPosition | undefined;
   private readComplete = false;
   private changes: SchemaChange[] = [];
@@ -124,6 +126,7 @@ class SyncRun {
     this.stop = new RunStop(options.signal);
     this.checkpointer = new Checkpointer(this.dryRun ? undefined : deps.store, prepared.sync.name, runId, this.counts, log);
     this.seen = prepared.sync.deletes === 'mirror' && !options.replay ? new SeenSet() : undefined;
+    this.duplicates = new DuplicateIds(log);
     this.pusher = this.dryRun
       ? undefined
       : new Pusher({
@@ -148,6 +151,7 @@ class SyncRun {
       await this.processor?.drain().catch(() => undefined);
     } finally {
       this.seen?.close();
+      this.duplicates.close();
     }
     return this.finish();
   }
@@ -175,6 +179,7 @@ class SyncRun {
       sourceId: target.sourceId,
       evolver: target.evolver,
       seen: keyScan ? undefined : this.seen,
+      duplicates: this.duplicates,
       onSample: this.options.onSample,
       onProgress: () => this.report(),
     }));
@@ -234,7 +239,8 @@ class SyncRun {
       ...(primaryKey ? { primaryKey } : {}),
       ...(this.options.partition ? { partition: this.options.partition } : {}),
     });
-    return toUnits(records, { ...(sync.group ? { groupBy: sync.group.by } : {}), ...(primaryKey ? { primaryKey } : {}) })[Symbol.asyncIterator]();
+    const group = sync.group ? { groupBy: sync.group.by, sortedByGroup: sync.group.sorted === true } : {};
+    return toUnits(records, { ...group, ...(primaryKey ? { primaryKey } : {}) })[Symbol.asyncIterator]();
   }
 
   private async deleteVanished(): Promise<void> {
@@ -284,6 +290,7 @@ class SyncRun {
       cursor: this.dryRun ? (this.storedCursor ?? null) : ((await store.cursor(sync)) ?? null),
       changes: this.changes,
       ...(this.wouldDelete !== undefined ? { wouldDelete: this.wouldDelete } : {}),
+      ...(this.duplicates.examples.length > 0 ? { duplicates: this.duplicates.examples } : {}),
       ...(error ? { error } : {}),
       exitCode: exitCodeOf(status),
     };

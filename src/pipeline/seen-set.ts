@@ -19,6 +19,7 @@ export class SeenSet {
   private insert: Statement<[string]> | undefined;
   private lookup: Statement<[string], { one: number }> | undefined;
   private pending: string[] = [];
+  private uncommitted = 0;
 
   constructor(private readonly limit = IN_MEMORY_LIMIT) {}
 
@@ -30,6 +31,28 @@ export class SeenSet {
     }
     this.pending.push(id);
     if (this.pending.length >= BATCH) this.write();
+  }
+
+  /**
+   * Adds `id` and tells whether it was new. Once spilled, one `INSERT OR
+   * IGNORE` per id inside a transaction committed every few thousand ids (a
+   * commit per id would cost a few hundred microseconds each).
+   */
+  addNew(id: string): boolean {
+    if (this.memory) {
+      if (this.memory.has(id)) return false;
+      this.add(id);
+      return true;
+    }
+    this.write();
+    const db = this.db!;
+    if (!db.inTransaction) db.exec('BEGIN');
+    const isNew = this.insert!.run(id).changes > 0;
+    if (++this.uncommitted >= BATCH) {
+      db.exec('COMMIT');
+      this.uncommitted = 0;
+    }
+    return isNew;
   }
 
   has(id: string): boolean {

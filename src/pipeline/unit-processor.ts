@@ -9,12 +9,13 @@ import type { Logger } from 'pino';
 import type { LoadedSync } from '../config/index.js';
 import type { TargetType } from '../config/schema.js';
 import type { CompiledMapping } from '../mapping/index.js';
-import { buildRequest, fingerprint } from '../mapping/index.js';
+import { MappingEvaluationError, buildRequest, fingerprint } from '../mapping/index.js';
 import { isFerryError } from '../sdk/errors.js';
 import { isRecord } from '../sdk/guards.js';
 import type { ObjectTypeEvolver, Pusher } from '../sink/index.js';
 import type { FailureWrite, FingerprintHit, RunCounts, StateStore } from '../state/index.js';
 import type { Checkpointer } from './checkpointer.js';
+import type { DuplicateIds } from './duplicate-ids.js';
 import type { RunStop } from './run-stop.js';
 import type { SourceCandidate, SourceFingerprinter } from './source-fingerprint.js';
 import type { SeenSet } from './seen-set.js';
@@ -25,6 +26,8 @@ export interface MappedUnit {
   unit: Unit;
   mapped?: Record<string, unknown>;
   error?: string;
+  /** When mapping failed: what the other expressions produced (the id, above all), for the dead-letter entry. */
+  partial?: Record<string, unknown>;
 }
 
 /** What a dry run reports per unit, for `ferry preview`. */
@@ -54,6 +57,8 @@ export interface UnitProcessorDeps {
   evolver: ObjectTypeEvolver | undefined;
   /** Collects the remote ids read, for `deletes: mirror` (unless a separate key scan does). */
   seen: SeenSet | undefined;
+  /** Ids already taken earlier in this read: a later unit with one is not pushed. */
+  duplicates: DuplicateIds;
   onSample: ((sample: UnitSample) => void) | undefined;
   onProgress: () => void;
 }
@@ -84,7 +89,8 @@ export async function mapUnit(mapping: CompiledMapping, unit: Unit): Promise<Map
   try {
     return { unit, mapped: await mapping.evaluate(unit.input) };
   } catch (error) {
-    return { unit, error: error instanceof Error ? error.message : String(error) };
+    const partial = error instanceof MappingEvaluationError ? error.partial : undefined;
+    return { unit, error: error instanceof Error ? error.message : String(error), ...(partial ? { partial } : {}) };
   }
 }
 
@@ -98,10 +104,11 @@ export class UnitProcessor {
 
   /**
    * Processes units in read order. The ledger is asked once per batch (one
-   * query instead of one per record); a remote id that occurs twice in a
-   * batch is judged against the ledger as it was before the batch. Returns
-   * false when the run started stopping before every unit was handled (the
-   * rest stay unfinished, for the next run).
+   * query instead of one per record); no remote id occurs twice, since a
+   * later unit with an id an earlier one took is a duplicate, counted and
+   * not pushed (see {@link DuplicateIds}). Returns false when the run started
+   * stopping before every unit was handled (the rest stay unfinished, for
+   * the next run).
    */
   async processBatch(items: readonly (Unit | MappedUnit)[]): Promise<boolean> {
     const early = await this.lookAtSources(items);
@@ -109,11 +116,13 @@ export class UnitProcessor {
     for (const [i, item] of items.entries()) {
       const unit = 'unit' in item ? item.unit : item;
       this.deps.counts.read++;
-      const ticket = this.deps.checkpointer.begin(unit.position);
+      const ticket = this.deps.checkpointer.begin(unit.position, unit.lowestCursor);
       const candidate = early.candidates[i];
       const known = candidate && early.ledger.get(candidate.remoteId);
       if (candidate && known?.status === 'pushed' && known.sourceFingerprint === candidate.sourcePrint) {
-        const pending = this.unchangedAtSource(unit, ticket, candidate.remoteId);
+        const pending = this.deps.duplicates.isDuplicate(candidate.remoteId, unit.origin)
+          ? this.skipDuplicate(unit, ticket)
+          : this.unchangedAtSource(unit, ticket, candidate.remoteId);
         if (pending) await pending;
         continue;
       }
@@ -121,6 +130,10 @@ export class UnitProcessor {
       const built = await this.build(entry);
       if (!built.ok) {
         await this.deadLetterInvalid(unit, ticket, built);
+        continue;
+      }
+      if (this.deps.duplicates.isDuplicate(built.remoteId, unit.origin)) {
+        await this.skipDuplicate(unit, ticket);
         continue;
       }
       this.deps.seen?.add(built.remoteId);
@@ -196,14 +209,14 @@ export class UnitProcessor {
   }
 
   private async build(entry: MappedUnit): Promise<Built> {
-    if (!entry.mapped) return { ok: false, reason: entry.error ?? 'mapping failed', field: null };
+    if (!entry.mapped) return { ok: false, reason: entry.error ?? 'mapping failed', field: null, body: entry.partial };
     let mapped = entry.mapped;
     const { evolver, sync } = this.deps;
     if (evolver && isRecord(mapped.fields)) {
       const resolved = await evolver.resolve(mapped.fields);
       if (resolved.rejected.length > 0) {
         const reason = resolved.reason ?? `fields not accepted by object type "${sync.target.objectType?.name}": ${resolved.rejected.join(', ')}`;
-        return { ok: false, reason, field: 'fields' };
+        return { ok: false, reason, field: 'fields', body: mapped };
       }
       mapped = { ...mapped, fields: resolved.fields };
     }
@@ -226,8 +239,8 @@ export class UnitProcessor {
     const recorded = pusher!
       .push({ kind: this.kind, remoteId, body })
       .then(async (outcome) => {
-        await this.resolveReplayed(unit);
         if (outcome.ok) {
+          await this.resolveReplayed(unit);
           this.deps.counts.pushed++;
           this.deps.counts[outcome.status === 'created' ? 'created' : 'updated']++;
           await this.deps.store.recordAcknowledged({
@@ -255,12 +268,18 @@ export class UnitProcessor {
     void recorded.finally(() => this.recording.delete(recorded));
   }
 
+  /** A later unit of the read with an id an earlier one took: counted, logged by {@link DuplicateIds}, not pushed. */
+  private async skipDuplicate(unit: Unit, ticket: number): Promise<void> {
+    this.deps.counts.duplicates = (this.deps.counts.duplicates ?? 0) + 1;
+    await this.resolveReplayed(unit);
+    await this.settled(ticket);
+  }
+
   private async deadLetterInvalid(unit: Unit, ticket: number, built: Extract<Built, { ok: false }>): Promise<void> {
     const { reason, field, body } = built;
     this.deps.counts.failed++;
-    await this.resolveReplayed(unit);
     if (!this.deps.dryRun) {
-      const remoteId = isRecord(body) && 'id' in body ? String(body.id) : null;
+      const remoteId = remoteIdOf(body);
       const described = field && !reason.includes(field) ? `${field}: ${reason}` : reason;
       await this.deps.store.recordFailure(this.failure(unit, { remoteId, kind: 'invalid', reason: described, status: null, errorBody: null, body: body ?? null }));
     }
@@ -270,12 +289,14 @@ export class UnitProcessor {
   }
 
   private failure(unit: Unit, f: Pick<FailureWrite, 'remoteId' | 'kind' | 'reason' | 'status' | 'errorBody' | 'body'> & { fingerprint?: string }): FailureWrite {
-    return { sync: this.deps.sync.name, runId: this.deps.runId, origin: unit.origin, sourceRecord: unit.input, ...f };
+    // A replayed entry failing again is replaced by this one, its attempts carried over.
+    const replaces = unit.failureId !== undefined ? { replaces: unit.failureId } : {};
+    return { sync: this.deps.sync.name, runId: this.deps.runId, origin: unit.origin, sourceRecord: unit.input, ...replaces, ...f };
   }
 
   /**
-   * A replayed dead-letter entry (`failures retry`) goes once its unit has an
-   * outcome; removed before a new failure is recorded, which opens a new entry.
+   * A replayed dead-letter entry (`failures retry`) goes once its unit landed
+   * or is unchanged; a new failure replaces it instead (see {@link failure}).
    */
   private async resolveReplayed(unit: Unit): Promise<void> {
     if (!this.deps.dryRun && unit.failureId !== undefined) await this.deps.store.removeFailure(unit.failureId);
@@ -290,4 +311,13 @@ export class UnitProcessor {
   private sample(unit: Unit, action: UnitSample['action'], body: Record<string, unknown>): void {
     this.deps.onSample?.({ origin: unit.origin, input: unit.input, body, action });
   }
+}
+
+/** The remote id of a (partly) mapped body, as the request builder would send it. */
+function remoteIdOf(body: unknown): string | null {
+  if (!isRecord(body)) return null;
+  const id = body.id;
+  if (typeof id === 'string' && id.trim() !== '') return id;
+  if (typeof id === 'number' && Number.isFinite(id)) return String(id);
+  return null;
 }

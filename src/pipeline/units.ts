@@ -3,7 +3,7 @@
  * the sync has `group: { by }`. A unit carries what the mapping sees, where it
  * came from, and its cursor position.
  */
-import { groupRecords } from '../mapping/index.js';
+import { canonicalJson, groupKeyOf, groupRecords } from '../mapping/index.js';
 import { compareCursorValues } from '../sdk/cursor.js';
 import { formatOrigin } from '../sdk/origin.js';
 import type { CursorPosition, RecordOrigin, SourceData, SourceRecord } from '../sdk/types.js';
@@ -13,6 +13,12 @@ export interface Unit {
   input: unknown;
   origin: string;
   position?: CursorPosition;
+  /**
+   * A group's lowest record cursor (its position holds the highest): the
+   * checkpoint tracker needs both to know whether a later group reaches
+   * below a position it would store.
+   */
+  lowestCursor?: string | number;
   /** Set when the unit replays a dead-letter entry. */
   failureId?: number;
 }
@@ -33,7 +39,7 @@ function positionOf(record: SourceRecord, primaryKey: readonly string[] | undefi
 /** Turn a record stream into units, grouping when asked. */
 export async function* toUnits(
   records: AsyncIterable<SourceRecord>,
-  options: { groupBy?: string | string[]; primaryKey?: readonly string[] },
+  options: { groupBy?: string | string[]; sortedByGroup?: boolean; primaryKey?: readonly string[] },
 ): AsyncIterable<Unit> {
   if (!options.groupBy) {
     for await (const record of records) {
@@ -42,31 +48,31 @@ export async function* toUnits(
     }
     return;
   }
-  // A group's cursor is the highest of its records' cursors, tracked on the
-  // way into the grouper since groups do not keep per-record cursors.
-  const highest = new Map<string, string | number>();
+  // A group's position is the highest of its records' cursors (and it also
+  // carries the lowest), tracked on the way into the grouper since groups do
+  // not keep per-record cursors.
+  const bounds = new Map<string, { lowest: string | number; highest: string | number }>();
   async function* tracked(): AsyncIterable<SourceRecord> {
     for await (const record of records) {
       if (record.cursor !== undefined && record.cursor !== null) {
-        const key = JSON.stringify(groupKey(record.data, options.groupBy!));
-        const seen = highest.get(key);
-        if (seen === undefined || compareCursorValues(record.cursor, seen) > 0) highest.set(key, record.cursor);
+        const key = canonicalJson(groupKeyOf(record.data, options.groupBy!));
+        const seen = bounds.get(key);
+        if (!seen) bounds.set(key, { lowest: record.cursor, highest: record.cursor });
+        else if (compareCursorValues(record.cursor, seen.highest) > 0) seen.highest = record.cursor;
+        else if (compareCursorValues(record.cursor, seen.lowest) < 0) seen.lowest = record.cursor;
       }
       yield record;
     }
   }
-  for await (const group of groupRecords(tracked(), options.groupBy)) {
-    const mapKey = JSON.stringify(group.key);
-    // Kept after use: a key that reappears later in the input is emitted again.
-    const cursor = highest.get(mapKey);
+  for await (const group of groupRecords(tracked(), options.groupBy, { sorted: options.sortedByGroup === true })) {
+    const mapKey = canonicalJson(group.key);
+    // Every group comes out once, so its bounds are no longer needed.
+    const cursor = bounds.get(mapKey);
+    bounds.delete(mapKey);
     yield {
       input: { key: group.key, records: group.records },
       origin: formatOrigin(group.origin),
-      ...(cursor !== undefined ? { position: { value: cursor, key: mapKey } } : {}),
+      ...(cursor !== undefined ? { position: { value: cursor.highest, key: mapKey }, lowestCursor: cursor.lowest } : {}),
     };
   }
-}
-
-function groupKey(data: SourceData, by: string | string[]): unknown {
-  return Array.isArray(by) ? by.map((field) => data[field] ?? null) : (data[by] ?? null);
 }

@@ -58,6 +58,8 @@ export interface RunCounts {
   failed: number;
   deleted: number;
   skipped: number;
+  /** Records not pushed because an earlier record of the same read had their id (the first wins); absent in older runs. */
+  duplicates?: number;
 }
 
 export type RunStatus = 'running' | 'succeeded' | 'partial' | 'failed' | 'aborted';
@@ -89,7 +91,11 @@ export interface AcknowledgedWrite {
   sourceFingerprint?: string;
 }
 
-export type FailureWrite = Omit<FailureEntry, 'id' | 'createdAt' | 'attempts'> & { fingerprint?: string };
+export type FailureWrite = Omit<FailureEntry, 'id' | 'createdAt' | 'attempts'> & {
+  fingerprint?: string;
+  /** The dead-letter entry this failure repeats (`failures retry`): it is replaced, its attempts carried over. */
+  replaces?: number;
+};
 
 /** Which parts of a sync's state {@link StateStore.reset} clears; omitted = all three. */
 export interface ResetSelection {
@@ -197,7 +203,7 @@ export interface FingerprintHit {
 
 /** A fresh, all-zero set of run counts. */
 export function emptyCounts(): RunCounts {
-  return { read: 0, pushed: 0, created: 0, updated: 0, unchanged: 0, failed: 0, deleted: 0, skipped: 0 };
+  return { read: 0, pushed: 0, created: 0, updated: 0, unchanged: 0, failed: 0, deleted: 0, skipped: 0, duplicates: 0 };
 }
 
 /** All-zero run counts, frozen; spread it (`{ ...RUN_COUNTS_ZERO }`) to get a mutable copy. */

@@ -426,6 +426,31 @@ export function describeStateStoreConformance(name: string, createHarness: () =>
         expect(await store.failures({ limit: 1 })).toHaveLength(1);
       });
 
+      it('keeps one entry per record: by remote id, by origin and source record, or the entry a retry replaces', async () => {
+        const store = await fresh();
+        await store.recordFailure(failure('s', 'r1', { origin: 'a.csv:2', sourceRecord: { id: 'r1' } }));
+        await store.recordFailure(failure('s', 'r1', { origin: 'a.csv:3', sourceRecord: { id: 'r1', moved: true } }));
+        await store.recordFailure(failure('s', null, { origin: 'a.csv:4', sourceRecord: { x: 1 } }));
+        await store.recordFailure(failure('s', null, { origin: 'a.csv:4', sourceRecord: { x: 1 }, reason: 'still bad' }));
+        // The same origin (a page URL, say) holding another record: an entry of its own.
+        await store.recordFailure(failure('s', null, { origin: 'a.csv:4', sourceRecord: { x: 2 } }));
+        await store.flush();
+        const entries = await store.failures({ sync: 's' });
+        expect(entries.map((f) => [f.remoteId, f.origin, f.attempts, f.reason])).toEqual([
+          [null, 'a.csv:4', 1, 'no'],
+          [null, 'a.csv:4', 2, 'still bad'],
+          ['r1', 'a.csv:3', 2, 'no'],
+        ]);
+        // `failures retry` of the second entry, whose id now maps.
+        await store.recordFailure(failure('s', 'now-mapped', { origin: 'dead-letter', sourceRecord: { x: 1 }, replaces: entries[1]!.id }));
+        await store.flush();
+        expect((await store.failures({ sync: 's' })).map((f) => [f.remoteId, f.attempts])).toEqual([
+          ['now-mapped', 3],
+          [null, 1],
+          ['r1', 2],
+        ]);
+      });
+
       it('removes a failure after a successful retry, and an acknowledgement resolves it too', async () => {
         const store = await fresh();
         await store.recordFailure(failure('deals', 'a'));

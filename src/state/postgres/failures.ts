@@ -1,6 +1,7 @@
 /**
  * The dead-letter on PostgreSQL: same rules as SQLite (src/state/sqlite/failures.ts):
- * one open entry per record, a newer failure replaces it and carries its
+ * one open entry per record (by remote id, or origin and source record, or
+ * the entry a retry replaces), a newer failure replaces it and carries its
  * attempt count over.
  */
 import type { FailureEntry, FailureWrite } from '../types.js';
@@ -26,19 +27,25 @@ interface FailureRow {
 export class PgFailures {
   constructor(private readonly s: string) {}
 
+  /**
+   * Open entries of the same record go, the highest attempt count + 1 is
+   * carried over. The same record: the same remote id; or the same origin
+   * and source record (for a record whose id did not map); or the entry
+   * `replaces` names (a retry). A null remote id or origin matches nothing.
+   */
   async write(db: Queryable, f: FailureWrite, at: string): Promise<void> {
-    let attempts = 1;
-    if (f.remoteId !== null) {
-      const { rows } = await db.query<{ attempts: number }>(
-        `DELETE FROM ${this.s}.failures WHERE sync = $1 AND remote_id = $2 RETURNING attempts`,
-        [f.sync, f.remoteId],
-      );
-      attempts += rows[0]?.attempts ?? 0;
-    }
+    const sourceRecord = toJson(f.sourceRecord);
+    const { rows } = await db.query<{ attempts: number }>(
+      `DELETE FROM ${this.s}.failures
+       WHERE sync = $1 AND (remote_id = $2 OR (origin = $3 AND source_record IS NOT DISTINCT FROM $4) OR id = $5)
+       RETURNING attempts`,
+      [f.sync, f.remoteId, f.origin, sourceRecord, f.replaces ?? null],
+    );
+    const attempts = 1 + Math.max(0, ...rows.map((row) => row.attempts));
     await db.query(
       `INSERT INTO ${this.s}.failures (sync, run_id, remote_id, origin, kind, reason, status, error_body, body, source_record, attempts, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-      [f.sync, f.runId, f.remoteId, f.origin, f.kind, f.reason, f.status, toJson(f.errorBody), toJson(f.body), toJson(f.sourceRecord), attempts, at],
+      [f.sync, f.runId, f.remoteId, f.origin, f.kind, f.reason, f.status, toJson(f.errorBody), toJson(f.body), sourceRecord, attempts, at],
     );
   }
 

@@ -75,6 +75,10 @@ export const PG_MIGRATIONS: readonly string[] = [
   -- without mapping again.
   ALTER TABLE {s}.ledger ADD COLUMN source_fingerprint text;
   `,
+  `
+  -- A repeat of a failure whose id did not map is found by origin and source record.
+  CREATE INDEX failures_origin ON {s}.failures (sync, origin) WHERE origin IS NOT NULL;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

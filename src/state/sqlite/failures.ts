@@ -24,25 +24,55 @@ interface FailureRow {
   created_at: string;
 }
 
+interface Match {
+  sync: string;
+  remoteId: string | null;
+  origin: string | null;
+  sourceRecord: string | null;
+  replaces: number | null;
+}
+
+/**
+ * Which open entries a new failure repeats (see {@link FailureTable.write}):
+ * three indexed lookups rather than one OR, which SQLite would answer by
+ * scanning every failure of the sync. `IS` so that two absent source records
+ * compare equal; a null remote id or origin matches nothing.
+ */
+const SAME_RECORD = `
+  SELECT id, attempts FROM failures WHERE sync = @sync AND remote_id = @remoteId
+  UNION SELECT id, attempts FROM failures WHERE sync = @sync AND origin = @origin AND source_record IS @sourceRecord
+  UNION SELECT id, attempts FROM failures WHERE id = @replaces AND sync = @sync`;
+
 export class FailureTable {
-  private readonly openAttempts: Statement<[string, string], number>;
+  private readonly sameRecord: Statement<[Match], { id: number; attempts: number }>;
+  private readonly deleteById: Statement<[number]>;
   private readonly deleteForRecord: Statement<[string, string]>;
   private readonly insert: Statement;
 
   constructor(private readonly db: Db) {
-    this.openAttempts = db.prepare<[string, string], number>('SELECT attempts FROM failures WHERE sync = ? AND remote_id = ?').pluck();
+    this.sameRecord = db.prepare<[Match], { id: number; attempts: number }>(SAME_RECORD);
+    this.deleteById = db.prepare<[number]>('DELETE FROM failures WHERE id = ?');
     this.deleteForRecord = db.prepare('DELETE FROM failures WHERE sync = ? AND remote_id = ?');
     this.insert = db.prepare(`
       INSERT INTO failures (sync, run_id, remote_id, origin, kind, reason, status, error_body, body, source_record, attempts, created_at)
       VALUES (@sync, @runId, @remoteId, @origin, @kind, @reason, @status, @errorBody, @body, @sourceRecord, @attempts, @at)`);
   }
 
-  /** Adds a failure; an open entry for the same record is replaced and its attempt count carried over. */
+  /**
+   * Adds a failure. Open entries of the same record are replaced and the
+   * attempt count carried over (the highest plus one), so a record has one
+   * entry however often it fails. The same record is: the same remote id;
+   * or, when the id could not be mapped, the same origin holding the same
+   * source record (an origin alone, like a page URL, may hold many records);
+   * or the entry `replaces` names (a `failures retry` of it).
+   */
   write(f: FailureWrite, at: string): void {
+    const sourceRecord = toJson(f.sourceRecord);
+    const match: Match = { sync: f.sync, remoteId: f.remoteId, origin: f.origin, sourceRecord, replaces: f.replaces ?? null };
     let attempts = 1;
-    if (f.remoteId !== null) {
-      attempts += this.openAttempts.get(f.sync, f.remoteId) ?? 0;
-      this.deleteForRecord.run(f.sync, f.remoteId);
+    for (const repeat of this.sameRecord.all(match)) {
+      attempts = Math.max(attempts, repeat.attempts + 1);
+      this.deleteById.run(repeat.id);
     }
     this.insert.run({
       sync: f.sync,
@@ -54,7 +84,7 @@ export class FailureTable {
       status: f.status,
       errorBody: toJson(f.errorBody),
       body: toJson(f.body),
-      sourceRecord: toJson(f.sourceRecord),
+      sourceRecord,
       attempts,
       at,
     });
@@ -80,7 +110,7 @@ export class FailureTable {
   }
 
   remove(id: number): void {
-    this.db.prepare('DELETE FROM failures WHERE id = ?').run(id);
+    this.deleteById.run(id);
   }
 
   purge(sync?: string): number {

@@ -80,6 +80,22 @@ export const MIGRATIONS: readonly string[] = [
   -- acknowledgement: an equal hash means "unchanged" without mapping again.
   ALTER TABLE ledger ADD COLUMN source_fingerprint TEXT;
   `,
+  `
+  -- One open dead-letter entry per record also when its id could not be
+  -- mapped: a repeat is found by origin and source record. Older files may
+  -- hold such repeats: keep the newest, counting each repeat as an attempt.
+  CREATE INDEX failures_origin ON failures(sync, origin) WHERE origin IS NOT NULL;
+  UPDATE failures SET attempts = (
+      SELECT count(*) - 1 + max(d.attempts) FROM failures d
+      WHERE d.sync = failures.sync AND d.origin = failures.origin AND d.source_record IS failures.source_record)
+    WHERE remote_id IS NULL AND origin IS NOT NULL AND id = (
+      SELECT max(d.id) FROM failures d
+      WHERE d.sync = failures.sync AND d.origin = failures.origin AND d.source_record IS failures.source_record);
+  DELETE FROM failures
+    WHERE remote_id IS NULL AND origin IS NOT NULL AND id < (
+      SELECT max(d.id) FROM failures d
+      WHERE d.sync = failures.sync AND d.origin = failures.origin AND d.source_record IS failures.source_record);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

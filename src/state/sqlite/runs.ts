@@ -19,6 +19,7 @@ const countsSchema = z.object({
   failed: z.number().default(0),
   deleted: z.number().default(0),
   skipped: z.number().default(0),
+  duplicates: z.number().optional(),
 });
 
 export interface RunRow {

@@ -19,6 +19,8 @@ import type { ProjectRunOptions, ProjectRunSummary } from '../../../src/pipeline
 export interface RequestLog {
   method: string;
   path: string;
+  /** The request body as sent (empty for GET). */
+  body: string;
 }
 
 export class Harness {
@@ -32,7 +34,9 @@ export class Harness {
   async start(): Promise<this> {
     this.emulator = await startEmulator({ db: join(this.dir, 'emulator.db') });
     this.proxy = createServer((req, res) => {
-      this.requests.push({ method: req.method ?? '', path: req.url ?? '' });
+      const entry: RequestLog = { method: req.method ?? '', path: req.url ?? '', body: '' };
+      this.requests.push(entry);
+      req.on('data', (chunk: Buffer) => (entry.body += chunk.toString('utf8')));
       const target = new URL(req.url ?? '/', this.emulator.url);
       const upstream = httpRequest(target, { method: req.method, headers: req.headers }, (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);

@@ -103,6 +103,19 @@ ${sync('by_path', '../plugins/ferry-connector-counter', 'p')}${sync('by_plugin_n
     expect((error as Error).message).toBe('connector "' + dir + '" (ferry-connector-too-new) needs ferry ^2.0.0; this is ferry 0.1.0');
   });
 
+  it.each([
+    ['0.2.0 - 0.3.0', false],
+    ['0.0.1 - 0.1.0', true],
+    ['>=0.1.0-beta.1 <0.1.0', false],
+    ['^0.1.0-beta.1', true],
+    ['latest', true],
+  ] as const)('reads peerDependencies.ferry %s with semver (this ferry is 0.1.0): loads %s', async (range, loads) => {
+    const dir = plugin(join(root, 'plugins', `range-${range.replace(/[^0-9a-z]+/gi, '_')}`), { name: 'ferry-connector-range', peerDependencies: { ferry: range } }, COUNTER);
+    const error = await loadConnector(dir, { baseDir: root }).then(() => undefined, (e: unknown) => e);
+    expect(error === undefined).toBe(loads);
+    if (!loads) expect(isFerryError(error, 'FERRY_PLUGIN_INCOMPATIBLE')).toBe(true);
+  });
+
   it('refuses a definition made for another SDK version, naming found and supported', async () => {
     const dir = plugin(
       join(root, 'plugins', 'old-sdk'),

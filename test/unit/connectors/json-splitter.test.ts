@@ -1,5 +1,10 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import jsonl from '../../../connectors/jsonl/index.js';
 import { JsonSplitError, JsonSplitter, type JsonPiece } from '../../../connectors/jsonl/json-splitter.js';
+import { isFerryError } from '../../../src/sdk/index.js';
+import { readAll, rejection, tempDir } from './helpers.js';
 
 function split(text: string, chunkSize = text.length): JsonPiece[] {
   const splitter = new JsonSplitter();
@@ -45,5 +50,35 @@ describe('JsonSplitter', () => {
     }
     expect(() => split('[1, 2')).toThrow(/array is closed/);
     expect(() => split('[1] [2]')).toThrow(/after the top-level array/);
+  });
+
+  it.each([
+    ['[{"a":1} {"b":2}]', 1, /must be separated by ","/],
+    ['[1,,2]', 1, /where an array element belongs/],
+    ['[\n1,\n2,\n]', 4, /an array element is missing/],
+    ['[,1]', 1, /where an array element belongs/],
+    ['[\n"a"\n"b"]', 3, /must be separated by ","/],
+  ])('rejects the malformed array %j at line %i, at any chunk size', (doc, line, message) => {
+    for (const size of [1, 2, 5, 1000]) {
+      let error: unknown;
+      try {
+        split(doc, size);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(JsonSplitError);
+      expect((error as JsonSplitError).line).toBe(line);
+      expect((error as JsonSplitError).message).toMatch(message);
+    }
+  });
+});
+
+describe('a .json file with a malformed array, read by the jsonl source', () => {
+  it('fails the read naming the file and line', async () => {
+    const dir = tempDir('json');
+    writeFileSync(join(dir, 'deals.json'), '[\n  {"id": 1}\n  {"id": 2}\n]\n');
+    const error = await rejection(readAll(jsonl, { path: 'deals.json', format: 'json' }, { baseDir: dir }));
+    expect(isFerryError(error, 'FERRY_SOURCE_READ_FAILED')).toBe(true);
+    expect((error as Error).message).toBe('invalid JSON at deals.json:3: unexpected "{": array elements must be separated by ","');
   });
 });

@@ -84,6 +84,51 @@ describe('mbox parsing', () => {
     expect(undated?.data.date).toBeNull();
   });
 
+  it('decodes encoded-word headers and names, in their charsets', async () => {
+    const dir = mailbox(
+      message(
+        'Message-ID: <ew@x>\nSubject: =?ISO-8859-1?Q?Caf=E9?= au lait\nFrom: =?UTF-8?B?SsO8cmdlbiBNw7xsbGVy?= <jm@x.com>\nTo: "Doe, J." <jd@x.com>',
+        'hi',
+      ),
+    );
+    const [record] = await readAll(mbox, { path: 'box.mbox' }, { baseDir: dir });
+    expect(record?.data.subject).toBe('Café au lait');
+    expect(record?.data.from).toEqual([{ name: 'Jürgen Müller', email: 'jm@x.com' }]);
+    expect(record?.data.to).toEqual([{ name: 'Doe, J.', email: 'jd@x.com' }]);
+  });
+
+  it('takes the text part of a multipart message, without boundaries, in its quoted-printable charset', async () => {
+    const body = [
+      '--b1',
+      'Content-Type: text/plain; charset=ISO-8859-1',
+      'Content-Transfer-Encoding: quoted-printable',
+      '',
+      'Caf=E9 cr=E8me',
+      '--b1',
+      'Content-Type: text/html; charset=UTF-8',
+      '',
+      '<p>Café crème</p>',
+      '--b1--',
+    ].join('\n');
+    const dir = mailbox(message('Message-ID: <mp@x>\nMIME-Version: 1.0\nContent-Type: multipart/alternative; boundary="b1"', body));
+    const [record] = await readAll(mbox, { path: 'box.mbox' }, { baseDir: dir });
+    expect(record?.data.body).toBe('Café crème');
+    expect(record?.data.html).toBe('<p>Café crème</p>');
+  });
+
+  it('decodes an 8-bit body in its declared charset, and gives the text of an HTML-only message', async () => {
+    const dir = tempDir('mbox');
+    const latin1 = Buffer.concat([
+      Buffer.from(message('Message-ID: <l1@x>\nContent-Type: text/plain; charset=ISO-8859-1\nContent-Transfer-Encoding: 8bit', 'XX'), 'latin1'),
+      Buffer.from(message('Message-ID: <h1@x>\nContent-Type: text/html', '<p>One &amp; two</p><p>three<br>four</p>'), 'utf8'),
+    ]);
+    const at = latin1.indexOf('XX');
+    writeFileSync(join(dir, 'box.mbox'), Buffer.concat([latin1.subarray(0, at), Buffer.from('déjà vu', 'latin1'), latin1.subarray(at + 2)]));
+    const [plain, html] = await readAll(mbox, { path: 'box.mbox' }, { baseDir: dir });
+    expect(plain?.data.body).toBe('déjà vu');
+    expect(html?.data.body).toBe('One & two\nthree\nfour');
+  });
+
   it('decodes quoted-printable multi-byte sequences split by soft breaks', () => {
     expect(decodeQuotedPrintable('=E2=80=\n=94 dash')).toBe('— dash');
   });

@@ -34,13 +34,27 @@ async function run(records: SourceRecord[], by: string | string[], options: Grou
 }
 
 describe('groupRecords', () => {
-  it('emits each group as soon as the key changes when input is contiguous', async () => {
+  it('sorted: emits each group as soon as the key changes', async () => {
     const records = [rec({ call: 'a', id: 1 }, 2), rec({ call: 'a', id: 2 }, 3), rec({ call: 'b', id: 3 }, 4), rec({ call: 'c', id: 4 }, 5)];
     let pulled = 0;
     const seen: [unknown, number][] = [];
-    for await (const group of groupRecords(from(records, () => pulled++), 'call', { spillDir })) seen.push([group.key, pulled]);
+    for await (const group of groupRecords(from(records, () => pulled++), 'call', { spillDir, sorted: true })) seen.push([group.key, pulled]);
     // 'a' is complete once the first 'b' record has been read, not at the end of the input.
     expect(seen).toEqual([['a', 3], ['b', 4], ['c', 4]]);
+  });
+
+  it('unsorted: holds every group until the input ends', async () => {
+    const records = [rec({ call: 'a', id: 1 }, 2), rec({ call: 'b', id: 2 }, 3), rec({ call: 'c', id: 3 }, 4)];
+    let pulled = 0;
+    const seen: [unknown, number][] = [];
+    for await (const group of groupRecords(from(records, () => pulled++), 'call', { spillDir })) seen.push([group.key, pulled]);
+    expect(seen).toEqual([['a', 3], ['b', 3], ['c', 3]]);
+  });
+
+  it('sorted: a key that comes back stops the read instead of emitting a partial group', async () => {
+    const records = ['a', 'b', 'a'].map((call, i) => rec({ call, id: i }, i + 2));
+    await expect(run(records, 'call', { sorted: true })).rejects.toThrow(/group key "a" comes back at calls.csv:4/);
+    expect(readdirSync(spillDir)).toEqual([]);
   });
 
   it('gives the first origin with the line range of a file', async () => {
@@ -51,14 +65,10 @@ describe('groupRecords', () => {
     expect(groupOrigin([{ table: 't', key: '1' }, { table: 't', key: '2' }])).toEqual({ table: 't', key: '1' });
   });
 
-  it('merges a key that comes back: later groups hold all records, in first-seen order', async () => {
+  it('emits each interleaved key once, whole, in first-seen order', async () => {
     const keys = ['a', 'a', 'b', 'a', 'c', 'b', 'd', 'd'];
     const out = await run(keys.map((call, i) => rec({ call, id: i }, i + 2)), 'call');
     expect(out).toEqual([
-      // streamed before the input showed it was not contiguous
-      { key: 'a', ids: [0, 1] },
-      { key: 'b', ids: [2] },
-      // at the end, in first-seen order: the returning keys whole, then those never emitted
       { key: 'a', ids: [0, 1, 3] },
       { key: 'b', ids: [2, 5] },
       { key: 'c', ids: [4] },
@@ -68,8 +78,8 @@ describe('groupRecords', () => {
 
   it('reads a group back from the scratch file when it outgrows the memory limit', async () => {
     const records = Array.from({ length: 50 }, (_, i) => rec({ call: i < 20 ? 'x' : i < 45 ? 'y' : 'z', id: i }, i + 2));
-    const small = await run(records, 'call', { memoryLimitRecords: 3 });
-    const large = await run(records, 'call');
+    const small = await run(records, 'call', { memoryLimitRecords: 3, sorted: true });
+    const large = await run(records, 'call', { sorted: true });
     expect(small).toEqual(large);
     expect(small.map((g) => g.ids.length)).toEqual([20, 25, 5]);
   });
@@ -82,9 +92,8 @@ describe('groupRecords', () => {
       rec({ a: 2, id: 4 }, 4),
     ];
     expect(await run(records, ['a', 'b'])).toEqual([
-      { key: [1, 'x'], ids: [1] },
-      { key: [1, 'y'], ids: [2] },
       { key: [1, 'x'], ids: [1, 3] },
+      { key: [1, 'y'], ids: [2] },
       { key: [2, null], ids: [4] },
     ]);
   });
@@ -115,8 +124,8 @@ describe('groupRecords', () => {
     await grouper.end();
     for await (const g of grouper.drain()) out.push([g.key, g.records.length, g.origins.length]);
     grouper.close();
-    // 'a' and 'b' streamed; 'a' came back, so it comes again whole at the end.
-    expect(out).toEqual([['a', 1, 1], ['b', 1, 1], ['a', 2, 2]]);
+    // Nothing before the end: 'a' is only known complete then.
+    expect(out).toEqual([['a', 2, 2], ['b', 1, 1]]);
     await expect(grouper.add(rec({ k: 'c' }, 9))).rejects.toThrow('after end()');
   });
 
@@ -132,23 +141,17 @@ describe('groupRecords', () => {
       let groups = 0;
       let total = 0;
       let ordered = true;
-      for await (const group of groupRecords(from(rows(interleaved)), 'call', { spillDir, memoryLimitRecords: 5_000 })) {
+      for await (const group of groupRecords(from(rows(interleaved)), 'call', { spillDir, memoryLimitRecords: 5_000, sorted: !interleaved })) {
         groups++;
         total += group.records.length;
         for (let j = 1; j < group.records.length; j++) {
           if ((group.records[j]!.seq as number) <= (group.records[j - 1]!.seq as number)) ordered = false;
         }
       }
-      // Interleaved: the first 1000 records stream out as 1000 one-record groups
-      // before key 0 comes back at row 1000; then all 1000 whole groups at the end.
+      // Interleaved or not, each of the 1000 keys comes out once with all its records.
       expect(ordered).toBe(true);
-      if (interleaved) {
-        expect(groups).toBe(2000);
-        expect(total).toBe(N + 1000);
-      } else {
-        expect(groups).toBe(1000);
-        expect(total).toBe(N);
-      }
+      expect(groups).toBe(1000);
+      expect(total).toBe(N);
     }
     expect(readdirSync(spillDir)).toEqual([]);
   }, 120_000);

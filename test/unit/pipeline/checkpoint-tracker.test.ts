@@ -27,6 +27,22 @@ describe('CheckpointTracker', () => {
     expect(t.finalPosition()).toEqual({ value: 9 });
   });
 
+  it('treats a group reaching below an earlier position as out of order', () => {
+    const t = new CheckpointTracker();
+    // Group a spans cursors 1..5, group b 2..6: storing 5 after a would make
+    // the next read see b's record 6 alone.
+    const a = t.begin({ value: 5, key: 'a' }, 1);
+    t.begin({ value: 6, key: 'b' }, 2);
+    t.finish(a);
+    expect(t.sorted).toBe(false);
+    expect(t.safePosition()).toBeUndefined();
+    const u = new CheckpointTracker();
+    const c = u.begin({ value: 5, key: 'c' }, 1);
+    u.begin({ value: 9, key: 'd' }, 6);
+    u.finish(c);
+    expect(u.safePosition()).toEqual({ value: 5, key: 'c' });
+  });
+
   it('keeps ties in order and treats records without a cursor as finished work', () => {
     const t = new CheckpointTracker();
     const a = t.begin({ value: '2024-01-01T00:00:00Z', key: '1' });

@@ -1,0 +1,63 @@
+/**
+ * One raw RFC 5322 message (the bytes between two mbox separators) decoded
+ * with postal-mime: encoded-word headers (`=?ISO-8859-1?Q?Caf=E9?=`),
+ * multipart bodies without their boundaries, quoted-printable and base64 in
+ * any declared charset. The address lists keep ferry's own parser, which
+ * knows the odd forms old mailboxes hold (X.500 names, empty groups), with
+ * encoded-word names decoded.
+ */
+import PostalMime, { decodeWords } from 'postal-mime';
+import { parseAddressList } from './parse.js';
+import type { Address } from './parse.js';
+
+export interface DecodedMessage {
+  /** Lower-cased header names; repeated headers joined with `, `; values as written (unfolded). */
+  headers: Record<string, string>;
+  subject: string;
+  from: Address[];
+  to: Address[];
+  cc: Address[];
+  bcc: Address[];
+  /** The plain-text body (from the text/plain part, else the text of the HTML part). */
+  body: string;
+  /** The HTML part, when the message has one. */
+  html: string | null;
+}
+
+export async function decodeMessage(raw: Uint8Array): Promise<DecodedMessage> {
+  const email = await PostalMime.parse(raw);
+  const headers: Record<string, string> = {};
+  for (const { key, line } of email.headerLines) {
+    // Unfolded with one space per fold, as the header lines read.
+    const value = line.slice(line.indexOf(':') + 1).replace(/\r?\n[ \t]+/g, ' ').trim();
+    headers[key] = headers[key] === undefined ? value : `${headers[key]}, ${value}`;
+  }
+  const addresses = (name: string) => parseAddressList(headers[name] ?? '').map((a) => ({ ...a, name: a.name === null ? null : decodeWords(a.name) }));
+  const text = email.text ?? (email.html === undefined ? '' : htmlAsText(email.html));
+  return {
+    headers,
+    subject: decodeWords(headers.subject ?? ''),
+    from: addresses('from'),
+    to: addresses('to'),
+    cc: addresses('cc'),
+    bcc: addresses('bcc'),
+    // The separator line before the next message is part of the format, not the body.
+    body: text.replace(/(\r?\n)+$/, ''),
+    html: email.html === undefined ? null : email.html.replace(/(\r?\n)+$/, ''),
+  };
+}
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+
+/** An HTML-only message's text: block ends become line breaks, tags go, common entities are decoded. */
+function htmlAsText(html: string): string {
+  return html
+    .replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, '')
+    .replace(/<br\s*\/?>|<\/(p|div|li|tr|h[1-6])>/gi, '\n')
+    .replace(/<[^>]*>/g, '')
+    .replace(/&(#\d+|[a-z]+);/gi, (whole, name: string) =>
+      name.startsWith('#') ? String.fromCodePoint(Number(name.slice(1))) : (ENTITIES[name.toLowerCase()] ?? whole),
+    )
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
