@@ -224,6 +224,9 @@ class SyncRun {
       syncName: sync.name,
       logger: this.log,
       signal: this.stop.readSignal,
+      reportSkipped: () => {
+        this.counts.skipped++;
+      },
       ...(sync.incremental
         ? {
             incremental: {
