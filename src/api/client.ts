@@ -172,10 +172,6 @@ export class ServiceClient {
     return `${this.#base.origin}${this.#prefix}`;
   }
 
-  get retryPolicy(): Readonly<RetryPolicy> {
-    return this.#retry;
-  }
-
   /**
    * Call an endpoint by name: substitute path parameters, send the query's
    * defined values and the JSON body, retry transient failures, and return the
@@ -439,9 +435,6 @@ export class ServiceClient {
   listConversations(query?: QueryOf<'listConversations'>, options?: RequestOptions): Promise<ResponseOf<'listConversations'>> {
     return this.call('listConversations', { ...options, query });
   }
-  iterateConversationPages(filters?: FiltersOf<'listConversations'>, options?: RequestOptions) {
-    return this.pages('listConversations', filters, options);
-  }
   iterateConversations(filters?: FiltersOf<'listConversations'>, options?: RequestOptions) {
     return this.items('listConversations', filters, options);
   }
@@ -460,9 +453,6 @@ export class ServiceClient {
   listDeals(query?: QueryOf<'listDeals'>, options?: RequestOptions): Promise<ResponseOf<'listDeals'>> {
     return this.call('listDeals', { ...options, query });
   }
-  iterateDealPages(filters?: FiltersOf<'listDeals'>, options?: RequestOptions) {
-    return this.pages('listDeals', filters, options);
-  }
   iterateDeals(filters?: FiltersOf<'listDeals'>, options?: RequestOptions) {
     return this.items('listDeals', filters, options);
   }
@@ -472,9 +462,6 @@ export class ServiceClient {
 
   listAccounts(query?: QueryOf<'listAccounts'>, options?: RequestOptions): Promise<ResponseOf<'listAccounts'>> {
     return this.call('listAccounts', { ...options, query });
-  }
-  iterateAccountPages(filters?: FiltersOf<'listAccounts'>, options?: RequestOptions) {
-    return this.pages('listAccounts', filters, options);
   }
   iterateAccounts(filters?: FiltersOf<'listAccounts'>, options?: RequestOptions) {
     return this.items('listAccounts', filters, options);
@@ -487,9 +474,6 @@ export class ServiceClient {
 
   listMessages(query?: QueryOf<'listMessages'>, options?: RequestOptions): Promise<ResponseOf<'listMessages'>> {
     return this.call('listMessages', { ...options, query });
-  }
-  iterateMessagePages(filters?: FiltersOf<'listMessages'>, options?: RequestOptions) {
-    return this.pages('listMessages', filters, options);
   }
   iterateMessages(filters?: FiltersOf<'listMessages'>, options?: RequestOptions) {
     return this.items('listMessages', filters, options);
@@ -508,9 +492,6 @@ export class ServiceClient {
 
   listRows(query?: QueryOf<'listRows'>, options?: RequestOptions): Promise<ResponseOf<'listRows'>> {
     return this.call('listRows', { ...options, query });
-  }
-  iterateRowPages(filters?: FiltersOf<'listRows'>, options?: RequestOptions) {
-    return this.pages('listRows', filters, options);
   }
   iterateRows(filters?: FiltersOf<'listRows'>, options?: RequestOptions) {
     return this.items('listRows', filters, options);
@@ -532,9 +513,6 @@ export class ServiceClient {
 
   listDocuments(query?: QueryOf<'listDocuments'>, options?: RequestOptions): Promise<ResponseOf<'listDocuments'>> {
     return this.call('listDocuments', { ...options, query });
-  }
-  iterateDocumentPages(filters?: FiltersOf<'listDocuments'>, options?: RequestOptions) {
-    return this.pages('listDocuments', filters, options);
   }
   iterateDocuments(filters?: FiltersOf<'listDocuments'>, options?: RequestOptions) {
     return this.items('listDocuments', filters, options);

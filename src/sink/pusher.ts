@@ -135,7 +135,6 @@ export class Pusher {
   private readonly maxWaitingToRetry: number;
 
   private fatal: FerryError | undefined;
-  private draining = false;
   private readonly counters = { requests: 0, retries: 0, throttled: 0, succeeded: 0, rejected: 0 };
   /** Records pushed and not settled; of those, waiting for their first slot; and waiting to retry. */
   private unsettled = 0;
@@ -221,15 +220,6 @@ export class Pusher {
   /** Resolves when nothing is queued, in flight or waiting to retry. */
   async onIdle(): Promise<void> {
     while (this.unsettled > 0) await this.nextChange();
-  }
-
-  /**
-   * Stop starting records (those still queued reject with FERRY_ABORTED and
-   * were never sent), let requests in flight finish, and return.
-   */
-  async drain(): Promise<void> {
-    this.draining = true;
-    await this.onIdle();
   }
 
   stats(): PusherStats {
@@ -404,9 +394,6 @@ export class Pusher {
   private checkStopped(job: Job): void {
     if (this.fatal) throw this.fatal;
     if (this.signal?.aborted) throw abortedError(this.signal, `pushing ${job.kind} ${JSON.stringify(job.remoteId)}`);
-    if (this.draining) {
-      throw new FerryError('FERRY_ABORTED', `${job.kind} ${JSON.stringify(job.remoteId)} was not sent: the run is stopping`);
-    }
   }
 
   private setFatal(error: FerryError): FerryError {

@@ -100,7 +100,7 @@ describe('pagination', () => {
       });
     });
     const seen = [];
-    for await (const page of client.iterateRowPages({ objectTypeId: '0b8e7c6d-5a4f-4e3d-9c2b-1a0f9e8d7c6b' })) seen.push(page.pagination);
+    for await (const page of client.pages('listRows', { objectTypeId: '0b8e7c6d-5a4f-4e3d-9c2b-1a0f9e8d7c6b' })) seen.push(page.pagination);
     expect(seen).toEqual([{ nextCursor: 'next', hasMore: true }, { nextCursor: null, hasMore: false }]);
   });
 

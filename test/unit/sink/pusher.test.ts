@@ -238,25 +238,6 @@ describe('Pusher', () => {
     expect(produced).toBe(100);
   });
 
-  it('drain lets requests in flight finish, and queued ones reject unsent', async () => {
-    const { service, pusher } = setup({ concurrency: 2 });
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => { release = resolve; });
-    service.handler = async (_k, body) => {
-      await gate;
-      return { status: 'created', recordId: 'x', id: String(body.id), sourceId: SOURCE };
-    };
-    const results = Array.from({ length: 6 }, (_, i) => pusher.push(job(i)).then((o) => o, (e: unknown) => e));
-    while (service.inFlight < 2) await new Promise((r) => setImmediate(r));
-    const drained = pusher.drain();
-    release();
-    await drained;
-    const settled = await Promise.all(results);
-    expect(settled.slice(0, 2)).toEqual([{ ok: true, recordId: 'x', status: 'created' }, { ok: true, recordId: 'x', status: 'created' }]);
-    for (const s of settled.slice(2)) expect(s).toMatchObject({ code: 'FERRY_ABORTED' });
-    expect(service.pushes).toBe(2);
-  });
-
   it('the signal aborts waits (a Retry-After pause) with FERRY_ABORTED', async () => {
     const controller = new AbortController();
     const clock = new FakeClock();
