@@ -67,12 +67,10 @@ export async function runExport(
   deps: { store: StateStore; service: ExportService },
   options: ExportRunOptions,
 ): Promise<ExportSummary> {
-  const { exp, spec, destination } = prepared;
-  const { store, service } = deps;
+  const { exp, destination } = prepared;
+  const { store } = deps;
   const key = exportStateKey(exp.name);
   const started = Date.now();
-  const counts = emptyCounts();
-  const batchSize = options.batchSize ?? destination.batchSize ?? DEFAULT_BATCH_SIZE;
   const log = options.logger.child({ export: exp.name, connector: destination.name });
 
   const lease = await RunLease.acquire(store, key, `export "${exp.name}"`, log);
@@ -83,27 +81,67 @@ export async function runExport(
     await lease.release();
     throw error;
   }
-  const runLog = log.child({ runId });
-
-  const watermark = prepared.incremental
-    ? new Watermark(prepared.incremental.field, options.fullRefresh ? undefined : await store.cursor(key), started)
-    : undefined;
-  let writer: DestinationWriter | undefined;
-  let fatal: unknown;
-  let completed = false;
-  const report = () => options.onProgress?.({ ...counts });
-
-  const writeBatch = async (records: ExportItem[]) => {
-    if (records.length === 0 || !writer) return;
-    await writer.write({ stream: spec.resource, records, key: spec.key });
-    await writer.flush?.();
-    counts.pushed += records.length;
-    await store.updateRun(runId, counts);
-    report();
+  const run: ExportRun = {
+    prepared,
+    deps,
+    options,
+    key,
+    runId,
+    log,
+    runLog: log.child({ runId }),
+    counts: emptyCounts(),
+    watermark: prepared.incremental
+      ? new Watermark(prepared.incremental.field, options.fullRefresh ? undefined : await store.cursor(key), started)
+      : undefined,
+    report: () => options.onProgress?.({ ...run.counts }),
   };
 
+  const { writer, completed, error } = await transfer(run);
+  const outcome = await settleWriter(run, writer, error, completed);
+  const errorText = outcome.fatal ? describeError(outcome.fatal) : outcome.status === 'aborted' ? 'stopped by signal; the watermark was not moved' : undefined;
   try {
-    writer = await destination.open({ options: prepared.options, baseDir: exp.baseDir, syncName: exp.name, logger: log, signal: options.signal });
+    await store.finishRun(runId, { status: outcome.status, counts: run.counts, error: errorText ?? null });
+  } finally {
+    await lease.release();
+  }
+  run.report();
+  return summarize(run, outcome, errorText, Date.now() - started);
+}
+
+/** One export run in progress: what it exports, where it stands and what it counted. */
+interface ExportRun {
+  prepared: PreparedExport;
+  deps: { store: StateStore; service: ExportService };
+  options: ExportRunOptions;
+  key: string;
+  runId: string;
+  log: Logger;
+  runLog: Logger;
+  counts: RunCounts;
+  watermark: Watermark | undefined;
+  report: () => void;
+}
+
+interface Transfer {
+  writer: DestinationWriter | undefined;
+  /** Everything was read and written, and the signal did not stop the run. */
+  completed: boolean;
+  error?: unknown;
+}
+
+interface Outcome {
+  status: ExportStatus;
+  fatal: unknown;
+}
+
+/** Open the destination, read the resource page by page, write it in batches, then mirror deletes. */
+async function transfer(run: ExportRun): Promise<Transfer> {
+  const { prepared, deps, options, counts, watermark, runLog } = run;
+  const { exp, spec, destination } = prepared;
+  const { service } = deps;
+  let writer: DestinationWriter | undefined;
+  try {
+    writer = await destination.open({ options: prepared.options, baseDir: exp.baseDir, syncName: exp.name, logger: run.log, signal: options.signal });
     if (exp.deletes === 'mirror') assertCanMirror(writer, destination.name, exp.name);
     const query = await resolveFilters(service, prepared.filters, exp.name);
     const unbounded = { ...query };
@@ -112,81 +150,104 @@ export async function runExport(
     const seenKeys = exp.deletes === 'mirror' && watermark?.bound() === undefined ? new Set<string>() : undefined;
     runLog.info({ resource: spec.resource, query, details: exp.details }, 'export started');
 
-    let buffer: ExportItem[] = [];
     const limits = {
       concurrency: options.detailConcurrency ?? DEFAULT_DETAIL_CONCURRENCY,
       ...(options.requestsPerSecond ? { requestsPerSecond: options.requestsPerSecond } : {}),
       logger: runLog,
     };
-    const pages = readItems(service, spec, query, { details: exp.details, ...limits });
-    for await (const page of pages) {
-      counts.skipped += page.vanished;
-      for (const item of page.items) {
-        const id = String(item[spec.key]);
-        if (watermark?.seen(item, id)) {
-          counts.skipped++;
-          continue;
-        }
-        counts.read++;
-        seenKeys?.add(id);
-        watermark?.observe(item, id);
-        buffer.push(item);
-        if (buffer.length >= batchSize) {
-          const batch = buffer;
-          buffer = [];
-          await writeBatch(batch);
-        }
-      }
-      report();
-      if (options.signal.aborted) break;
-    }
-    await writeBatch(buffer);
-    buffer = [];
-    completed = !options.signal.aborted;
+    await copyItems(run, writer, readItems(service, spec, query, { details: exp.details, ...limits }), seenKeys);
+    const completed = !options.signal.aborted;
     if (completed && exp.deletes === 'mirror') {
       counts.deleted = await mirrorDeletes(writer, spec, seenKeys ?? (await listKeys(service, spec, unbounded, limits)), runLog);
     }
+    return { writer, completed };
   } catch (error) {
-    fatal = error;
+    return { writer, completed: false, error };
   }
+}
 
+/** Write the items the watermark has not seen, `batchSize` at a time; stop after the page the signal ends. */
+async function copyItems(
+  run: ExportRun,
+  writer: DestinationWriter,
+  pages: ReturnType<typeof readItems>,
+  seenKeys: Set<string> | undefined,
+): Promise<void> {
+  const { prepared, deps, options, counts, watermark } = run;
+  const { spec, destination } = prepared;
+  const batchSize = options.batchSize ?? destination.batchSize ?? DEFAULT_BATCH_SIZE;
+  const writeBatch = async (records: ExportItem[]) => {
+    if (records.length === 0) return;
+    await writer.write({ stream: spec.resource, records, key: spec.key });
+    await writer.flush?.();
+    counts.pushed += records.length;
+    await deps.store.updateRun(run.runId, counts);
+    run.report();
+  };
+
+  let buffer: ExportItem[] = [];
+  for await (const page of pages) {
+    counts.skipped += page.vanished;
+    for (const item of page.items) {
+      const id = String(item[spec.key]);
+      if (watermark?.seen(item, id)) {
+        counts.skipped++;
+        continue;
+      }
+      counts.read++;
+      seenKeys?.add(id);
+      watermark?.observe(item, id);
+      buffer.push(item);
+      if (buffer.length >= batchSize) {
+        const batch = buffer;
+        buffer = [];
+        await writeBatch(batch);
+      }
+    }
+    run.report();
+    if (options.signal.aborted) break;
+  }
+  await writeBatch(buffer);
+}
+
+/** Close the writer and commit the watermark after a complete run; abort it otherwise. */
+async function settleWriter(run: ExportRun, writer: DestinationWriter | undefined, error: unknown, completed: boolean): Promise<Outcome> {
+  let fatal = error;
   let status: ExportStatus = fatal ? 'failed' : completed ? 'succeeded' : 'aborted';
   try {
     if (status === 'succeeded') {
       await writer!.close();
-      const position = watermark?.position();
+      const position = run.watermark?.position();
       // The watermark moves only once the destination committed everything below it.
-      await store.checkpoint(key, position);
+      await run.deps.store.checkpoint(run.key, position);
     } else if (writer) {
       await (writer.abort ? writer.abort(fatal ?? 'stopped') : writer.close());
     }
-  } catch (error) {
-    fatal ??= error;
+  } catch (closeError) {
+    fatal ??= closeError;
     status = 'failed';
   }
-  const errorText = fatal ? describeError(fatal) : status === 'aborted' ? 'stopped by signal; the watermark was not moved' : undefined;
-  try {
-    await store.finishRun(runId, { status, counts, error: errorText ?? null });
-  } finally {
-    await lease.release();
-  }
-  report();
+  return { status, fatal };
+}
 
+async function summarize(run: ExportRun, outcome: Outcome, errorText: string | undefined, durationMs: number): Promise<ExportSummary> {
+  const { prepared, counts } = run;
+  const { status, fatal } = outcome;
   const summary: ExportSummary = {
-    export: exp.name,
-    runId,
+    export: prepared.exp.name,
+    runId: run.runId,
     status,
-    resource: spec.resource,
-    destination: destination.name,
+    resource: prepared.spec.resource,
+    destination: prepared.destination.name,
     exported: counts.pushed,
     counts,
-    durationMs: Date.now() - started,
-    cursor: (await store.cursor(key)) ?? null,
+    durationMs,
+    cursor: (await run.deps.store.cursor(run.key)) ?? null,
     ...(errorText ? { error: errorText } : {}),
     ...(isFerryError(fatal) ? { errorCode: fatal.code } : {}),
     exitCode: status === 'succeeded' ? 0 : fatal && isFerryError(fatal) && fatal.exitCode === 1 ? 1 : 3,
   };
-  runLog.info({ status, counts, durationMs: summary.durationMs }, 'export finished');
+  run.runLog.info({ status, counts, durationMs }, 'export finished');
   return summary;
 }
 
