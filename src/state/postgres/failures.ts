@@ -4,25 +4,10 @@
  * the entry a retry replaces), a newer failure replaces it and carries its
  * attempt count over.
  */
+import { failureEntryOf, type FailureRow } from '../rows.js';
 import type { FailureEntry, FailureWrite } from '../types.js';
-import { fromJson, toJson } from '../sqlite/json.js';
+import { toJson } from '../sqlite/json.js';
 import type { Queryable } from './database.js';
-
-interface FailureRow {
-  id: string;
-  sync: string;
-  run_id: string | null;
-  remote_id: string | null;
-  origin: string | null;
-  kind: FailureEntry['kind'];
-  reason: string;
-  status: number | null;
-  error_body: string | null;
-  body: string | null;
-  source_record: string | null;
-  attempts: number;
-  created_at: string;
-}
 
 export class PgFailures {
   constructor(private readonly s: string) {}
@@ -54,7 +39,7 @@ export class PgFailures {
       `SELECT * FROM ${this.s}.failures WHERE ($1::text IS NULL OR sync = $1) ORDER BY id DESC LIMIT $2`,
       [filter.sync ?? null, filter.limit === undefined ? null : Math.max(0, Math.trunc(filter.limit))],
     );
-    return rows.map(toEntry);
+    return rows.map(failureEntryOf);
   }
 
   async count(db: Queryable, sync?: string): Promise<number> {
@@ -80,20 +65,3 @@ export class PgFailures {
   }
 }
 
-function toEntry(row: FailureRow): FailureEntry {
-  return {
-    id: Number(row.id),
-    sync: row.sync,
-    runId: row.run_id,
-    remoteId: row.remote_id,
-    origin: row.origin,
-    kind: row.kind,
-    reason: row.reason,
-    status: row.status,
-    errorBody: fromJson(row.error_body),
-    body: fromJson(row.body),
-    sourceRecord: fromJson(row.source_record),
-    attempts: row.attempts,
-    createdAt: row.created_at,
-  };
-}

@@ -4,25 +4,13 @@
  * ON CONFLICT` per batch, so committing 500 acknowledgements costs one round
  * trip, not 500.
  */
+import { ledgerEntryOf, type LedgerRow } from '../rows.js';
 import type { AcknowledgedWrite, FailureWrite, FingerprintHit, LedgerEntry } from '../types.js';
 import type { Queryable } from './database.js';
 
 /** Ids per lookup query; bounded so one statement stays a reasonable size. */
 const LOOKUP_CHUNK = 5000;
 export const LIVE_PAGE = 1000;
-
-interface LedgerRow {
-  sync: string;
-  remote_id: string;
-  fingerprint: string;
-  record_id: string | null;
-  status: LedgerEntry['status'];
-  attempts: number;
-  last_error: string | null;
-  origin: string | null;
-  updated_at: string;
-  source_fingerprint: string | null;
-}
 
 export class PgLedger {
   constructor(private readonly s: string) {}
@@ -46,7 +34,7 @@ export class PgLedger {
 
   async entry(db: Queryable, sync: string, remoteId: string): Promise<LedgerEntry | undefined> {
     const { rows } = await db.query<LedgerRow>(`SELECT * FROM ${this.s}.ledger WHERE sync = $1 AND remote_id = $2`, [sync, remoteId]);
-    return rows[0] === undefined ? undefined : toEntry(rows[0]);
+    return rows[0] === undefined ? undefined : ledgerEntryOf(rows[0]);
   }
 
   /** One page of live ids after `after` (keyset pagination in remote-id order, byte order as in SQLite). */
@@ -119,16 +107,3 @@ export class PgLedger {
   }
 }
 
-function toEntry(row: LedgerRow): LedgerEntry {
-  return {
-    sync: row.sync,
-    remoteId: row.remote_id,
-    fingerprint: row.fingerprint,
-    recordId: row.record_id,
-    status: row.status,
-    attempts: row.attempts,
-    lastError: row.last_error,
-    origin: row.origin,
-    updatedAt: row.updated_at,
-  };
-}

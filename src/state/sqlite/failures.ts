@@ -3,26 +3,11 @@
  * the service's answer and the record's origin, until a retry lands them or
  * they are purged.
  */
+import { failureEntryOf, type FailureRow } from '../rows.js';
 import type { Statement } from 'better-sqlite3';
 import type { FailureEntry, FailureWrite } from '../types.js';
 import type { Db } from './database.js';
-import { fromJson, toJson } from './json.js';
-
-interface FailureRow {
-  id: number;
-  sync: string;
-  run_id: string | null;
-  remote_id: string | null;
-  origin: string | null;
-  kind: FailureEntry['kind'];
-  reason: string;
-  status: number | null;
-  error_body: string | null;
-  body: string | null;
-  source_record: string | null;
-  attempts: number;
-  created_at: string;
-}
+import { toJson } from './json.js';
 
 interface Match {
   sync: string;
@@ -101,7 +86,7 @@ export class FailureTable {
     const rows = this.db
       .prepare(`SELECT * FROM failures ${where} ORDER BY id DESC ${limit}`)
       .all(params(filter)) as FailureRow[];
-    return rows.map(toEntry);
+    return rows.map(failureEntryOf);
   }
 
   count(sync?: string): number {
@@ -127,20 +112,3 @@ function params(filter: { sync?: string; limit?: number }): Record<string, strin
   return out;
 }
 
-function toEntry(row: FailureRow): FailureEntry {
-  return {
-    id: row.id,
-    sync: row.sync,
-    runId: row.run_id,
-    remoteId: row.remote_id,
-    origin: row.origin,
-    kind: row.kind,
-    reason: row.reason,
-    status: row.status,
-    errorBody: fromJson(row.error_body),
-    body: fromJson(row.body),
-    sourceRecord: fromJson(row.source_record),
-    attempts: row.attempts,
-    createdAt: row.created_at,
-  };
-}

@@ -3,28 +3,15 @@
  * Reads are batched; writes arrive from the write buffer inside the store's
  * transactions.
  */
+import { ledgerEntryOf, type LedgerRow } from '../rows.js';
 import type { Statement } from 'better-sqlite3';
 import type { AcknowledgedWrite, FailureWrite, FingerprintHit, LedgerEntry } from '../types.js';
 import type { Db } from './database.js';
-
 
 /** IN lists are padded up to one of these sizes so a handful of prepared statements serve every batch. */
 const IN_SIZES = [1, 8, 32, 128, 256, 500] as const;
 export const MAX_IN = 500;
 export const LIVE_PAGE = 1000;
-
-interface LedgerRow {
-  sync: string;
-  remote_id: string;
-  fingerprint: string;
-  record_id: string | null;
-  status: LedgerEntry['status'];
-  attempts: number;
-  last_error: string | null;
-  origin: string | null;
-  updated_at: string;
-  source_fingerprint: string | null;
-}
 
 export class LedgerTable {
   private readonly lookups = new Map<number, Statement>();
@@ -84,7 +71,7 @@ export class LedgerTable {
 
   entry(sync: string, remoteId: string): LedgerEntry | undefined {
     const row = this.entryStmt.get(sync, remoteId);
-    return row === undefined ? undefined : toEntry(row);
+    return row === undefined ? undefined : ledgerEntryOf(row);
   }
 
   /** One page of live ids after `after` (keyset pagination, in remote-id order). */
@@ -124,16 +111,3 @@ export class LedgerTable {
   }
 }
 
-function toEntry(row: LedgerRow): LedgerEntry {
-  return {
-    sync: row.sync,
-    remoteId: row.remote_id,
-    fingerprint: row.fingerprint,
-    recordId: row.record_id,
-    status: row.status,
-    attempts: row.attempts,
-    lastError: row.last_error,
-    origin: row.origin,
-    updatedAt: row.updated_at,
-  };
-}
