@@ -1,10 +1,10 @@
 /** /v1/documents */
 import { EMAIL_PATTERN } from '../../api/schemas/common.js';
-import { notFound, validation } from '../http/errors.js';
+import { validation } from '../http/errors.js';
 import { ok, type Handler } from '../http/context.js';
 import { documentData, patchDocument } from '../ingest/document.js';
 import { documentView } from '../views/records.js';
-import { deleteRecord, detailUnsupported, includesCi, isUuid, keySource, liveRecord, lockParts, recordResponse, writableSource } from './shared.js';
+import { deleteRecord, detailRecord, includesCi, keySource, liveRecord, lockParts, recordResponse, writableSource } from './shared.js';
 
 export const listDocuments: Handler<'listDocuments'> = (ctx) => {
   const q = ctx.query;
@@ -21,12 +21,7 @@ export const listDocuments: Handler<'listDocuments'> = (ctx) => {
 
 export const getDocument: Handler<'getDocument'> = (ctx) => {
   const id = ctx.params.documentId ?? '';
-  const record = isUuid(id) ? ctx.app.store.records.findVisible(ctx.principal.orgId, 'document', id) : undefined;
-  if (!record) throw notFound(`document ${id} not found`);
-  if (detailUnsupported('document', record.sourceId)) {
-    throw validation(`document ${id} comes from ${record.sourceId}, whose documents this endpoint does not serve; list them with GET /v1/documents?sourceId=${record.sourceId}`);
-  }
-  return ok(documentView(record));
+  return ok(documentView(detailRecord(ctx, 'document', id)));
 };
 
 export const createDocument: Handler<'createDocument'> = (ctx) => {

@@ -1,10 +1,9 @@
 /** /v1/messages */
-import { notFound, validation } from '../http/errors.js';
 import { ok, type Handler } from '../http/context.js';
 import { messageData } from '../ingest/message.js';
 import type { MessageData } from '../store/types.js';
 import { messageDetail, messageListItem } from '../views/records.js';
-import { boundMs, deleteRecord, detailUnsupported, isUuid, lockParts, recordResponse, writableSource } from './shared.js';
+import { boundMs, deleteRecord, detailRecord, lockParts, recordResponse, writableSource } from './shared.js';
 
 const involves = (m: MessageData, email: string): boolean => {
   const e = email.trim().toLowerCase();
@@ -31,12 +30,7 @@ export const listMessages: Handler<'listMessages'> = (ctx) => {
 
 export const getMessage: Handler<'getMessage'> = (ctx) => {
   const id = ctx.params.messageId ?? '';
-  const record = isUuid(id) ? ctx.app.store.records.findVisible(ctx.principal.orgId, 'message', id) : undefined;
-  if (!record) throw notFound(`message ${id} not found`);
-  if (detailUnsupported('message', record.sourceId)) {
-    throw validation(`message ${id} comes from ${record.sourceId}, whose messages this endpoint does not serve; list them with GET /v1/messages?sourceId=${record.sourceId}`);
-  }
-  return ok(messageDetail(record));
+  return ok(messageDetail(detailRecord(ctx, 'message', id)));
 };
 
 export const createMessage: Handler<'createMessage'> = (ctx) => {

@@ -83,3 +83,16 @@ export function detailUnsupported(kind: 'message' | 'document', sourceId: string
   if (kind === 'message') return CRM_MESSAGE_SOURCE.test(sourceId);
   return !(NATIVE_DOCUMENT_SOURCES as readonly string[]).includes(sourceId);
 }
+
+/**
+ * The message or document `id` names, for its detail endpoint: 404 when the
+ * org cannot see it, 400 when its source's detail is not served here.
+ */
+export function detailRecord<K extends 'message' | 'document'>(ctx: RequestContext, kind: K, id: string): StoredRecord<K> {
+  const record = isUuid(id) ? ctx.app.store.records.findVisible(ctx.principal.orgId, kind, id) : undefined;
+  if (!record) throw notFound(`${kind} ${id} not found`);
+  if (detailUnsupported(kind, record.sourceId)) {
+    throw validation(`${kind} ${id} comes from ${record.sourceId}, whose ${kind}s this endpoint does not serve; list them with GET /v1/${kind}s?sourceId=${record.sourceId}`);
+  }
+  return record;
+}
