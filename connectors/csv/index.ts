@@ -3,9 +3,9 @@
  * streamed with csv-parse. Values are text unless `cast: true`; the mapping
  * does the coercion.
  */
-import { defineSource, inPartition, type DiscoveredStream } from '../../src/sdk/index.js';
-import { toSourceRecords, type FileRow } from '../_shared/emit.js';
-import { assertReadable, countLines, resolveFiles, sampling, toKeyList } from '../_shared/files.js';
+import { defineSource, type DiscoveredStream } from '../../src/sdk/index.js';
+import { checkFilesReadable, readFileSource } from '../_shared/file-source.js';
+import { countLines, resolveFiles, sampling, toKeyList } from '../_shared/files.js';
 import { cursorCandidates, FieldTypeInference, SAMPLE_SIZE } from '../_shared/infer.js';
 import { csvOptions } from './options.js';
 import { parseCsvFile } from './parse-file.js';
@@ -17,10 +17,7 @@ export default defineSource({
 
   keys: (options) => ({ primaryKey: toKeyList(options.primaryKey) }),
 
-  async check(ctx) {
-    const files = await resolveFiles(ctx.options.path, ctx.baseDir, ctx.syncName);
-    for (const file of files) await assertReadable(file, ctx.syncName);
-  },
+  check: checkFilesReadable,
 
   async discover(ctx): Promise<DiscoveredStream[]> {
     const { options } = ctx;
@@ -57,17 +54,5 @@ export default defineSource({
 
   partitionable: true,
 
-  read(ctx) {
-    const { options } = ctx;
-    async function* rows(): AsyncGenerator<FileRow> {
-      const files = await resolveFiles(options.path, ctx.baseDir, ctx.syncName);
-      // A partitioned sync reads whole files: each file's slice is a hash of its path.
-      for (const file of files) if (inPartition(file.relative, ctx.partition)) yield* parseCsvFile(file, options, ctx);
-    }
-    return toSourceRecords(rows(), {
-      stream: options.path,
-      primaryKey: toKeyList(options.primaryKey) ?? ctx.primaryKey,
-      incremental: ctx.incremental,
-    });
-  },
+  read: (ctx) => readFileSource(ctx, parseCsvFile),
 });

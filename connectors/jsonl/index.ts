@@ -2,9 +2,9 @@
  * The built-in `jsonl` source: JSON Lines files, and JSON documents (a
  * top-level array is streamed element by element; an object is one record).
  */
-import { defineSource, inPartition, type DiscoveredStream } from '../../src/sdk/index.js';
-import { toSourceRecords, type FileRow } from '../_shared/emit.js';
-import { assertReadable, countLines, resolveFiles, sampling, toKeyList } from '../_shared/files.js';
+import { defineSource, type DiscoveredStream } from '../../src/sdk/index.js';
+import { checkFilesReadable, readFileSource } from '../_shared/file-source.js';
+import { countLines, resolveFiles, sampling, toKeyList } from '../_shared/files.js';
 import { cursorCandidates, FieldTypeInference, SAMPLE_SIZE } from '../_shared/infer.js';
 import { jsonlOptions } from './options.js';
 import { formatOf, parseJsonFile } from './parse-file.js';
@@ -16,10 +16,7 @@ export default defineSource({
 
   keys: (options) => ({ primaryKey: toKeyList(options.primaryKey) }),
 
-  async check(ctx) {
-    const files = await resolveFiles(ctx.options.path, ctx.baseDir, ctx.syncName);
-    for (const file of files) await assertReadable(file, ctx.syncName);
-  },
+  check: checkFilesReadable,
 
   async discover(ctx): Promise<DiscoveredStream[]> {
     const { options } = ctx;
@@ -50,19 +47,7 @@ export default defineSource({
 
   partitionable: true,
 
-  read(ctx) {
-    const { options } = ctx;
-    async function* rows(): AsyncGenerator<FileRow> {
-      const files = await resolveFiles(options.path, ctx.baseDir, ctx.syncName);
-      // A partitioned sync reads whole files: each file's slice is a hash of its path.
-      for (const file of files) if (inPartition(file.relative, ctx.partition)) yield* parseJsonFile(file, options, ctx);
-    }
-    return toSourceRecords(rows(), {
-      stream: options.path,
-      primaryKey: toKeyList(options.primaryKey) ?? ctx.primaryKey,
-      incremental: ctx.incremental,
-    });
-  },
+  read: (ctx) => readFileSource(ctx, parseJsonFile),
 });
 
 /**
