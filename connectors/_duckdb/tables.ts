@@ -11,10 +11,12 @@
  * WHEN NOT MATCHED INSERT`) and child tables replace their parents' rows.
  */
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
-import type { ConnectorLogger } from '../../src/sdk/index.js';
+import type { ConnectorLogger, DestinationBatch } from '../../src/sdk/index.js';
 import { inferColumns, quoteIdentifier, widenings, type ColumnKind } from '../_export/columns.js';
 import { collectKeys } from '../_export/flatten.js';
-import { isChildTableOf, TableProblem, type Row, type TableBatch } from '../_export/shape.js';
+import { lastByKey } from '../_export/columns.js';
+import { assertKeys, keyOf } from '../_export/key.js';
+import { isChildTableOf, shapeBatch, TableProblem, type Row, type TableBatch, type TableShape } from '../_export/shape.js';
 
 const DUCK_TYPES: Record<ColumnKind, string> = {
   boolean: 'BOOLEAN',
@@ -213,4 +215,25 @@ function textOf(value: unknown): string {
 function sqlLiteral(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'bigint') return String(value);
   return `'${String(value).replaceAll("'", "''")}'`;
+}
+
+/**
+ * A batch of a DuckDB-backed destination (duckdb, parquet) as tables to load:
+ * its keys checked, the last record of each key kept, shaped per `shape`.
+ */
+export function tablesOfBatch(
+  batch: DestinationBatch,
+  options: { table: string; key?: string | undefined; shape: TableShape },
+  where: { destination: string; exportName: string },
+): TableBatch[] {
+  const key = keyOf(batch, options.key, where.destination, where.exportName);
+  assertKeys(batch.records, key, where.destination, where.exportName);
+  return shapeBatch(lastByKey(batch.records, key), options.table, key, options.shape);
+}
+
+/** Load shaped tables in one transaction: all of the batch or none of it. */
+export async function loadTables(connection: DuckDBConnection, tables: DuckTables, shaped: readonly TableBatch[]): Promise<void> {
+  await inTransaction(connection, async () => {
+    for (const table of shaped) await tables.load(table);
+  });
 }

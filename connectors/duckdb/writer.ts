@@ -6,11 +6,8 @@
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { FerryError, messageOf, type ConnectorContext, type DestinationWriter } from '../../src/sdk/index.js';
-import { DuckTables, inTransaction } from '../_duckdb/tables.js';
-import { lastByKey } from '../_export/columns.js';
-import { assertKeys, keyOf } from '../_export/key.js';
+import { DuckTables, inTransaction, loadTables, tablesOfBatch } from '../_duckdb/tables.js';
 import { outputPath, prepareFolder } from '../_export/paths.js';
-import { shapeBatch } from '../_export/shape.js';
 import type { DuckdbOptions } from './options.js';
 
 export async function openDuckdbWriter(ctx: ConnectorContext<DuckdbOptions>): Promise<DestinationWriter> {
@@ -32,13 +29,9 @@ export async function openDuckdbWriter(ctx: ConnectorContext<DuckdbOptions>): Pr
   return {
     async write(batch) {
       if (batch.records.length === 0) return;
-      const key = keyOf(batch, options.key, 'duckdb', ctx.syncName);
-      assertKeys(batch.records, key, 'duckdb', ctx.syncName);
-      const shaped = shapeBatch(lastByKey(batch.records, key), options.table, key, options.shape);
+      const shaped = tablesOfBatch(batch, options, { destination: 'duckdb', exportName: ctx.syncName });
       try {
-        await inTransaction(connection, async () => {
-          for (const table of shaped) await tables.load(table);
-        });
+        await loadTables(connection, tables, shaped);
       } catch (cause) {
         throw failure(`cannot write ${options.table} in ${file}: ${messageOf(cause)}`, cause);
       }

@@ -13,11 +13,8 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { FerryError, messageOf, type ConnectorContext, type DestinationWriter } from '../../src/sdk/index.js';
-import { DuckTables, inTransaction } from '../_duckdb/tables.js';
-import { lastByKey } from '../_export/columns.js';
-import { assertKeys, keyOf } from '../_export/key.js';
+import { DuckTables, loadTables, tablesOfBatch } from '../_duckdb/tables.js';
 import { outputPath, prepareFolder } from '../_export/paths.js';
-import { shapeBatch } from '../_export/shape.js';
 import { publishDataset, removeAbandonedScratch, writeDataset } from './dataset.js';
 import type { ParquetOptions } from './options.js';
 
@@ -59,13 +56,9 @@ export async function openParquetWriter(ctx: ConnectorContext<ParquetOptions>): 
   return {
     async write(batch) {
       if (batch.records.length === 0) return;
-      const key = keyOf(batch, options.key, 'parquet', ctx.syncName);
-      assertKeys(batch.records, key, 'parquet', ctx.syncName);
-      const shaped = shapeBatch(lastByKey(batch.records, key), options.table, key, options.shape);
+      const shaped = tablesOfBatch(batch, options, { destination: 'parquet', exportName: ctx.syncName });
       try {
-        await inTransaction(connection, async () => {
-          for (const table of shaped) await tables.load(table);
-        });
+        await loadTables(connection, tables, shaped);
       } catch (cause) {
         throw new FerryError('FERRY_DESTINATION_WRITE_FAILED', `parquet: cannot stage ${options.table}: ${messageOf(cause)}`, { where, cause });
       }
