@@ -65,127 +65,11 @@ function mediaBytes(spec: z.output<typeof seedMedia>, seconds: number, baseDir: 
 }
 
 function loadDataset(store: EmulatorStore, d: SeedDataset, orgId: string, baseDir: string): SeedCounts {
-  for (const deal of d.deals) {
-    store.crm.upsertDeal(orgId, {
-      dealId: deal.dealId,
-      name: deal.name ?? null,
-      accountId: deal.accountId ?? null,
-      accountName: deal.accountName ?? null,
-      stage: deal.stage ?? null,
-      pipeline: deal.pipeline ?? null,
-      amount: deal.amount ?? null,
-      closeDate: deal.closeDate ?? null,
-      closed: deal.closed ?? null,
-      createdDate: deal.createdDate ?? null,
-      lastActivityDate: deal.lastActivityDate ?? null,
-      owner: deal.owner ? { name: deal.owner.name ?? null, email: deal.owner.email ?? null } : null,
-      summary: deal.summary ?? null,
-      crmAutofill: deal.crmAutofill ?? null,
-      contacts: (deal.contacts ?? []).map((c) => ({ name: c.name ?? null, email: c.email ?? null, title: c.title ?? null, phone: c.phone ?? null })),
-    });
-  }
-  for (const a of d.accounts) {
-    store.crm.upsertAccount(orgId, {
-      accountId: a.accountId,
-      name: a.name ?? null,
-      website: a.website ?? null,
-      owner: a.owner ? { name: a.owner.name ?? null, email: a.owner.email ?? null } : null,
-      createdDate: a.createdDate ?? null,
-      lastActivityDate: a.lastActivityDate ?? null,
-      contacts: (a.contacts ?? []).map((c) => ({ name: c.name ?? null, email: c.email ?? null, title: c.title ?? null, phone: c.phone ?? null })),
-      syncedCrmFields: a.syncedCrmFields ?? null,
-    });
-  }
-  d.conversations.forEach((c, i) => {
-    const remoteId = c.remoteId ?? c.id ?? `seed-conversation-${i}`;
-    const id = c.id ?? stableUuid(orgId, 'conversation', c.sourceId, remoteId);
-    const startMs = Date.parse(c.startTime);
-    const transcript: TranscriptEntryData[] | null = c.transcript
-      ? c.transcript.map((e) => ({ speaker: e.speaker, text: e.text, startTime: e.startTime, endTime: e.endTime ?? e.startTime }))
-      : null;
-    const lastOffset = transcript?.reduce((max, e) => Math.max(max, e.endTime), 0) ?? 0;
-    const endMs = c.endTime ? Date.parse(c.endTime) : startMs + lastOffset * 1000;
-    const recordings: RecordingMedia = {};
-    for (const kind of ['audio', 'video'] as const) {
-      const spec = c.recording?.[kind];
-      if (!spec) continue;
-      const mediaId = stableUuid(orgId, 'media', id, kind);
-      store.media.put({ id: mediaId, orgId, ...mediaBytes(spec, (endMs - startMs) / 1000, baseDir) });
-      recordings[kind] = mediaId;
-    }
-    const participants = c.participants.map((p) => ({ name: p.name ?? null, email: p.email ?? null, attended: p.attended }));
-    const data: ConversationData = {
-      title: c.title ?? null,
-      startTime: new Date(startMs).toISOString(),
-      endTime: new Date(endMs).toISOString(),
-      type: c.type ?? conversationType(participants),
-      participants,
-      crm: c.crm ? { id: c.crm.id ?? null, name: c.crm.name ?? null, type: c.crm.type ?? null } : null,
-      category: c.category ?? null,
-      summary: c.summary ?? null,
-      transcript,
-      recordings: recordings.audio || recordings.video ? recordings : null,
-    };
-    store.putRecord(
-      { orgId, kind: 'conversation', sourceId: c.sourceId, remoteId },
-      { id, native: true, public: c.public, ownerEmails: [], sortMs: startMs, data },
-    );
-  });
-  d.messages.forEach((m, i) => {
-    const remoteId = m.remoteId ?? m.id ?? `seed-message-${i}`;
-    const id = m.id ?? stableUuid(orgId, 'message', m.sourceId, remoteId);
-    const party = (p: { name?: string | null; email?: string | null }) => ({ name: p.name ?? null, email: p.email ?? null });
-    store.putRecord(
-      { orgId, kind: 'message', sourceId: m.sourceId, remoteId },
-      {
-        id,
-        native: true,
-        public: m.public,
-        ownerEmails: [],
-        sortMs: Date.parse(m.createdAt),
-        data: {
-          threadId: m.threadId ?? null,
-          subject: m.subject ?? null,
-          sender: m.sender ? party(m.sender) : null,
-          recipients: m.recipients.map(party),
-          body: m.body,
-          createdAt: m.createdAt,
-          attachments: (m.attachments ?? []).map((a, j) => ({
-            id: a.id ?? stableUuid(id, 'attachment', String(j)),
-            filename: a.filename ?? null,
-            contentType: a.contentType ?? null,
-            size: a.size ?? null,
-          })),
-        },
-      },
-    );
-  });
-  d.documents.forEach((doc, i) => {
-    const remoteId = doc.remoteId ?? doc.id ?? `seed-document-${i}`;
-    const id = doc.id ?? stableUuid(orgId, 'document', doc.sourceId, remoteId);
-    store.putRecord(
-      { orgId, kind: 'document', sourceId: doc.sourceId, remoteId },
-      {
-        id,
-        native: true,
-        public: doc.public,
-        ownerEmails: [],
-        sortMs: doc.createdAt ? Date.parse(doc.createdAt) : 0,
-        data: {
-          displayName: doc.displayName,
-          url: doc.url ?? null,
-          contentType: doc.contentType,
-          filename: null,
-          createdAt: doc.createdAt ?? null,
-          updatedAt: doc.updatedAt ?? null,
-          author: null,
-          version: 1,
-          text: doc.text ?? null,
-          contentBytes: doc.text != null ? Buffer.byteLength(doc.text) : null,
-        },
-      },
-    );
-  });
+  for (const deal of d.deals) seedDeal(store, orgId, deal);
+  for (const account of d.accounts) seedAccount(store, orgId, account);
+  d.conversations.forEach((c, i) => seedConversation(store, orgId, c, i, baseDir));
+  d.messages.forEach((m, i) => seedMessage(store, orgId, m, i));
+  d.documents.forEach((doc, i) => seedDocument(store, orgId, doc, i));
   return {
     deals: d.deals.length,
     accounts: d.accounts.length,
@@ -193,6 +77,132 @@ function loadDataset(store: EmulatorStore, d: SeedDataset, orgId: string, baseDi
     messages: d.messages.length,
     documents: d.documents.length,
   };
+}
+
+function seedDeal(store: EmulatorStore, orgId: string, deal: SeedDataset['deals'][number]): void {
+  store.crm.upsertDeal(orgId, {
+    dealId: deal.dealId,
+    name: deal.name ?? null,
+    accountId: deal.accountId ?? null,
+    accountName: deal.accountName ?? null,
+    stage: deal.stage ?? null,
+    pipeline: deal.pipeline ?? null,
+    amount: deal.amount ?? null,
+    closeDate: deal.closeDate ?? null,
+    closed: deal.closed ?? null,
+    createdDate: deal.createdDate ?? null,
+    lastActivityDate: deal.lastActivityDate ?? null,
+    owner: deal.owner ? { name: deal.owner.name ?? null, email: deal.owner.email ?? null } : null,
+    summary: deal.summary ?? null,
+    crmAutofill: deal.crmAutofill ?? null,
+    contacts: (deal.contacts ?? []).map((c) => ({ name: c.name ?? null, email: c.email ?? null, title: c.title ?? null, phone: c.phone ?? null })),
+  });
+}
+
+function seedAccount(store: EmulatorStore, orgId: string, a: SeedDataset['accounts'][number]): void {
+  store.crm.upsertAccount(orgId, {
+    accountId: a.accountId,
+    name: a.name ?? null,
+    website: a.website ?? null,
+    owner: a.owner ? { name: a.owner.name ?? null, email: a.owner.email ?? null } : null,
+    createdDate: a.createdDate ?? null,
+    lastActivityDate: a.lastActivityDate ?? null,
+    contacts: (a.contacts ?? []).map((c) => ({ name: c.name ?? null, email: c.email ?? null, title: c.title ?? null, phone: c.phone ?? null })),
+    syncedCrmFields: a.syncedCrmFields ?? null,
+  });
+}
+
+function seedConversation(store: EmulatorStore, orgId: string, c: SeedDataset['conversations'][number], i: number, baseDir: string): void {
+  const remoteId = c.remoteId ?? c.id ?? `seed-conversation-${i}`;
+  const id = c.id ?? stableUuid(orgId, 'conversation', c.sourceId, remoteId);
+  const startMs = Date.parse(c.startTime);
+  const transcript: TranscriptEntryData[] | null = c.transcript
+    ? c.transcript.map((e) => ({ speaker: e.speaker, text: e.text, startTime: e.startTime, endTime: e.endTime ?? e.startTime }))
+    : null;
+  const lastOffset = transcript?.reduce((max, e) => Math.max(max, e.endTime), 0) ?? 0;
+  const endMs = c.endTime ? Date.parse(c.endTime) : startMs + lastOffset * 1000;
+  const recordings: RecordingMedia = {};
+  for (const kind of ['audio', 'video'] as const) {
+    const spec = c.recording?.[kind];
+    if (!spec) continue;
+    const mediaId = stableUuid(orgId, 'media', id, kind);
+    store.media.put({ id: mediaId, orgId, ...mediaBytes(spec, (endMs - startMs) / 1000, baseDir) });
+    recordings[kind] = mediaId;
+  }
+  const participants = c.participants.map((p) => ({ name: p.name ?? null, email: p.email ?? null, attended: p.attended }));
+  const data: ConversationData = {
+    title: c.title ?? null,
+    startTime: new Date(startMs).toISOString(),
+    endTime: new Date(endMs).toISOString(),
+    type: c.type ?? conversationType(participants),
+    participants,
+    crm: c.crm ? { id: c.crm.id ?? null, name: c.crm.name ?? null, type: c.crm.type ?? null } : null,
+    category: c.category ?? null,
+    summary: c.summary ?? null,
+    transcript,
+    recordings: recordings.audio || recordings.video ? recordings : null,
+  };
+  store.putRecord(
+    { orgId, kind: 'conversation', sourceId: c.sourceId, remoteId },
+    { id, native: true, public: c.public, ownerEmails: [], sortMs: startMs, data },
+  );
+}
+
+function seedMessage(store: EmulatorStore, orgId: string, m: SeedDataset['messages'][number], i: number): void {
+  const remoteId = m.remoteId ?? m.id ?? `seed-message-${i}`;
+  const id = m.id ?? stableUuid(orgId, 'message', m.sourceId, remoteId);
+  const party = (p: { name?: string | null; email?: string | null }) => ({ name: p.name ?? null, email: p.email ?? null });
+  store.putRecord(
+    { orgId, kind: 'message', sourceId: m.sourceId, remoteId },
+    {
+      id,
+      native: true,
+      public: m.public,
+      ownerEmails: [],
+      sortMs: Date.parse(m.createdAt),
+      data: {
+        threadId: m.threadId ?? null,
+        subject: m.subject ?? null,
+        sender: m.sender ? party(m.sender) : null,
+        recipients: m.recipients.map(party),
+        body: m.body,
+        createdAt: m.createdAt,
+        attachments: (m.attachments ?? []).map((a, j) => ({
+          id: a.id ?? stableUuid(id, 'attachment', String(j)),
+          filename: a.filename ?? null,
+          contentType: a.contentType ?? null,
+          size: a.size ?? null,
+        })),
+      },
+    },
+  );
+}
+
+function seedDocument(store: EmulatorStore, orgId: string, doc: SeedDataset['documents'][number], i: number): void {
+  const remoteId = doc.remoteId ?? doc.id ?? `seed-document-${i}`;
+  const id = doc.id ?? stableUuid(orgId, 'document', doc.sourceId, remoteId);
+  store.putRecord(
+    { orgId, kind: 'document', sourceId: doc.sourceId, remoteId },
+    {
+      id,
+      native: true,
+      public: doc.public,
+      ownerEmails: [],
+      sortMs: doc.createdAt ? Date.parse(doc.createdAt) : 0,
+      data: {
+        displayName: doc.displayName,
+        url: doc.url ?? null,
+        contentType: doc.contentType,
+        filename: null,
+        createdAt: doc.createdAt ?? null,
+        updatedAt: doc.updatedAt ?? null,
+        author: null,
+        version: 1,
+        text: doc.text ?? null,
+        contentBytes: doc.text != null ? Buffer.byteLength(doc.text) : null,
+      },
+    },
+  );
 }
 
 /** Load every dataset of the seed; datasets without orgId go to `defaultOrgId`. */
