@@ -130,78 +130,90 @@ export function generateCrm(dir: string, options: CrmOptions): CrmSeed {
     contactsOf.set(a.account, inventContacts(rngFor(options.seed, 'account-contacts', slug), `${slug}.com`));
   }
   const owner = (agent: string) => ({ name: agent, email: emailOf(agent, options.orgDomain) });
+  const world: CrmWorld = { seed: options.seed, prices, slugs, contactsOf, owner, dealsByAccount: new Map() };
 
-  const deals: SeedDealInput[] = rows.map((row) => {
-    const rng = rngFor(options.seed, 'deal', row.opportunity_id);
-    const product = PRODUCT_ALIASES[row.product] ?? row.product;
-    const price = prices.get(product);
-    const closed = CLOSED_STAGES.has(row.deal_stage);
-    const engaged = dayMs(row.engage_date);
-    const closedOn = dayMs(row.close_date);
-    // Prospecting deals have no engage date: they were created in the dataset's last quarter.
-    const createdMs = officeHour(rng, Number.isNaN(engaged) ? addDays(DATASET_END_MS, -rng.int(0, 90)) : engaged);
-    const lastActivityMs = closed && !Number.isNaN(closedOn)
-      ? officeHour(rng, closedOn)
-      : Math.min(DATASET_END_MS + 17 * 3_600_000, addDays(createdMs, rng.int(0, row.deal_stage === 'Engaging' ? 90 : 14)));
-    const accountContacts = row.account ? (contactsOf.get(row.account) ?? []) : [];
-    return {
-      dealId: row.opportunity_id,
-      name: row.account ? `${row.account} – ${product}` : product,
-      accountId: row.account ? (slugs.get(row.account) ?? slugify(row.account)) : null,
-      accountName: row.account || null,
-      stage: row.deal_stage,
-      pipeline: 'Sales',
-      amount: closed && row.close_value !== '' ? Number(row.close_value) : null,
-      closeDate: Number.isNaN(closedOn) ? null : iso(closedOn),
-      closed,
-      createdDate: iso(createdMs),
-      lastActivityDate: iso(lastActivityMs),
-      owner: owner(row.sales_agent),
-      summary: dealSummary(row, product, price, rng),
-      crmAutofill: dealAutofill(row, price, createdMs, rng),
-      contacts: rng.sample(accountContacts, rng.int(1, 2)),
-    };
-  });
-
-  const dealsByAccount = new Map<string, SeedDealInput[]>();
+  const deals = rows.map((row) => dealOf(row, world));
   for (const d of deals) {
     if (!d.accountName) continue;
-    const list = dealsByAccount.get(d.accountName) ?? [];
+    const list = world.dealsByAccount.get(d.accountName) ?? [];
     list.push(d);
-    dealsByAccount.set(d.accountName, list);
+    world.dealsByAccount.set(d.accountName, list);
   }
-
-  const accounts: SeedAccountInput[] = accountRows.map((a) => {
-    const slug = slugs.get(a.account) ?? slugify(a.account);
-    const rng = rngFor(options.seed, 'account', slug);
-    const own = dealsByAccount.get(a.account) ?? [];
-    const perAgent = new Map<string, number>();
-    for (const d of own) perAgent.set(d.owner?.name ?? '', (perAgent.get(d.owner?.name ?? '') ?? 0) + 1);
-    // The agent with most deals on the account owns it; ties go to the first name alphabetically.
-    const top = [...perAgent].sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0]))[0]?.[0];
-    const lastActivity = own.reduce<string | null>(
-      (latest, d) => (typeof d.lastActivityDate === 'string' && (latest === null || d.lastActivityDate > latest) ? d.lastActivityDate : latest),
-      null,
-    );
-    const year = Number(a.year_established);
-    return {
-      accountId: slug,
-      name: a.account,
-      website: `https://${slug}.com`,
-      owner: top ? owner(top) : null,
-      createdDate: Number.isInteger(year) ? iso(Date.UTC(year, rng.int(0, 11), rng.int(1, 28))) : null,
-      lastActivityDate: lastActivity,
-      contacts: contactsOf.get(a.account) ?? [],
-      syncedCrmFields: {
-        Sector: a.sector || null,
-        Revenue: a.revenue === '' ? null : Number(a.revenue),
-        Employees: a.employees === '' ? null : Number(a.employees),
-        'Office Location': a.office_location || null,
-        'Subsidiary Of': a.subsidiary_of || null,
-      },
-    };
-  });
+  const accounts = accountRows.map((a) => accountOf(a, world));
   return { deals, accounts };
+}
+
+/** What the deals and accounts of one generated CRM share. */
+interface CrmWorld {
+  seed: number;
+  prices: Map<string, number>;
+  slugs: Map<string, string>;
+  contactsOf: Map<string, Required<SeedContactInput>[]>;
+  owner: (agent: string) => { name: string; email: string };
+  dealsByAccount: Map<string, SeedDealInput[]>;
+}
+
+function dealOf(row: PipelineRow, world: CrmWorld): SeedDealInput {
+  const rng = rngFor(world.seed, 'deal', row.opportunity_id);
+  const product = PRODUCT_ALIASES[row.product] ?? row.product;
+  const price = world.prices.get(product);
+  const closed = CLOSED_STAGES.has(row.deal_stage);
+  const engaged = dayMs(row.engage_date);
+  const closedOn = dayMs(row.close_date);
+  // Prospecting deals have no engage date: they were created in the dataset's last quarter.
+  const createdMs = officeHour(rng, Number.isNaN(engaged) ? addDays(DATASET_END_MS, -rng.int(0, 90)) : engaged);
+  const lastActivityMs = closed && !Number.isNaN(closedOn)
+    ? officeHour(rng, closedOn)
+    : Math.min(DATASET_END_MS + 17 * 3_600_000, addDays(createdMs, rng.int(0, row.deal_stage === 'Engaging' ? 90 : 14)));
+  const accountContacts = row.account ? (world.contactsOf.get(row.account) ?? []) : [];
+  return {
+    dealId: row.opportunity_id,
+    name: row.account ? `${row.account} – ${product}` : product,
+    accountId: row.account ? (world.slugs.get(row.account) ?? slugify(row.account)) : null,
+    accountName: row.account || null,
+    stage: row.deal_stage,
+    pipeline: 'Sales',
+    amount: closed && row.close_value !== '' ? Number(row.close_value) : null,
+    closeDate: Number.isNaN(closedOn) ? null : iso(closedOn),
+    closed,
+    createdDate: iso(createdMs),
+    lastActivityDate: iso(lastActivityMs),
+    owner: world.owner(row.sales_agent),
+    summary: dealSummary(row, product, price, rng),
+    crmAutofill: dealAutofill(row, price, createdMs, rng),
+    contacts: rng.sample(accountContacts, rng.int(1, 2)),
+  };
+}
+
+function accountOf(a: AccountRow, world: CrmWorld): SeedAccountInput {
+  const slug = world.slugs.get(a.account) ?? slugify(a.account);
+  const rng = rngFor(world.seed, 'account', slug);
+  const own = world.dealsByAccount.get(a.account) ?? [];
+  const perAgent = new Map<string, number>();
+  for (const d of own) perAgent.set(d.owner?.name ?? '', (perAgent.get(d.owner?.name ?? '') ?? 0) + 1);
+  // The agent with most deals on the account owns it; ties go to the first name alphabetically.
+  const top = [...perAgent].sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0]))[0]?.[0];
+  const lastActivity = own.reduce<string | null>(
+    (latest, d) => (typeof d.lastActivityDate === 'string' && (latest === null || d.lastActivityDate > latest) ? d.lastActivityDate : latest),
+    null,
+  );
+  const year = Number(a.year_established);
+  return {
+    accountId: slug,
+    name: a.account,
+    website: `https://${slug}.com`,
+    owner: top ? world.owner(top) : null,
+    createdDate: Number.isInteger(year) ? iso(Date.UTC(year, rng.int(0, 11), rng.int(1, 28))) : null,
+    lastActivityDate: lastActivity,
+    contacts: world.contactsOf.get(a.account) ?? [],
+    syncedCrmFields: {
+      Sector: a.sector || null,
+      Revenue: a.revenue === '' ? null : Number(a.revenue),
+      Employees: a.employees === '' ? null : Number(a.employees),
+      'Office Location': a.office_location || null,
+      'Subsidiary Of': a.subsidiary_of || null,
+    },
+  };
 }
 
 /**
