@@ -170,18 +170,6 @@ export function defineSqlSource<Schema extends z.ZodType<SqlReadOptions>>(spec: 
   const { driver } = spec;
   type O = z.output<Schema>;
 
-  async function withSession<T>(ctx: ConnectorContext<O>, work: (session: SqlSession) => Promise<T>): Promise<T> {
-    let session: SqlSession | undefined;
-    try {
-      session = await driver.connect(ctx);
-      return await work(session);
-    } catch (error) {
-      throw failure(driver, ctx, error);
-    } finally {
-      await session?.close();
-    }
-  }
-
   return defineSource({
     name: spec.name,
     options: spec.options,
@@ -193,7 +181,7 @@ export function defineSqlSource<Schema extends z.ZodType<SqlReadOptions>>(spec: 
     },
 
     async check(ctx) {
-      await withSession(ctx, async (session) => {
+      await withSession(driver, ctx, async (session) => {
         if (ctx.options.table === undefined && ctx.options.query === undefined) {
           await session.listTables(ctx.options.schema);
           return;
@@ -203,69 +191,85 @@ export function defineSqlSource<Schema extends z.ZodType<SqlReadOptions>>(spec: 
     },
 
     async discover(ctx) {
-      return withSession(ctx, async (session) => {
-        const { options } = ctx;
-        if (options.table !== undefined || options.query !== undefined) {
-          const resolved = await resolve(driver, session, ctx, {});
-          return [toStream(resolved.stream, resolved.columns, resolved.primaryKey, resolved.estimatedCount)];
-        }
-        const streams: DiscoveredStream[] = [];
-        for (const table of (await session.listTables(options.schema)).slice(0, DISCOVER_MAX_TABLES)) {
-          const info = await session.describeTable(table.name, table.schema);
-          if (!info) continue;
-          streams.push(toStream(table.schema ? `${table.schema}.${table.name}` : table.name, info.columns, info.primaryKey, info.estimatedCount));
-        }
-        return streams;
-      });
+      return withSession(driver, ctx, (session) => discoverStreams(driver, session, ctx));
     },
 
     read(ctx: ReadContext<O>): AsyncIterable<SourceRecord> {
-      return readRows(ctx);
+      return readRows(driver, ctx);
     },
   });
+}
 
-  async function* readRows(ctx: ReadContext<O>): AsyncGenerator<SourceRecord> {
-    const { options, signal, incremental } = ctx;
-    if (signal.aborted) throw signal.reason;
-    let session: SqlSession | undefined;
-    try {
-      session = await driver.connect(ctx);
-      const resolved = await resolve(driver, session, ctx, {
-        ...(incremental ? { cursorField: incremental.cursorField } : {}),
-        ...(ctx.primaryKey ? { primaryKey: ctx.primaryKey } : {}),
-        ...(ctx.partition ? { partition: ctx.partition } : {}),
-      });
-      const { plan } = resolved;
-      if (incremental && plan.cursor && options.nullCursor === 'skip') {
-        const skipped = await session.count(buildNullCount(driver.dialect, plan, plan.cursor));
-        if (skipped > 0) {
-          ctx.logger.warn({ skipped, cursor: plan.cursor.name, table: resolved.stream }, `${skipped} row(s) with a NULL cursor skipped (nullCursor: skip)`);
-        }
+/** Run `work` on a session of its own, closed afterwards; errors come out as the source's failures. */
+async function withSession<O extends SqlReadOptions, T>(driver: SqlDriver<O>, ctx: ConnectorContext<O>, work: (session: SqlSession) => Promise<T>): Promise<T> {
+  let session: SqlSession | undefined;
+  try {
+    session = await driver.connect(ctx);
+    return await work(session);
+  } catch (error) {
+    throw failure(driver, ctx, error);
+  } finally {
+    await session?.close();
+  }
+}
+
+/** The one stream of `table` or `query`, or else the first tables of the schema. */
+async function discoverStreams<O extends SqlReadOptions>(driver: SqlDriver<O>, session: SqlSession, ctx: ConnectorContext<O>): Promise<DiscoveredStream[]> {
+  const { options } = ctx;
+  if (options.table !== undefined || options.query !== undefined) {
+    const resolved = await resolve(driver, session, ctx, {});
+    return [toStream(resolved.stream, resolved.columns, resolved.primaryKey, resolved.estimatedCount)];
+  }
+  const streams: DiscoveredStream[] = [];
+  for (const table of (await session.listTables(options.schema)).slice(0, DISCOVER_MAX_TABLES)) {
+    const info = await session.describeTable(table.name, table.schema);
+    if (!info) continue;
+    streams.push(toStream(table.schema ? `${table.schema}.${table.name}` : table.name, info.columns, info.primaryKey, info.estimatedCount));
+  }
+  return streams;
+}
+
+async function* readRows<O extends SqlReadOptions>(driver: SqlDriver<O>, ctx: ReadContext<O>): AsyncGenerator<SourceRecord> {
+  const { options, signal, incremental } = ctx;
+  if (signal.aborted) throw signal.reason;
+  let session: SqlSession | undefined;
+  try {
+    session = await driver.connect(ctx);
+    const resolved = await resolve(driver, session, ctx, {
+      ...(incremental ? { cursorField: incremental.cursorField } : {}),
+      ...(ctx.primaryKey ? { primaryKey: ctx.primaryKey } : {}),
+      ...(ctx.partition ? { partition: ctx.partition } : {}),
+    });
+    const { plan } = resolved;
+    if (incremental && plan.cursor && options.nullCursor === 'skip') {
+      const skipped = await session.count(buildNullCount(driver.dialect, plan, plan.cursor));
+      if (skipped > 0) {
+        ctx.logger.warn({ skipped, cursor: plan.cursor.name, table: resolved.stream }, `${skipped} row(s) with a NULL cursor skipped (nullCursor: skip)`);
       }
-      const query = buildRead(
-        driver.dialect,
-        plan,
-        incremental
-          ? {
-              nullCursor: options.nullCursor,
-              ...(incremental.after ? { after: incremental.after } : {}),
-              ...(incremental.lag !== undefined ? { lag: incremental.lag } : {}),
-            }
-          : undefined,
-      );
-      ctx.logger.debug({ sql: query.sql, mode: query.mode, parameters: query.params.length }, 'reading');
-      const keyNames = plan.keys.map((key) => key.name);
-      const cursorName = plan.cursor?.name;
-      for await (const data of session.stream(query, resolved.columns, { fetchSize: options.fetchSize, signal })) {
-        if (signal.aborted) throw signal.reason;
-        const origin: RecordOrigin = { stream: resolved.stream, table: resolved.stream };
-        if (keyNames.length > 0) origin.key = keyNames.map((name) => keyPart(data[name])).join('\u001f');
-        yield cursorName !== undefined ? { data, origin, cursor: cursorText(data[cursorName]) } : { data, origin };
-      }
-    } catch (error) {
-      throw failure(driver, ctx, error);
-    } finally {
-      await session?.close();
     }
+    const query = buildRead(
+      driver.dialect,
+      plan,
+      incremental
+        ? {
+            nullCursor: options.nullCursor,
+            ...(incremental.after ? { after: incremental.after } : {}),
+            ...(incremental.lag !== undefined ? { lag: incremental.lag } : {}),
+          }
+        : undefined,
+    );
+    ctx.logger.debug({ sql: query.sql, mode: query.mode, parameters: query.params.length }, 'reading');
+    const keyNames = plan.keys.map((key) => key.name);
+    const cursorName = plan.cursor?.name;
+    for await (const data of session.stream(query, resolved.columns, { fetchSize: options.fetchSize, signal })) {
+      if (signal.aborted) throw signal.reason;
+      const origin: RecordOrigin = { stream: resolved.stream, table: resolved.stream };
+      if (keyNames.length > 0) origin.key = keyNames.map((name) => keyPart(data[name])).join('\u001f');
+      yield cursorName !== undefined ? { data, origin, cursor: cursorText(data[cursorName]) } : { data, origin };
+    }
+  } catch (error) {
+    throw failure(driver, ctx, error);
+  } finally {
+    await session?.close();
   }
 }
