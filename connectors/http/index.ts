@@ -9,6 +9,7 @@ import {
   systemClock,
   type Clock,
   type DiscoveredStream,
+  type ReadContext,
   type RecordOrigin,
   type SourceDefinition,
   type SourceRecord,
@@ -82,49 +83,56 @@ export function createHttpSource(deps: HttpSourceDeps = {}): SourceDefinition<ty
       await records.return(undefined);
     },
 
-    async discover(ctx): Promise<DiscoveredStream[]> {
-      const scope = scopeOf(ctx);
-      const discovered: DiscoveredStream[] = [];
-      for (const stream of ctx.options.streams) {
-        const inference = new FieldTypeInference(false);
-        for (const key of stream.primaryKey ?? []) inference.declare(key);
-        if (stream.parent && stream.includeParentKey) inference.declare(stream.parent.as);
-        for await (const record of readStream(scope, stream, { firstPageOnly: true, parentLimit: 1 })) inference.observe(record.data);
-        const fields = inference.fields();
-        discovered.push({
-          name: stream.name,
-          fields,
-          ...(stream.primaryKey ? { primaryKey: stream.primaryKey } : {}),
-          cursorCandidates: cursorCandidates(fields),
-        });
-      }
-      return discovered;
-    },
+    discover: async (ctx) => discoverStreams(scopeOf(ctx), ctx.options.streams),
 
     async *read(ctx): AsyncGenerator<SourceRecord> {
-      const { options, signal } = ctx;
-      const stream = streamByName(options, options.stream);
-      const primaryKey = stream.primaryKey ?? ctx.primaryKey;
-      const incremental = ctx.incremental;
-      const filter = incremental ? createCursorFilter(incremental) : undefined;
-      const sent = stream.incremental ? incrementalParam(stream.incremental, incremental) : undefined;
-      const extra = stream.incremental && sent !== undefined ? { name: stream.incremental.param, value: sent, in: stream.incremental.in } : undefined;
-      if (extra) ctx.logger.debug({ stream: stream.name, [extra.name]: sent }, 'reading from the stored cursor');
-      for await (const record of readStream(scopeOf(ctx), stream, extra ? { extra } : {})) {
-        if (signal.aborted) throw abortedError(signal, `reading stream ${stream.name}`);
-        const key = recordKey(record.data, primaryKey);
-        const origin: RecordOrigin = { stream: stream.name, url: record.url };
-        if (key !== undefined) origin.key = key;
-        if (!filter || !incremental) {
-          yield { data: record.data, origin };
-          continue;
-        }
-        // The API may answer >= (or ignore the parameter): drop what was already delivered.
-        const cursor = cursorOf(fieldValue(record.data, incremental.cursorField) as Parameters<typeof cursorOf>[0]);
-        if (filter.isNew(cursor, key)) yield { data: record.data, origin, cursor };
-      }
+      yield* readRecords(scopeOf(ctx), ctx);
     },
   });
 }
 
 export default createHttpSource();
+
+/** One stream per configured stream, typed from its first page. */
+async function discoverStreams(scope: ReadScope, streams: HttpOptions['streams']): Promise<DiscoveredStream[]> {
+  const discovered: DiscoveredStream[] = [];
+  for (const stream of streams) {
+    const inference = new FieldTypeInference(false);
+    for (const key of stream.primaryKey ?? []) inference.declare(key);
+    if (stream.parent && stream.includeParentKey) inference.declare(stream.parent.as);
+    for await (const record of readStream(scope, stream, { firstPageOnly: true, parentLimit: 1 })) inference.observe(record.data);
+    const fields = inference.fields();
+    discovered.push({
+      name: stream.name,
+      fields,
+      ...(stream.primaryKey ? { primaryKey: stream.primaryKey } : {}),
+      cursorCandidates: cursorCandidates(fields),
+    });
+  }
+  return discovered;
+}
+
+/** The records of the chosen stream, from the stored cursor on when incremental. */
+async function* readRecords(scope: ReadScope, ctx: ReadContext<HttpOptions>): AsyncGenerator<SourceRecord> {
+  const { options, signal } = ctx;
+  const stream = streamByName(options, options.stream);
+  const primaryKey = stream.primaryKey ?? ctx.primaryKey;
+  const incremental = ctx.incremental;
+  const filter = incremental ? createCursorFilter(incremental) : undefined;
+  const sent = stream.incremental ? incrementalParam(stream.incremental, incremental) : undefined;
+  const extra = stream.incremental && sent !== undefined ? { name: stream.incremental.param, value: sent, in: stream.incremental.in } : undefined;
+  if (extra) ctx.logger.debug({ stream: stream.name, [extra.name]: sent }, 'reading from the stored cursor');
+  for await (const record of readStream(scope, stream, extra ? { extra } : {})) {
+    if (signal.aborted) throw abortedError(signal, `reading stream ${stream.name}`);
+    const key = recordKey(record.data, primaryKey);
+    const origin: RecordOrigin = { stream: stream.name, url: record.url };
+    if (key !== undefined) origin.key = key;
+    if (!filter || !incremental) {
+      yield { data: record.data, origin };
+      continue;
+    }
+    // The API may answer >= (or ignore the parameter): drop what was already delivered.
+    const cursor = cursorOf(fieldValue(record.data, incremental.cursorField) as Parameters<typeof cursorOf>[0]);
+    if (filter.isNew(cursor, key)) yield { data: record.data, origin, cursor };
+  }
+}
