@@ -26,28 +26,12 @@ export async function openFileWriter(ctx: ConnectorContext<FileOptions>): Promis
   const compressed = file.toLowerCase().endsWith('.gz');
   await prepareFolder(file, 'file', ctx.syncName);
 
-  let columns: string[] | undefined = options.columns;
-  let headerWritten = false;
-  if (options.mode === 'append' && format === 'csv') {
-    const existing = await readCsvHeader(file, compressed).catch((cause: unknown) => {
-      throw failure(`cannot read the header of ${file}: ${messageOf(cause)}`, ctx.syncName, cause);
-    });
-    if (existing) {
-      if (columns && existing.join('\u0000') !== columns.join('\u0000')) {
-        throw failure(`${file} has the columns ${existing.join(', ')}, but destination.columns says ${columns.join(', ')}`, ctx.syncName);
-      }
-      columns = existing;
-      headerWritten = true;
-    }
-  }
-
+  const header = format === 'csv' && options.mode === 'append' ? await appendedHeader(ctx, file, compressed) : undefined;
+  let columns: string[] | undefined = header ?? options.columns;
+  let headerWritten = header !== undefined;
+  // Overwrite writes a temporary file beside the target and renames it on close, so a failed export keeps the old content.
   const target = options.mode === 'overwrite' ? join(dirname(file), `.${basename(file)}.${randomBytes(4).toString('hex')}.tmp`) : file;
-  let handle: FileHandle;
-  try {
-    handle = await open(target, options.mode === 'overwrite' ? 'w' : 'a');
-  } catch (cause) {
-    throw new FerryError('FERRY_DESTINATION_UNREACHABLE', `file: cannot open ${target}: ${messageOf(cause)}`, { where: `export ${ctx.syncName}`, cause });
-  }
+  const handle = await openTarget(target, options.mode, ctx.syncName);
   const warned = new Set<string>();
 
   const append = async (text: string) => {
@@ -104,6 +88,27 @@ export async function openFileWriter(ctx: ConnectorContext<FileOptions>): Promis
       if (target !== file) await unlink(target).catch(() => undefined);
     },
   };
+}
+
+/** The header of the CSV file an append continues, if it has one; it must match destination.columns when both are set. */
+async function appendedHeader(ctx: ConnectorContext<FileOptions>, file: string, compressed: boolean): Promise<string[] | undefined> {
+  const existing = await readCsvHeader(file, compressed).catch((cause: unknown) => {
+    throw failure(`cannot read the header of ${file}: ${messageOf(cause)}`, ctx.syncName, cause);
+  });
+  if (!existing) return undefined;
+  const columns = ctx.options.columns;
+  if (columns && existing.join('\u0000') !== columns.join('\u0000')) {
+    throw failure(`${file} has the columns ${existing.join(', ')}, but destination.columns says ${columns.join(', ')}`, ctx.syncName);
+  }
+  return existing;
+}
+
+async function openTarget(target: string, mode: FileOptions['mode'], exportName: string): Promise<FileHandle> {
+  try {
+    return await open(target, mode === 'overwrite' ? 'w' : 'a');
+  } catch (cause) {
+    throw new FerryError('FERRY_DESTINATION_UNREACHABLE', `file: cannot open ${target}: ${messageOf(cause)}`, { where: `export ${exportName}`, cause });
+  }
 }
 
 function failure(message: string, exportName: string, cause?: unknown): FerryError {
