@@ -113,22 +113,7 @@ function connect(ctx: { options: SqliteOptions; baseDir: string; syncName: strin
     columns.map((column) => ({ name: column.name, dbType: column.type ?? '', kind: kindOf(column.type), nullable: true }));
 
   const session: SqlSession = {
-    async describeTable(table, schema): Promise<TableInfo | undefined> {
-      const rows = db
-        .prepare<[string, string], { name: string; type: string; notnull: number; pk: number }>(
-          'SELECT name, type, "notnull" AS "notnull", pk FROM pragma_table_info(?, ?)',
-        )
-        .all(table, schema ?? 'main');
-      if (rows.length === 0) return undefined;
-      const relation = schema !== undefined ? `${quote(schema)}.${quote(table)}` : quote(table);
-      const counted = db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM ${relation} LIMIT ${COUNT_LIMIT + 1})`).get();
-      const primaryKey = rows.filter((row) => row.pk > 0).sort((a, b) => a.pk - b.pk).map((row) => row.name);
-      return {
-        columns: rows.map((row) => ({ name: row.name, dbType: row.type, kind: kindOf(row.type), nullable: row.notnull === 0 && row.pk === 0 })),
-        primaryKey,
-        ...(counted && counted.n <= COUNT_LIMIT ? { estimatedCount: counted.n } : {}),
-      };
-    },
+    describeTable: async (table, schema) => describeTable(db, table, schema),
     async describeQuery(query) {
       return toColumns(db.prepare(`SELECT * FROM (${query}) AS q LIMIT 0`).columns());
     },
@@ -174,6 +159,25 @@ function connect(ctx: { options: SqliteOptions; baseDir: string; syncName: strin
     },
   };
   return Promise.resolve(session);
+}
+
+/** Columns, primary key and (when small) the row count of a table, from its pragma. */
+function describeTable(db: Database.Database, table: string, schema: string | undefined): TableInfo | undefined {
+  const quote = sqliteDialect.quote;
+  const rows = db
+    .prepare<[string, string], { name: string; type: string; notnull: number; pk: number }>(
+      'SELECT name, type, "notnull" AS "notnull", pk FROM pragma_table_info(?, ?)',
+    )
+    .all(table, schema ?? 'main');
+  if (rows.length === 0) return undefined;
+  const relation = schema !== undefined ? `${quote(schema)}.${quote(table)}` : quote(table);
+  const counted = db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM ${relation} LIMIT ${COUNT_LIMIT + 1})`).get();
+  const primaryKey = rows.filter((row) => row.pk > 0).sort((a, b) => a.pk - b.pk).map((row) => row.name);
+  return {
+    columns: rows.map((row) => ({ name: row.name, dbType: row.type, kind: kindOf(row.type), nullable: row.notnull === 0 && row.pk === 0 })),
+    primaryKey,
+    ...(counted && counted.n <= COUNT_LIMIT ? { estimatedCount: counted.n } : {}),
+  };
 }
 
 export const sqliteDriver: SqlDriver<SqliteOptions> = {
