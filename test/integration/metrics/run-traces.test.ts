@@ -8,6 +8,10 @@ import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { join } from 'node:path';
+import pino from 'pino';
+import { loadProject, openProjectState } from '../../../src/pipeline/project.js';
+import { executeRun } from '../../../src/worker/execute.js';
 import { Harness } from '../pipeline/harness.js';
 
 const loads = vi.hoisted(() => ({ otel: 0 }));
@@ -123,5 +127,25 @@ describe('traces of a ferry run', () => {
     expect(attribute(run, 'ferry.status')).toBe('failed');
     expect(sync.status?.code).toBe(2);
     expect(sync.status?.message ?? '').not.toContain('Bearer');
+  });
+
+  it('sends a job span per worker job, with its sync span', async () => {
+    vi.stubEnv('OTEL_EXPORTER_OTLP_ENDPOINT', endpoint);
+    process.env.TEST_API_KEY = h.emulator.devKey!;
+    const config = await loadProject(join(h.dir, 'ferry.yaml'));
+    const logger = pino({ level: 'silent' });
+    const store = await openProjectState(config, logger);
+    try {
+      const outcome = await executeRun({ kind: 'sync', name: 'deals' }, { config, store, logger, signal: new AbortController().signal });
+      expect(outcome).toMatchObject({ status: 'succeeded', counts: { created: ROWS } });
+    } finally {
+      await store.close();
+    }
+    const all = spans();
+    const job = all.find((s) => s.name === 'ferry job')!;
+    const sync = all.find((s) => s.name === 'ferry sync')!;
+    expect(attribute(job, 'ferry.status')).toBe('succeeded');
+    expect(sync.parentSpanId).toBe(job.spanId);
+    expect(attribute(sync, 'ferry.records.created')).toBe(ROWS);
   });
 });
