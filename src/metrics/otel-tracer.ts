@@ -10,6 +10,7 @@ import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { Logger } from 'pino';
 import { redact } from '../api/redact.js';
 import type { RunCounts } from '../state/index.js';
 import type { RunTracer, SyncTrace } from './tracing.js';
@@ -23,7 +24,7 @@ function countAttributes(counts: Readonly<RunCounts>, since?: Readonly<RunCounts
   return out;
 }
 
-export function startRunTracer(name: string, attributes: Attributes, secrets: readonly string[]): RunTracer {
+export function startRunTracer(name: string, attributes: Attributes, logger: Logger, secrets: readonly string[]): RunTracer {
   const provider = new BasicTracerProvider({
     // OTEL_SERVICE_NAME / OTEL_RESOURCE_ATTRIBUTES still apply: the provider merges them over this.
     resource: resourceFromAttributes({ 'service.name': process.env.OTEL_SERVICE_NAME ?? 'ferry' }),
@@ -39,7 +40,13 @@ export function startRunTracer(name: string, attributes: Attributes, secrets: re
       if (status === 'failed') root.setStatus({ code: SpanStatusCode.ERROR });
       root.end();
       // Flushes the batch processor; the exporter gives up after OTEL_EXPORTER_OTLP_TIMEOUT (10 s).
-      await provider.shutdown();
+      // A collector that is down costs the traces, not the run's outcome.
+      try {
+        await provider.shutdown();
+      } catch (error) {
+        const reason = redact(error instanceof Error ? error.message : String(error), secrets);
+        logger.error({ err: { message: reason } }, `traces not sent to the OTLP endpoint: ${reason}; check OTEL_EXPORTER_OTLP_ENDPOINT and that the collector is up`);
+      }
     },
   };
 }

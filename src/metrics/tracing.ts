@@ -6,13 +6,14 @@
  * variables are set; the OpenTelemetry SDK is imported only then, so a run
  * without them loads none of it and pays nothing per record.
  */
+import type { Logger } from 'pino';
 import type { RunCounts } from '../state/index.js';
 
 /** A run's tracer; every span it starts is exported by {@link RunTracer.shutdown}. */
 export interface RunTracer {
   /** The span of one sync (or one slice of a partitioned sync), a child of the run's span. */
   sync(name: string): SyncTrace;
-  /** Ends the run's span with its status and sends every span; also after a failed run. */
+  /** Ends the run's span with its status and sends every span; also after a failed run. Never throws: a failed export is logged. */
   shutdown(status: string): Promise<void>;
 }
 
@@ -34,10 +35,15 @@ export function tracesEndpoint(env: NodeJS.ProcessEnv = process.env): string | u
 /**
  * The tracer of a run (`span` names the root span: `ferry run`, `ferry job`),
  * or undefined when no endpoint is configured. `secrets` are scrubbed from
- * error messages put on spans.
+ * error messages put on spans and logged.
  */
-export async function runTracerFor(span: string, attributes: Record<string, string | number>, secrets: readonly string[] = []): Promise<RunTracer | undefined> {
+export async function runTracerFor(
+  span: string,
+  attributes: Record<string, string | number>,
+  logger: Logger,
+  secrets: readonly string[] = [],
+): Promise<RunTracer | undefined> {
   if (tracesEndpoint() === undefined) return undefined;
   const { startRunTracer } = await import('./otel-tracer.js');
-  return startRunTracer(span, attributes, secrets);
+  return startRunTracer(span, attributes, logger, secrets);
 }

@@ -57,7 +57,7 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
   const stopping = stopOnSignals(logger, 'stopping: finishing in-flight requests and checkpointing');
 
   const metrics = await runMetricsFor(config, options);
-  const tracer = await runTracerFor('ferry run', { 'ferry.syncs': prepared.map((p) => p.sync.name).join(','), 'ferry.dry_run': options.dryRun ? 1 : 0 }, secretsOf(config));
+  const tracer = await runTracerFor('ferry run', { 'ferry.syncs': prepared.map((p) => p.sync.name).join(','), 'ferry.dry_run': options.dryRun ? 1 : 0 }, logger, secretsOf(config));
   const store = await openProjectState(config, logger);
   const summaries: ProjectRunSummary[] = [];
   let completed = false;

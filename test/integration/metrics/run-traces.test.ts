@@ -148,4 +148,22 @@ describe('traces of a ferry run', () => {
     expect(sync.parentSpanId).toBe(job.spanId);
     expect(attribute(sync, 'ferry.records.created')).toBe(ROWS);
   });
+
+  it('keeps the run\'s outcome when the collector cannot be reached', async () => {
+    // A port nothing listens on: the receiver's, closed for this test.
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer();
+      probe.listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    vi.stubEnv('OTEL_EXPORTER_OTLP_ENDPOINT', `http://127.0.0.1:${closed}`);
+    vi.stubEnv('OTEL_EXPORTER_OTLP_TIMEOUT', '500');
+    const lines: string[] = [];
+    const logger = pino({ level: 'error' }, { write: (line: string) => lines.push(line) });
+    const { summaries } = await h.run({ logger });
+    expect(summaries[0]).toMatchObject({ status: 'succeeded', counts: { created: ROWS } });
+    expect(lines.join('')).toContain('traces not sent to the OTLP endpoint');
+  });
 });
