@@ -57,8 +57,8 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
   const stopping = stopOnSignals(logger, 'stopping: finishing in-flight requests and checkpointing');
 
   const metrics = await runMetricsFor(config, options);
-  const tracer = await runTracerFor('ferry run', { 'ferry.syncs': prepared.map((p) => p.sync.name).join(','), 'ferry.dry_run': options.dryRun ? 1 : 0 }, logger, secretsOf(config));
   const store = await openProjectState(config, logger);
+  const tracer = await runTracerFor('ferry run', { 'ferry.syncs': prepared.map((p) => p.sync.name).join(','), 'ferry.dry_run': options.dryRun ? 1 : 0 }, logger, secretsOf(config));
   const summaries: ProjectRunSummary[] = [];
   let completed = false;
   try {
@@ -139,7 +139,7 @@ export function serviceLimits(
   };
 }
 
-/** The run span's status: the worst of its syncs' (`failed` when a sync threw before it had a summary). */
+/** The run span's status: the worst of its syncs'. */
 function worstStatus(summaries: readonly ProjectRunSummary[]): string {
   for (const status of ['failed', 'aborted', 'partial'] as const) if (summaries.some((s) => s.status === status)) return status;
   return 'succeeded';
