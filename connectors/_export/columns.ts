@@ -3,7 +3,7 @@
  * is created as, and how a value is encoded for it. Nested values (objects,
  * arrays) are kept whole as JSON, never flattened.
  */
-import { isPlainObject } from './flatten.js';
+import { isRecord } from '../../src/sdk/index.js';
 
 export type ColumnKind = 'boolean' | 'integer' | 'number' | 'timestamp' | 'text' | 'json';
 
@@ -25,7 +25,7 @@ export function kindOf(value: unknown, options: InferOptions = {}): ColumnKind |
   if (typeof value === 'bigint') return 'integer';
   if (options.timestamps && (value instanceof Date || (typeof value === 'string' && ISO_INSTANT.test(value)))) return 'timestamp';
   if (typeof value === 'string' || value instanceof Date) return 'text';
-  if (Array.isArray(value) || isPlainObject(value)) return 'json';
+  if (Array.isArray(value) || isRecord(value)) return 'json';
   return 'text';
 }
 

@@ -3,6 +3,7 @@
  * (CSV files): nested objects become dot-keyed columns, arrays become JSON
  * text, and every cell is a string, number, boolean or null.
  */
+import { isRecord } from '../../src/sdk/index.js';
 
 export type Cell = string | number | boolean | null;
 
@@ -14,7 +15,7 @@ export type Cell = string | number | boolean | null;
 export function flattenRecord(record: Readonly<Record<string, unknown>>): Record<string, Cell> {
   const out: Record<string, Cell> = {};
   const visit = (value: unknown, key: string) => {
-    if (isPlainObject(value)) {
+    if (isRecord(value)) {
       const entries = Object.entries(value);
       if (entries.length === 0) {
         out[key] = null;
@@ -44,10 +45,4 @@ export function collectKeys(records: Iterable<Readonly<Record<string, unknown>>>
   const seen = new Set<string>();
   for (const record of records) for (const key of Object.keys(record)) seen.add(key);
   return [...seen];
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
 }

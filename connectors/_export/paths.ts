@@ -1,7 +1,7 @@
 /** Output paths of file-based destinations: resolved against the YAML file, parents created. */
 import { access, constants, mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { FerryError } from '../../src/sdk/index.js';
+import { FerryError, messageOf } from '../../src/sdk/index.js';
 
 export function outputPath(path: string, baseDir: string): string {
   return resolve(baseDir, path);
@@ -21,10 +21,6 @@ export async function prepareFolder(file: string, destination: string, exportNam
       details: { path: file },
     });
   }
-}
-
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**

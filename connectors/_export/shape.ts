@@ -16,7 +16,7 @@
  * children first, so a shorter transcript leaves no stale lines behind.
  */
 import { z } from 'zod';
-import { isPlainObject } from './flatten.js';
+import { isRecord } from '../../src/sdk/index.js';
 
 /** The `shape` option of table destinations. */
 export const shapeOption = z.enum(['json', 'relational']).default('json');
@@ -92,9 +92,9 @@ function childTable(children: Map<string, TableBatch & { rows: Row[] }>, table: 
 }
 
 function isObjectArray(value: unknown): value is Row[] {
-  return Array.isArray(value) && value.every(isPlainObject);
+  return Array.isArray(value) && value.every(isRecord);
 }
 
 function isFieldMap(value: unknown): value is Record<string, { value: unknown }> {
-  return isPlainObject(value) && Object.values(value).every((entry) => isPlainObject(entry) && 'value' in entry);
+  return isRecord(value) && Object.values(value).every((entry) => isRecord(entry) && 'value' in entry);
 }

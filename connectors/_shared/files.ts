@@ -11,7 +11,7 @@ import { createGunzip } from 'node:zlib';
 import iconv from 'iconv-lite';
 import { glob, isDynamicPattern } from 'tinyglobby';
 import { z } from 'zod';
-import { FerryError } from '../../src/sdk/index.js';
+import { FerryError, messageOf, type ConnectorLogger, type SkippedInput } from '../../src/sdk/index.js';
 
 /** `path`: a file or a glob, relative to the YAML file's directory. */
 export const pathOption = z.string().min(1);
@@ -111,17 +111,39 @@ export function withoutGz(file: string): string {
  */
 export function openText(
   file: string,
-  options: { encoding: string; compression: Compression; signal?: AbortSignal },
+  options: { encoding: string; compression: Compression; signal?: AbortSignal; check?: Transform | undefined },
 ): Readable {
   const input = createReadStream(file, options.signal ? { signal: options.signal } : {});
   const decoder = iconv.decodeStream(options.encoding, { stripBOM: true }) as unknown as Transform;
   const noop = (): void => {
     // Errors reach the consumer through the last stream, which pipeline destroys with them.
   };
-  if (isGzip(file, options.compression)) {
-    return pipeline(input, createGunzip(), decoder, noop);
-  }
+  // The byte check (invalid-encoding.ts) sees the raw bytes, before the decoder replaces them.
+  const gzip = isGzip(file, options.compression);
+  const { check } = options;
+  if (gzip && check) return pipeline(input, createGunzip(), check, decoder, noop);
+  if (gzip) return pipeline(input, createGunzip(), decoder, noop);
+  if (check) return pipeline(input, check, decoder, noop);
   return pipeline(input, decoder, noop);
+}
+
+/** What a file parser needs from the connector context. */
+export interface ParseContext {
+  signal: AbortSignal;
+  logger: ConnectorLogger;
+  syncName: string;
+  reportSkipped?: ((input: SkippedInput) => void) | undefined;
+}
+
+const SILENT: ConnectorLogger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/**
+ * The parse context for discover(), which only samples: what the sampled rows
+ * contain (a ragged row, invalid bytes) is warned about and counted once, by
+ * read(), not here as well.
+ */
+export function sampling(ctx: { signal: AbortSignal; syncName: string }): ParseContext {
+  return { signal: ctx.signal, syncName: ctx.syncName, logger: SILENT };
 }
 
 /**
@@ -183,7 +205,7 @@ export async function countLines(file: string, compression: Compression): Promis
 export function readFailure(error: unknown, where: string, syncName: string, signal: AbortSignal): unknown {
   if (signal.aborted) return signal.reason;
   if (error instanceof FerryError) return error;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return new FerryError('FERRY_SOURCE_READ_FAILED', `reading ${where} failed: ${message}`, {
     where: `${where} (sync ${syncName})`,
     cause: error,

@@ -3,8 +3,7 @@
  * names the sync and the database (URL with the password masked) and is
  * scrubbed of the password in case a driver echoed it.
  */
-import { FerryError, type ErrorCode } from '../../src/sdk/index.js';
-import { scrub } from './redact.js';
+import { FerryError, messageOf, redact, type ErrorCode } from '../../src/sdk/index.js';
 
 /** What a driver error means; drivers classify their own codes. */
 export type FailureKind = 'unreachable' | 'auth' | 'missing' | 'timeout' | 'failed';
@@ -46,16 +45,10 @@ export function isNetworkError(error: unknown): boolean {
   );
 }
 
-function messageOf(error: unknown): string {
-  if (error instanceof AggregateError && error.errors.length > 0) return messageOf(error.errors[0]);
-  if (error instanceof Error) return error.message || String((error as { code?: unknown }).code ?? error.name);
-  return String(error);
-}
-
 /** A FerryError of the given kind; `message` is the lead, the driver's (scrubbed) text follows. */
 export function sqlError(kind: FailureKind, scope: ErrorScope, message: string, cause?: unknown): FerryError {
-  const detail = cause === undefined ? '' : `: ${scrub(messageOf(cause), scope.secrets)}`;
-  const text = scrub(`${message}${detail}`, scope.secrets);
+  const detail = cause === undefined ? '' : `: ${redact(messageOf(cause), scope.secrets)}`;
+  const text = redact(`${message}${detail}`, scope.secrets);
   return new FerryError(CODE[kind], text, {
     where: `sync ${scope.syncName}`,
     hint: HINT[kind],
@@ -66,7 +59,7 @@ export function sqlError(kind: FailureKind, scope: ErrorScope, message: string, 
 }
 
 function scrubbedCause(cause: unknown, scope: ErrorScope): Error {
-  const error = new Error(scrub(messageOf(cause), scope.secrets));
+  const error = new Error(redact(messageOf(cause), scope.secrets));
   const code = (cause as { code?: unknown } | null)?.code;
   if (code !== undefined) Object.assign(error, { code });
   return error;

@@ -5,7 +5,7 @@
  */
 import { defineSource, inPartition, type DiscoveredStream } from '../../src/sdk/index.js';
 import { toSourceRecords, type FileRow } from '../_shared/emit.js';
-import { assertReadable, countLines, resolveFiles, toKeyList } from '../_shared/files.js';
+import { assertReadable, countLines, resolveFiles, sampling, toKeyList } from '../_shared/files.js';
 import { cursorCandidates, FieldTypeInference, SAMPLE_SIZE } from '../_shared/infer.js';
 import { csvOptions } from './options.js';
 import { parseCsvFile } from './parse-file.js';
@@ -32,7 +32,7 @@ export default defineSource({
       const lines = await countLines(file.absolute, options.compression);
       estimatedCount = lines === undefined || estimatedCount === undefined ? undefined : estimatedCount + lines - (options.header === true ? 1 : 0);
       let headerSeen = false;
-      for await (const row of parseCsvFile(file, options, ctx)) {
+      for await (const row of parseCsvFile(file, options, sampling(ctx))) {
         if (!headerSeen) {
           for (const column of row.columns) inference.declare(column);
           headerSeen = true;

@@ -4,9 +4,10 @@
  */
 import { pipeline } from 'node:stream';
 import { parse } from 'csv-parse';
-import type { ConnectorLogger, SourceValue } from '../../src/sdk/index.js';
+import type { SourceValue } from '../../src/sdk/index.js';
 import type { FileRow } from '../_shared/emit.js';
-import { openText, readFailure, type InputFile } from '../_shared/files.js';
+import { openText, readFailure, type InputFile, type ParseContext } from '../_shared/files.js';
+import { InvalidEncodingGuard } from '../_shared/invalid-encoding.js';
 import type { CsvOptions } from './options.js';
 
 /** How many mismatched rows per file are warned about one by one. */
@@ -57,13 +58,10 @@ export interface CsvFileRow extends FileRow {
 /**
  * Parse one file. Rows whose column count differs from the header are kept
  * (missing columns absent, surplus values under `_extra`) and, unless
- * `relaxColumnCount`, warned about with file:line.
+ * `relaxColumnCount`, reported as repaired and warned about with file:line.
+ * Bytes not valid in the encoding are handled as `onInvalidEncoding` says.
  */
-export async function* parseCsvFile(
-  file: InputFile,
-  options: CsvOptions,
-  context: { signal: AbortSignal; logger: ConnectorLogger; syncName: string },
-): AsyncGenerator<CsvFileRow> {
+export async function* parseCsvFile(file: InputFile, options: CsvOptions, context: ParseContext): AsyncGenerator<CsvFileRow> {
   const { signal, logger } = context;
   signal.throwIfAborted();
   const parser = parse({
@@ -78,7 +76,8 @@ export async function* parseCsvFile(
     skip_empty_lines: false,
     bom: true,
   });
-  const text = openText(file.absolute, { encoding: options.encoding, compression: options.compression, signal });
+  const encoding = new InvalidEncodingGuard({ ...context, file: file.relative, stream: options.path, encoding: options.encoding, mode: options.onInvalidEncoding });
+  const text = openText(file.absolute, { encoding: options.encoding, compression: options.compression, signal, check: encoding.check });
   pipeline(text, parser, () => {
     // Errors surface through the parser's iteration below.
   });
@@ -95,6 +94,7 @@ export async function* parseCsvFile(
       signal.throwIfAborted();
       line = previousEnd + 1;
       previousEnd = line + lineBreaks(values);
+      encoding.before(previousEnd);
       if (options.skipEmptyLines && values.length === 1 && values[0] === '') continue;
 
       if (header === undefined) {
@@ -114,6 +114,11 @@ export async function* parseCsvFile(
       if (values.length > columns.length) data._extra = values.slice(columns.length).map(convert);
       if (values.length !== columns.length && !options.relaxColumnCount) {
         mismatched += 1;
+        context.reportSkipped?.({
+          action: 'repaired',
+          origin: { stream: options.path, file: file.relative, line },
+          reason: `${values.length} columns where the header has ${columns.length}`,
+        });
         if (mismatched <= WARN_EACH) {
           logger.warn(
             { file: file.relative, line, expected: columns.length, found: values.length },
@@ -124,6 +129,7 @@ export async function* parseCsvFile(
       }
       yield { data, file: file.relative, line, columns };
     }
+    encoding.finish();
   } catch (error) {
     throw readFailure(error, `${file.relative}:${line + 1}`, context.syncName, signal);
   } finally {

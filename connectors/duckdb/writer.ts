@@ -5,11 +5,11 @@
  * connectors/_duckdb/tables.ts for typing, widening and the merge.
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { FerryError, type ConnectorContext, type DestinationWriter } from '../../src/sdk/index.js';
+import { FerryError, messageOf, type ConnectorContext, type DestinationWriter } from '../../src/sdk/index.js';
 import { DuckTables, inTransaction } from '../_duckdb/tables.js';
 import { lastByKey } from '../_export/columns.js';
 import { assertKeys, keyOf } from '../_export/key.js';
-import { messageOf, outputPath, prepareFolder } from '../_export/paths.js';
+import { outputPath, prepareFolder } from '../_export/paths.js';
 import { shapeBatch } from '../_export/shape.js';
 import type { DuckdbOptions } from './options.js';
 

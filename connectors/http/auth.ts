@@ -6,9 +6,9 @@
  */
 import { z } from 'zod';
 import { FerryError, type ConnectorLogger } from '../../src/sdk/index.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../../src/sdk/index.js';
 import type { AuthOption } from './options.js';
-import type { Redactor } from './redact.js';
+import type { Redactor } from '../../src/sdk/index.js';
 import type { OutgoingRequest, Transport } from './transport.js';
 
 export interface AuthProvider {

@@ -6,7 +6,7 @@
  */
 import { FerryError, type ConnectorLogger } from '../../src/sdk/index.js';
 import type { AuthProvider } from './auth.js';
-import type { Redactor } from './redact.js';
+import type { Redactor } from '../../src/sdk/index.js';
 import type { OutgoingRequest, Transport } from './transport.js';
 
 export interface JsonResponse {

@@ -6,6 +6,8 @@
 import {
   abortedError,
   defineSource,
+  systemClock,
+  type Clock,
   type DiscoveredStream,
   type RecordOrigin,
   type SourceDefinition,
@@ -14,7 +16,6 @@ import {
 import { createCursorFilter, cursorOf, recordKey } from '../_shared/incremental.js';
 import { cursorCandidates, FieldTypeInference } from '../_shared/infer.js';
 import type { ApiClient } from './client.js';
-import { systemClock, type Clock } from './clock.js';
 import { incrementalParam } from './incremental.js';
 import { httpOptions, type HttpOptions } from './options.js';
 import { readStream, streamByName, type ReadScope } from './read.js';
@@ -23,7 +24,7 @@ import { createSession } from './session.js';
 import type { FetchFunction } from './transport.js';
 
 export { httpOptions, type HttpOptions } from './options.js';
-export type { Clock } from './clock.js';
+export type { Clock } from '../../src/sdk/index.js';
 
 /** What tests (and embedders) may replace. */
 export interface HttpSourceDeps {

@@ -5,6 +5,7 @@
  * `streams` list, and `stream` names the stream the sync reads.
  */
 import { z } from 'zod';
+import { messageOf } from '../../src/sdk/index.js';
 import { parseSelector } from './selector.js';
 
 /** A JSONPath-like selector, checked at load so a typo is a config error with a position. */
@@ -12,7 +13,7 @@ const selectorText = z.string().superRefine((text, ctx) => {
   try {
     parseSelector(text);
   } catch (error) {
-    ctx.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+    ctx.addIssue({ code: 'custom', message: messageOf(error) });
   }
 });
 

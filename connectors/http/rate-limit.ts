@@ -4,7 +4,7 @@
  * to the service: nothing else protects a third-party API (and its quota)
  * from being read as fast as the network allows.
  */
-import type { Clock } from './clock.js';
+import type { Clock } from '../../src/sdk/index.js';
 
 export class TokenBucket {
   private tokens: number;

@@ -3,11 +3,11 @@
  * and for a child stream do that once per record of its parent, with the
  * parent's key substituted into the path.
  */
-import type { ConnectorLogger, SourceData } from '../../src/sdk/index.js';
+import { isRecord, type ConnectorLogger, type SourceData } from '../../src/sdk/index.js';
 import type { ApiClient } from './client.js';
 import { placeholders, type HttpOptions, type StreamOption } from './options.js';
 import { paginate, type StreamRequest } from './paginate.js';
-import { fieldValue, isObject, parseSelector } from './selector.js';
+import { fieldValue, parseSelector } from './selector.js';
 
 export interface ReadScope {
   client: ApiClient;
@@ -101,5 +101,5 @@ function firstRequest(options: HttpOptions, stream: StreamOption, bindings: Reco
  * (an API listing bare ids) becomes `{ value }`.
  */
 function toData(item: unknown): SourceData {
-  return (isObject(item) ? item : { value: item }) as SourceData;
+  return (isRecord(item) ? item : { value: item }) as SourceData;
 }

@@ -4,6 +4,7 @@
  * `$['odd key'].value`, `$.*`. No filters, no recursion, no script: a
  * selector from YAML can only walk the response, never run anything.
  */
+import { isRecord } from '../../src/sdk/index.js';
 
 export type Segment = { kind: 'key'; name: string } | { kind: 'index'; index: number } | { kind: 'wildcard' };
 
@@ -64,7 +65,7 @@ export function selectAll(selector: Selector, root: unknown): unknown[] {
     const next: unknown[] = [];
     for (const value of current) {
       if (segment.kind === 'key') {
-        if (isObject(value) && Object.hasOwn(value, segment.name)) next.push(value[segment.name]);
+        if (isRecord(value) && Object.hasOwn(value, segment.name)) next.push(value[segment.name]);
       } else if (segment.kind === 'index') {
         if (Array.isArray(value)) {
           const item: unknown = value.at(segment.index);
@@ -72,7 +73,7 @@ export function selectAll(selector: Selector, root: unknown): unknown[] {
         }
       } else if (Array.isArray(value)) {
         next.push(...(value as unknown[]));
-      } else if (isObject(value)) {
+      } else if (isRecord(value)) {
         next.push(...Object.values(value));
       }
     }
@@ -109,8 +110,4 @@ export function fieldValue(record: Record<string, unknown>, name: string): unkno
   } catch {
     return undefined;
   }
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

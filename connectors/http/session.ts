@@ -6,10 +6,10 @@
  */
 import { createAuth } from './auth.js';
 import { ApiClient } from './client.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../../src/sdk/index.js';
 import type { HttpOptions } from './options.js';
 import { TokenBucket } from './rate-limit.js';
-import { Redactor } from './redact.js';
+import { Redactor } from '../../src/sdk/index.js';
 import { Transport, type FetchFunction } from './transport.js';
 
 export interface SessionDeps {

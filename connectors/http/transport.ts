@@ -14,9 +14,9 @@ import {
   type ConnectorLogger,
   type RetryPolicy,
 } from '../../src/sdk/index.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../../src/sdk/index.js';
 import type { TokenBucket } from './rate-limit.js';
-import type { Redactor } from './redact.js';
+import type { Redactor } from '../../src/sdk/index.js';
 
 export interface OutgoingRequest {
   method: 'GET' | 'POST';

@@ -4,7 +4,7 @@
  */
 import { defineSource, inPartition, type DiscoveredStream } from '../../src/sdk/index.js';
 import { toSourceRecords, type FileRow } from '../_shared/emit.js';
-import { assertReadable, countLines, resolveFiles, toKeyList } from '../_shared/files.js';
+import { assertReadable, countLines, resolveFiles, sampling, toKeyList } from '../_shared/files.js';
 import { cursorCandidates, FieldTypeInference, SAMPLE_SIZE } from '../_shared/infer.js';
 import { jsonlOptions } from './options.js';
 import { formatOf, parseJsonFile } from './parse-file.js';
@@ -28,7 +28,7 @@ export default defineSource({
     let sampled = 0;
     for (const file of files) {
       if (sampled >= SAMPLE_SIZE) break;
-      for await (const row of parseJsonFile(file, options, ctx)) {
+      for await (const row of parseJsonFile(file, options, sampling(ctx))) {
         inference.observe(row.data);
         sampled += 1;
         if (sampled >= SAMPLE_SIZE) break;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { compressionOption, encodingOption, pathOption, primaryKeyOption } from '../_shared/files.js';
+import { invalidEncodingOption } from '../_shared/invalid-encoding.js';
 
 /** Options of the built-in `jsonl` source (everything under `source:` except `type`). */
 export const jsonlOptions = z.strictObject({
@@ -9,13 +10,15 @@ export const jsonlOptions = z.strictObject({
   format: z.enum(['auto', 'jsonl', 'json']).default('auto'),
   /** @default utf8 */
   encoding: encodingOption,
+  /** Bytes that are not valid UTF-8: replace reads them as U+FFFD, counts each line as skipped and warns once per file with the line numbers; reject stops the read at the first, naming file:line. @default replace */
+  onInvalidEncoding: invalidEncodingOption,
   /** auto: gunzip files ending in .gz. @default auto */
   compression: compressionOption,
   /** Take a part of each value (JSON pointer `/a/b` or dot path `a.b`); an array there yields one record per element. */
   pointer: z.string().optional(),
   /** Add `_file` (the path relative to the YAML file) to every record, e.g. to group by file. @default false */
   includeFileName: z.boolean().default(false),
-  /** fail: stop with file:line on a malformed line; skip: warn, count and go on. @default fail */
+  /** fail: stop with file:line on a malformed line; skip: warn, count as skipped (summary, status, --json) and go on. @default fail */
   onInvalidLine: z.enum(['fail', 'skip']).default('fail'),
   /** Field(s) identifying a record; they become the origin key and the incremental tie-breaker. */
   primaryKey: primaryKeyOption,

@@ -10,7 +10,7 @@ import type { SqlColumn } from '../_sql/columns.js';
 import type { SqlDialect } from '../_sql/dialect.js';
 import { isNetworkError, type FailureKind } from '../_sql/errors.js';
 import { quoteIdentifier } from '../_sql/identifiers.js';
-import { passwordOf, redactUrl } from '../_sql/redact.js';
+import { passwordOf, redactUrl } from '../../src/sdk/index.js';
 import type { SqlDriver, SqlRow, SqlSession } from '../_sql/session.js';
 import { defineSqlSource } from '../_sql/source.js';
 import { tlsSettings } from '../_sql/tls.js';

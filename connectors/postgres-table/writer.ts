@@ -5,12 +5,11 @@
  * (exact for integers and decimals alike), strings text.
  */
 import pg from 'pg';
-import { FerryError, type ConnectorContext, type DestinationWriter } from '../../src/sdk/index.js';
+import { FerryError, messageOf, passwordOf, redact, redactUrl, type ConnectorContext, type DestinationWriter } from '../../src/sdk/index.js';
 import { lastByKey } from '../_export/columns.js';
 import { assertKeys, keyOf } from '../_export/key.js';
 import { shapeBatch, TableProblem } from '../_export/shape.js';
 import type { PostgresTableOptions } from './options.js';
-import { redactMessage, redactUrl } from './redact.js';
 import { PostgresTables } from './tables.js';
 
 export async function openPostgresWriter(ctx: ConnectorContext<PostgresTableOptions>): Promise<DestinationWriter> {
@@ -18,7 +17,7 @@ export async function openPostgresWriter(ctx: ConnectorContext<PostgresTableOpti
   const client = await connect(options.url, ctx.syncName);
   const tables = new PostgresTables(client, options.schema, ctx.logger);
   const failed = (what: string, cause: unknown) =>
-    cause instanceof TableProblem ? failure(cause.message, ctx.syncName) : failure(`${what}: ${redactMessage(messageOf(cause), options.url)}`, ctx.syncName);
+    cause instanceof TableProblem ? failure(cause.message, ctx.syncName) : failure(`${what}: ${redact(messageOf(cause), [passwordOf(options.url)])}`, ctx.syncName);
 
   let closed = false;
   return {
@@ -57,7 +56,7 @@ export async function openPostgresWriter(ctx: ConnectorContext<PostgresTableOpti
       try {
         await durable(client);
       } catch (cause) {
-        throw failure(`cannot commit ${options.table}: ${redactMessage(messageOf(cause), options.url)}`, ctx.syncName);
+        throw failure(`cannot commit ${options.table}: ${redact(messageOf(cause), [passwordOf(options.url)])}`, ctx.syncName);
       } finally {
         await client.end().catch(() => undefined);
       }
@@ -90,16 +89,13 @@ export async function connect(url: string, exportName: string): Promise<pg.Clien
     return client;
   } catch (cause) {
     await client.end().catch(() => undefined);
-    throw new FerryError('FERRY_DESTINATION_UNREACHABLE', `postgres-table: cannot connect to ${redactUrl(url)}: ${redactMessage(messageOf(cause), url)}`, {
+    throw new FerryError('FERRY_DESTINATION_UNREACHABLE', `postgres-table: cannot connect to ${redactUrl(url)}: ${redact(messageOf(cause), [passwordOf(url)])}`, {
       where: `export ${exportName}`,
       hint: 'check the URL, network and credentials (the password is never printed)',
     });
   }
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 function failure(message: string, exportName: string): FerryError {
   // No cause attached: a driver error may carry connection parameters.

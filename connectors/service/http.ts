@@ -4,7 +4,7 @@
  * dropped connections with backoff (or the server's Retry-After). The waiting
  * rules are the SDK's (src/sdk/http-retry.ts), shared with ferry's own client.
  */
-import { FerryError, isRetryableStatus, networkErrorCode, parseRetryAfter, retryDelay, sleep } from '../../src/sdk/index.js';
+import { FerryError, isRetryableStatus, messageOf, networkErrorCode, parseRetryAfter, retryDelay, sleep } from '../../src/sdk/index.js';
 
 export interface ReadPolicy {
   /** Attempts in total, the first included. */
@@ -115,7 +115,7 @@ export class ServiceHttp {
         const code = networkErrorCode(error);
         const timedOut = error instanceof Error && error.name === 'TimeoutError';
         if (!code && !timedOut) {
-          throw new FerryError('FERRY_SOURCE_UNREACHABLE', `GET ${path} on ${this.baseUrl} failed: ${error instanceof Error ? error.message : String(error)}`, {
+          throw new FerryError('FERRY_SOURCE_UNREACHABLE', `GET ${path} on ${this.baseUrl} failed: ${messageOf(error)}`, {
             cause: error,
             details: { url },
           });

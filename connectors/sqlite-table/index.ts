@@ -4,8 +4,8 @@
  */
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { defineDestination, FerryError } from '../../src/sdk/index.js';
-import { checkWritable, messageOf, outputPath } from '../_export/paths.js';
+import { defineDestination, FerryError, messageOf } from '../../src/sdk/index.js';
+import { checkWritable, outputPath } from '../_export/paths.js';
 import { sqliteTableOptions } from './options.js';
 import { openSqliteWriter } from './writer.js';
 

@@ -4,10 +4,10 @@
  * tables.ts for what each table gets.
  */
 import Database from 'better-sqlite3';
-import { FerryError, type ConnectorContext, type DestinationWriter } from '../../src/sdk/index.js';
+import { FerryError, messageOf, type ConnectorContext, type DestinationWriter } from '../../src/sdk/index.js';
 import { lastByKey } from '../_export/columns.js';
 import { assertKeys, keyOf } from '../_export/key.js';
-import { messageOf, outputPath, prepareFolder } from '../_export/paths.js';
+import { outputPath, prepareFolder } from '../_export/paths.js';
 import { shapeBatch, TableProblem } from '../_export/shape.js';
 import type { SqliteTableOptions } from './options.js';
 import { SqliteTables } from './tables.js';

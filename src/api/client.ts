@@ -10,11 +10,12 @@ import { Agent } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { FerryError } from '../sdk/errors.js';
+import { messageOf } from '../sdk/guards.js';
 import { ENDPOINTS } from './endpoints.js';
 import type { Endpoint, EndpointName } from './endpoints.js';
 import { buildQuery, fillPath, normaliseBaseUrl, resolveLocation, serialiseBody } from './http.js';
 import { paginate } from './pagination.js';
-import { redact, redactValue, sanitizeError } from './redact.js';
+import { REDACTED, redact, redactError, redactValue } from '../sdk/redact.js';
 import { DEFAULT_RETRY, abortedError, isRetryableStatus, networkErrorCode, nextRetry, parseRetryAfter, signalsOutage, sleep } from '../sdk/http-retry.js';
 import type { RetryPolicy } from '../sdk/http-retry.js';
 import { ServiceError, serviceErrorFromResponse } from './service-error.js';
@@ -209,8 +210,8 @@ export class ServiceClient {
         if (signal?.aborted) throw abortedError(signal, name);
         const errorCode = error instanceof AttemptTimeout ? 'ETIMEDOUT' : networkErrorCode(error);
         if (errorCode === undefined) {
-          throw new FerryError('FERRY_SERVICE_ERROR', `${name}: request failed: ${this.#redact(errorMessage(error))}`, {
-            cause: sanitizeError(error, this.#secrets()),
+          throw new FerryError('FERRY_SERVICE_ERROR', `${name}: request failed: ${this.#redact(messageOf(error))}`, {
+            cause: redactError(error, this.#secrets()),
             details: { endpoint: name },
           });
         }
@@ -335,7 +336,7 @@ export class ServiceClient {
       `${name}: could not reach the service at ${this.#base.origin} after ${attempts} attempt${attempts === 1 ? '' : 's'} (${errorCode})`,
       {
         hint: `is service.baseUrl right (${this.baseUrl})? is the service up and reachable from here?`,
-        cause: sanitizeError(error, this.#secrets()),
+        cause: redactError(error, this.#secrets()),
         details: { endpoint: name, attempts, errorCode },
       },
     );
@@ -598,7 +599,7 @@ export class ServiceClient {
   toJSON(): Record<string, unknown> {
     return {
       baseUrl: this.baseUrl,
-      apiKey: this.#apiKey === undefined ? undefined : '[redacted]',
+      apiKey: this.#apiKey === undefined ? undefined : REDACTED,
       concurrency: this.#concurrency,
       timeoutMs: this.#timeoutMs,
       retry: this.#retry,
@@ -643,8 +644,4 @@ function nonNegative(value: number, name: string): number {
 
 function firstHeader(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

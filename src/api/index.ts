@@ -8,4 +8,4 @@ export { DEFAULT_RETRY, backoffDelay, isRetryableStatus, networkErrorCode, parse
 export type { RetryPolicy } from '../sdk/http-retry.js';
 export { paginate } from './pagination.js';
 export type { PageLike } from './pagination.js';
-export { redact } from './redact.js';
+export { redact } from '../sdk/redact.js';

@@ -12,6 +12,7 @@ import type { LogFormat } from '../pipeline/logger.js';
 import { COMMANDS } from './commands.js';
 import type { CommandEntry } from './commands.js';
 import { printError } from './output.js';
+import { redactTerminalOutput } from './redacted-output.js';
 
 /**
  * What each command module exports: it receives its command, already named
@@ -73,6 +74,7 @@ export function commandNameOf(argv: readonly string[]): string | undefined {
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
+  redactTerminalOutput();
   let exitCode = 0;
   const setExitCode = (code: number) => {
     exitCode = Math.max(exitCode, code);

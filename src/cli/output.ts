@@ -33,7 +33,7 @@ interface PrintableSummary {
   sync: string;
   status: string;
   durationMs: number;
-  counts: { read: number; created: number; updated: number; unchanged: number; failed: number; deleted: number; duplicates?: number };
+  counts: { read: number; created: number; updated: number; unchanged: number; failed: number; deleted: number; skipped: number; duplicates?: number };
   duplicates?: readonly { remoteId: string; origin: string }[];
   visible?: number;
   wouldDelete?: number;
@@ -48,7 +48,7 @@ interface PrintableSummary {
  */
 export function printRunSummaries(summaries: readonly PrintableSummary[], options: { dryRun?: boolean } = {}): void {
   if (options.dryRun) console.log('DRY RUN: nothing was pushed and no state was written; the counts say what a run would do.\n');
-  const header = ['sync', 'status', 'read', 'created', 'updated', 'unchanged', 'failed', 'deleted', 'time'];
+  const header = ['sync', 'status', 'read', 'created', 'updated', 'unchanged', 'failed', 'skipped', 'deleted', 'time'];
   const withVisible = summaries.some((s) => s.visible !== undefined);
   if (withVisible) header.push('in service');
   const rows = summaries.map((s) => {
@@ -60,6 +60,7 @@ export function printRunSummaries(summaries: readonly PrintableSummary[], option
       String(s.counts.updated),
       String(s.counts.unchanged),
       String(s.counts.failed),
+      String(s.counts.skipped),
       s.wouldDelete !== undefined ? `${s.wouldDelete} (dry)` : String(s.counts.deleted),
       `${(s.durationMs / 1000).toFixed(1)}s`,
     ];

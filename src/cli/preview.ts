@@ -26,7 +26,7 @@ export const register: RegisterCommand = (command) => {
         if (sample.error) console.log(`invalid: ${sample.error}`);
       }
       const c = plan.counts;
-      console.log(`\nplan for ${plan.sync}: ${c.read} read, ${c.created} create, ${c.updated} update, ${c.unchanged} unchanged, ${c.failed} invalid, ${plan.wouldDelete ?? 0} delete`);
+      console.log(`\nplan for ${plan.sync}: ${c.read} read, ${c.created} create, ${c.updated} update, ${c.unchanged} unchanged, ${c.failed} invalid, ${c.skipped} skipped, ${plan.wouldDelete ?? 0} delete`);
       if ((c.duplicates ?? 0) > 0) console.log(duplicatesNote(c.duplicates ?? 0, plan.duplicates ?? []));
       if (plan.changes.length === 0) console.log('schema: no changes');
       for (const change of plan.changes) {

@@ -1,6 +1,6 @@
 /** `ferry state show|reset`: inspect or reset a sync's incremental state. */
 import type { Command } from 'commander';
-import { redactUrlCredentials } from '../config/redact.js';
+import { redactUrl } from '../sdk/redact.js';
 import type { CursorPosition } from '../sdk/types.js';
 import type { RunEntry, StateStore } from '../state/index.js';
 import { readLease, RunLease } from '../state/run-lease.js';
@@ -90,7 +90,7 @@ export const register: RegisterCommand = (state) => {
       await withProjectState(command, async (config, store) => {
         const names = await stateSyncNames(config, store, sync === undefined ? [] : [sync]);
         const states = await collectState(store, names, configuredStateKeys(config));
-        const url = redactUrlCredentials(config.state.url);
+        const url = redactUrl(config.state.url);
         if (opts.json) {
           printJson({ stateUrl: url, syncs: states });
           return;

@@ -61,7 +61,7 @@ async function abandonedBecause(store: StateStore, sync: string): Promise<string
   return lease.state === 'stale' ? lease.reason : 'its lock was released';
 }
 
-const COUNT_COLUMNS = ['read', 'created', 'updated', 'unchanged', 'failed', 'deleted'] as const;
+const COUNT_COLUMNS = ['read', 'created', 'updated', 'unchanged', 'failed', 'skipped', 'deleted'] as const;
 
 export function formatStatus(statuses: readonly SyncStatus[], now: number): string {
   if (statuses.length === 0) return 'No syncs: declare some in ferry.yaml (or an included file).';

@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import semver from 'semver';
 import { BUILTIN_CONNECTORS_DIR, RUNS_COMPILED, ferryPackageVersion, ferryRoot } from '../sdk/ferry-package.js';
 import { FerryError } from '../sdk/errors.js';
+import { isRecord, messageOf } from '../sdk/guards.js';
 import { SDK_VERSION, type ConnectorDefinition } from '../sdk/types.js';
 
 export interface LoadConnectorOptions {
@@ -155,10 +156,6 @@ function exportTarget(value: unknown): string | undefined {
   return undefined;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 /**
  * An npm package's entry, looked up from baseDir and then from ferry's own
  * root. The package folder is found by walking node_modules upwards so ESM-only
@@ -273,7 +270,7 @@ async function importDefinitions(entry: string, type: string): Promise<Connector
     if (isTypeScript(entry)) await loadTypeScriptSupport();
     module = (await import(pathToFileURL(entry).href)) as Record<string, unknown>;
   } catch (cause) {
-    const message = cause instanceof Error ? cause.message : String(cause);
+    const message = messageOf(cause);
     throw new FerryError('FERRY_PLUGIN_INCOMPATIBLE', `connector "${type}" (${entry}) failed to load: ${message}`, {
       cause,
       hint: 'check that the module and its dependencies are installed and that it runs on this Node.js version',
@@ -313,7 +310,7 @@ function checkDefinition(value: unknown, type: string, entry: string): Connector
     );
   }
   const options = value.options;
-  const hasSchema = isRecord(options) && typeof options.safeParse === 'function';
+  const hasSchema = typeof options === 'object' && options !== null && typeof (options as { safeParse?: unknown }).safeParse === 'function';
   const hasMethods = value.kind === 'source' ? typeof value.read === 'function' && typeof value.discover === 'function' : typeof value.open === 'function';
   if (typeof value.name !== 'string' || !hasSchema || !hasMethods) {
     throw new FerryError('FERRY_PLUGIN_INCOMPATIBLE', `connector "${type}" (${entry}) exports an incomplete ${value.kind} definition`, {

@@ -3,10 +3,12 @@
  * environment before validation. `$${…}` is a literal `${…}`. Keys and
  * comments are left alone; a value made only of `${VAR}` stays a string.
  */
+import { dirname } from 'node:path';
 import { isPair, isScalar, isSeq, visit } from 'yaml';
 import type { Scalar } from 'yaml';
 import type { ConfigIssue } from './issues.js';
 import { formatPath } from './issues.js';
+import { registerInterpolated } from './secrets.js';
 import { positionAt } from './yaml-source.js';
 import type { YamlSource } from './yaml-source.js';
 
@@ -21,8 +23,12 @@ interface Problem {
   needle: string;
 }
 
-/** Substitute variables in one string; problems are returned, not thrown, so all get reported. */
-export function interpolateString(text: string, env: Env): { value: string; problems: Problem[] } {
+/**
+ * Substitute variables in one string; problems are returned, not thrown, so
+ * all get reported. Values taken from the environment (not defaults written
+ * in the file) are appended to `fromEnv`: they may be secrets.
+ */
+export function interpolateString(text: string, env: Env, fromEnv: string[] = []): { value: string; problems: Problem[] } {
   const problems: Problem[] = [];
   const value = text.replace(REFERENCE, (match: string, inner: string | undefined) => {
     if (match === '$${') return '${';
@@ -42,7 +48,10 @@ export function interpolateString(text: string, env: Env): { value: string; prob
     const fallback = parts[2];
     const found = env[name];
     // Like the shell's ${VAR:-default}: an empty variable also takes the default.
-    if (found !== undefined && (found !== '' || fallback === undefined)) return found;
+    if (found !== undefined && (found !== '' || fallback === undefined)) {
+      fromEnv.push(found);
+      return found;
+    }
     if (fallback !== undefined) return fallback;
     problems.push({
       message: `environment variable ${name} is not set (set it, or give a default: \${${name}:-value})`,
@@ -53,7 +62,11 @@ export function interpolateString(text: string, env: Env): { value: string; prob
   return { value, problems };
 }
 
-/** Interpolate every string value of a parsed file in place; returns the problems with positions. */
+/**
+ * Interpolate every string value of a parsed file in place; returns the
+ * problems with positions. Every value taken from the environment is
+ * registered as a possible secret before anything can print it.
+ */
 export function interpolateDocument(source: YamlSource, env: Env): ConfigIssue[] {
   const document = source.document;
   if (!document) return [];
@@ -61,7 +74,9 @@ export function interpolateDocument(source: YamlSource, env: Env): ConfigIssue[]
   visit(document, {
     Scalar(key, node, ancestry) {
       if (key === 'key' || typeof node.value !== 'string' || !node.value.includes('${')) return;
-      const { value, problems } = interpolateString(node.value, env);
+      const fromEnv: string[] = [];
+      const { value, problems } = interpolateString(node.value, env, fromEnv);
+      for (const found of fromEnv) registerInterpolated(found, dirname(source.file));
       node.value = value;
       for (const problem of problems) {
         issues.push({

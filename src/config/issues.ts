@@ -17,7 +17,7 @@ export interface ConfigIssue extends SourcePosition {
   path: string;
   message: string;
   expected?: string;
-  /** A short rendering of the value found; secrets are `<redacted>`. */
+  /** A short rendering of the value found; secrets are `***`. */
   found?: string;
 }
 

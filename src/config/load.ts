@@ -7,11 +7,13 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
 import { FerryError } from '../sdk/errors.js';
+import { messageOf } from '../sdk/guards.js';
 import { expandInclude } from './include.js';
 import type { Env } from './interpolate.js';
 import { interpolateDocument } from './interpolate.js';
 import type { ConfigIssue } from './issues.js';
 import { displayFile, formatConfigIssues, formatPath, sortIssues } from './issues.js';
+import { registerConfigSecrets } from './secrets.js';
 import { resolveDbPath, resolvePluginSpecifier, resolveStateUrl } from './paths.js';
 import { includedFile, projectFile } from './schema.js';
 import type { ExportConfig, SyncConfig } from './schema.js';
@@ -76,7 +78,7 @@ export async function loadConfig(file: string, options: LoadConfigOptions = {}):
       seen.add(includedPath);
       fileOrder.push(includedPath);
       const includedText = await readFile(includedPath, 'utf8').catch((error: unknown) => {
-        const reason = error instanceof Error ? error.message : String(error);
+        const reason = messageOf(error);
         issues.push({ ...at, path: `include[${i}]`, message: `cannot read included file ${includedPath}: ${reason}` });
         return undefined;
       });
@@ -140,7 +142,9 @@ function readYaml(file: string, text: string, env: Env, issues: ConfigIssue[]): 
   if (!source.document) return { source, value: undefined };
   const interpolation = interpolateDocument(source, env);
   issues.push(...interpolation);
-  return { source, value: source.document.toJS({ maxAliasCount: 100 }) as unknown };
+  const value = source.document.toJS({ maxAliasCount: 100 }) as unknown;
+  registerConfigSecrets(value);
+  return { source, value };
 }
 
 /** The file's top level as a mapping; an empty file is an empty mapping. */

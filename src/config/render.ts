@@ -1,5 +1,5 @@
 /** Short, safe renderings of values for "found …" in error messages. */
-import { isSecretPath, redactUrlCredentials } from './redact.js';
+import { REDACTED, isSecretPath, redact } from '../sdk/redact.js';
 
 const MAX_STRING = 40;
 const MAX_KEYS = 4;
@@ -10,9 +10,9 @@ const MAX_KEYS = 4;
  */
 export function renderFound(value: unknown, path: readonly PropertyKey[] = []): string {
   if (value === undefined) return 'nothing';
-  if (isSecretPath(path) && value !== null && value !== '') return '<redacted>';
+  if (isSecretPath(path) && value !== null && value !== '') return REDACTED;
   if (typeof value === 'string') {
-    const safe = redactUrlCredentials(value);
+    const safe = redact(value);
     return JSON.stringify(safe.length > MAX_STRING ? `${safe.slice(0, MAX_STRING - 1)}…` : safe);
   }
   if (Array.isArray(value)) return value.length === 0 ? 'an empty list' : `a list of ${value.length}`;

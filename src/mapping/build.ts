@@ -8,6 +8,7 @@
 import type { z } from 'zod';
 import { EMAIL_PATTERN } from '../api/schemas/common.js';
 import { conversationRequest, documentRequest, messageRequest, rowRequest } from '../api/schemas/write.js';
+import { isRecord } from '../sdk/guards.js';
 import type { FieldType } from '../sdk/types.js';
 import { coerceFieldValue } from './coerce.js';
 import { toJsonSafe } from './json-safe.js';
@@ -96,10 +97,6 @@ interface Issue {
 function show(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** `42` → `'42'`; booleans and objects are left for the schema to refuse. */

@@ -7,7 +7,8 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { Pushgateway } from 'prom-client';
-import { redactUrlCredentials } from '../config/redact.js';
+import { messageOf } from '../sdk/guards.js';
+import { redact } from '../sdk/redact.js';
 import type { ConnectorLogger } from '../sdk/types.js';
 import type { FerryMetrics } from './registry.js';
 
@@ -57,12 +58,12 @@ export async function exportMetrics(metrics: FerryMetrics, target: MetricsExport
     }
   }
   if (target.pushgateway !== undefined) {
-    const shown = redactUrlCredentials(target.pushgateway);
+    const shown = redact(target.pushgateway);
     try {
       await pushMetrics(metrics, target.pushgateway, target.job ?? 'ferry');
       logger.debug({ pushgateway: shown }, 'metrics pushed');
     } catch (error) {
-      const reason = redactUrlCredentials(error instanceof Error ? error.message : String(error));
+      const reason = redact(messageOf(error));
       logger.error(
         { pushgateway: shown },
         `could not push metrics to ${shown} (${reason}): check metrics.pushgateway in ferry.yaml and that the gateway is reachable`,

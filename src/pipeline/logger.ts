@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import type { DestinationStream, Logger } from 'pino';
 import type pinoModule from 'pino';
 import { FerryError, isFerryError } from '../sdk/errors.js';
+import { REDACTED, redact } from '../sdk/redact.js';
 
 export const REDACT_PATHS = [
   'apiKey', '*.apiKey', 'authorization', '*.authorization', 'headers.authorization', '*.headers.authorization',
@@ -74,7 +75,13 @@ export function createLogger(options: { level?: string; destination?: NodeJS.Wri
   checkLevel(level, 'the log level');
   const pino = require('pino') as Pino;
   return pino(
-    { level, base: { app: 'ferry' }, redact: { paths: REDACT_PATHS, censor: '<redacted>' }, timestamp: pino.stdTimeFunctions.isoTime },
+    {
+      level,
+      base: { app: 'ferry' },
+      redact: { paths: REDACT_PATHS, censor: REDACTED },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      hooks: { streamWrite: (line: string) => redact(line) },
+    },
     options.destination ?? stderrDestination(pino),
   );
 }

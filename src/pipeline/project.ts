@@ -8,16 +8,18 @@ import type { Logger } from 'pino';
 import { loadConfig } from '../config/index.js';
 import type { LoadedConfig } from '../config/index.js';
 import { FerryError, isFerryError } from '../sdk/errors.js';
-import { redactUrlCredentials } from '../config/redact.js';
+import { messageOf } from '../sdk/guards.js';
+import { redactUrl } from '../sdk/redact.js';
 import { openStateStore, parseStateUrl } from '../state/index.js';
 import type { StateStore } from '../state/index.js';
+import { withRedactedWrites } from './redacted-state.js';
 
 export async function loadProject(configFile: string): Promise<LoadedConfig> {
   return loadConfig(configFile);
 }
 
 /**
- * Open the project's state store, creating the folder of a SQLite file. A
+ * Open the project's state store (free-text writes redacted), creating the folder of a SQLite file. A
  * store that cannot be opened is a FERRY_STATE_ERROR naming the URL. With a
  * logger, a state file that is missing or empty is logged: every sync then
  * starts over and pushes every record again, which must not happen unseen.
@@ -30,11 +32,10 @@ export async function openProjectState(config: LoadedConfig, logger?: Logger): P
       mkdirSync(dirname(location.path), { recursive: true });
       if (logger) noteFreshState(location.path, logger);
     }
-    return await openStateStore(url, config.state.schema ? { schema: config.state.schema } : {});
+    return withRedactedWrites(await openStateStore(url, config.state.schema ? { schema: config.state.schema } : {}));
   } catch (error) {
     if (isFerryError(error)) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new FerryError('FERRY_STATE_ERROR', `cannot open the state store ${redactUrlCredentials(url)}: ${reason}`, {
+    throw new FerryError('FERRY_STATE_ERROR', `cannot open the state store ${redactUrl(url)}: ${messageOf(error)}`, {
       cause: error,
       where: `state.url in ${config.file}`,
       hint: 'state.url must name a SQLite file in a folder ferry can create and write (e.g. sqlite:state/ferry.db, relative to ferry.yaml)',

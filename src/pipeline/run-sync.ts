@@ -226,6 +226,9 @@ class SyncRun {
       syncName: sync.name,
       logger: this.log,
       signal: this.stop.readSignal,
+      reportSkipped: () => {
+        this.counts.skipped++;
+      },
       ...(sync.incremental
         ? {
             incremental: {

@@ -6,6 +6,7 @@
  */
 import type { Logger } from 'pino';
 import { FieldTypeSampler, inferFieldType } from '../mapping/index.js';
+import { isRecord } from '../sdk/guards.js';
 import type { FieldType } from '../sdk/types.js';
 import { ObjectTypeEvolver, ensureTarget } from '../sink/index.js';
 import type { SchemaChange, SinkService } from '../sink/index.js';
@@ -59,7 +60,6 @@ export async function setUpTarget(
 }
 
 function observeFields(sampler: FieldTypeSampler, mapped: Record<string, unknown>): void {
-  const fields = mapped.fields;
-  if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) return;
-  for (const [name, value] of Object.entries(fields)) sampler.observe(name, value);
+  if (!isRecord(mapped.fields)) return;
+  for (const [name, value] of Object.entries(mapped.fields)) sampler.observe(name, value);
 }

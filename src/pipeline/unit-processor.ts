@@ -11,6 +11,7 @@ import type { TargetType } from '../config/schema.js';
 import type { CompiledMapping } from '../mapping/index.js';
 import { MappingEvaluationError, buildRequest, fingerprint } from '../mapping/index.js';
 import { isFerryError } from '../sdk/errors.js';
+import { isRecord } from '../sdk/guards.js';
 import type { ObjectTypeEvolver, Pusher } from '../sink/index.js';
 import type { FailureWrite, FingerprintHit, RunCounts, StateStore } from '../state/index.js';
 import type { Checkpointer } from './checkpointer.js';
@@ -325,8 +326,4 @@ function remoteIdOf(body: unknown): string | null {
   if (typeof id === 'string' && id.trim() !== '') return id;
   if (typeof id === 'number' && Number.isFinite(id)) return String(id);
   return null;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -11,7 +11,7 @@ import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import type { ConfigIssue, LoadedConfig, LoadedExport } from '../config/index.js';
-import { redactUrlCredentials } from '../config/redact.js';
+import { redact } from '../sdk/redact.js';
 import { inspectExport } from '../export/prepare.js';
 import { FerryError, isFerryError } from '../sdk/errors.js';
 import type { FieldType } from '../sdk/types.js';
@@ -146,9 +146,9 @@ async function checkService(config: LoadedConfig, ready: readonly PreparedSync[]
   try {
     service = await openService(config, { logger: quiet });
   } catch (error) {
-    return [failure('service', redactUrlCredentials(config.service.baseUrl), error)];
+    return [failure('service', redact(config.service.baseUrl), error)];
   }
-  const where = service.embedded ? 'embedded emulator' : redactUrlCredentials(service.baseUrl);
+  const where = service.embedded ? 'embedded emulator' : redact(service.baseUrl);
   try {
     // One retry: enough for a blip, short enough that an unreachable service fails fast.
     const health = await service.client.health({ retry: { maxAttempts: 2 }, timeoutMs: 10_000 });
@@ -213,7 +213,7 @@ async function planTarget(prepared: PreparedSync, service: SinkService, quiet: L
 
 /** The state store opens (or, for a SQLite file not made yet, its folder is writable). */
 async function checkState(config: LoadedConfig): Promise<CheckItem> {
-  const name = redactUrlCredentials(config.state.url);
+  const name = redact(config.state.url);
   try {
     const location = parseStateUrl(config.state.url);
     if (location.kind === 'sqlite' && !existsSync(location.path)) {

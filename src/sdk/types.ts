@@ -126,6 +126,19 @@ export interface ReadPartition {
   count: number;
 }
 
+/**
+ * Input a source read but did not yield as written: a line it dropped, or a
+ * row it kept after changing it. See {@link ReadContext.reportSkipped}.
+ */
+export interface SkippedInput {
+  /** `skipped`: nothing was yielded for it; `repaired`: a record was yielded with changed content. */
+  action: 'skipped' | 'repaired';
+  /** Where the input was (file and line, table and key, URL). */
+  origin: RecordOrigin;
+  /** What was wrong, in a few words: `invalid JSON (Unexpected token , …)`. */
+  reason: string;
+}
+
 /** What `read()` receives. */
 export interface ReadContext<Options> extends ConnectorContext<Options> {
   /** Present when the sync is incremental. */
@@ -139,6 +152,18 @@ export interface ReadContext<Options> extends ConnectorContext<Options> {
    * slice reading all records would push each record `count` times.
    */
   partition?: ReadPartition;
+  /**
+   * Report input that did not become a record as written: a malformed line
+   * skipped on request (`onInvalidLine: skip`), a ragged row repaired, bytes
+   * that were not valid in the file's encoding and were replaced. Nothing may
+   * change data silently, so call it once for each such line or row. ferry
+   * counts every report as `skipped` in the run summary, `ferry status` and
+   * `--json`; it does not log them, so warn about each yourself, once
+   * (several hundred identical warnings help nobody: warn about the first
+   * few one by one and then give a total). Absent outside a run, e.g. when a
+   * test calls `read()` directly: call it as `ctx.reportSkipped?.(…)`.
+   */
+  reportSkipped?: (input: SkippedInput) => void;
 }
 
 /**

@@ -23,8 +23,9 @@ import type {
   RowRequest,
 } from '../api/schemas/write.js';
 import type { DeletedRecordResponse, RecordResponse } from '../api/schemas/read.js';
-import { abortedError, monotonicClock, systemClock } from './clock.js';
-import type { Clock } from './clock.js';
+import { monotonicClock, systemClock } from '../sdk/clock.js';
+import type { Clock } from '../sdk/clock.js';
+import { abortedError } from '../sdk/http-retry.js';
 import { AdaptiveRateLimiter } from './rate-limiter.js';
 import type { RateDecision } from './rate-controller.js';
 import { errorBodyOf, rejectionReason } from './service-port.js';

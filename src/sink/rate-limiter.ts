@@ -7,7 +7,7 @@
  * reserves the next token (the count goes below zero) and sleeps exactly
  * until its turn, so acquirers never queue behind one another's promises.
  */
-import type { Clock } from './clock.js';
+import type { Clock } from '../sdk/clock.js';
 import { RateController } from './rate-controller.js';
 import type { RateDecision } from './rate-controller.js';
 

@@ -5,6 +5,7 @@
  */
 import { isAbsolute } from 'node:path';
 import { FerryError } from '../sdk/errors.js';
+import { redactUrl } from '../sdk/redact.js';
 
 export type StateLocation = { kind: 'sqlite'; path: string } | { kind: 'sqlite-memory' } | { kind: 'postgres'; url: string };
 
@@ -32,7 +33,3 @@ export function parseStateUrl(url: string): StateLocation {
   return { kind: 'sqlite', path: rest };
 }
 
-/** Hides a password in a database URL before it reaches an error message. */
-export function redactUrl(url: string): string {
-  return url.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
-}

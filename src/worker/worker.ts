@@ -13,6 +13,7 @@ import type { LoadedConfig } from '../config/index.js';
 import type { FerryMetrics } from '../metrics/registry.js';
 import { openStateStore } from '../state/index.js';
 import type { StateStore } from '../state/index.js';
+import { withRedactedWrites } from '../pipeline/redacted-state.js';
 import { Dispatcher } from './dispatcher.js';
 import type { ClaimedJob } from './dispatcher.js';
 import { executeRun } from './execute.js';
@@ -56,7 +57,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const stopRuns = new AbortController();
   let ready = false;
 
-  const store: StateStore = await openStateStore(url, { schema });
+  // Free-text writes (dead-letter, runs.error) are redacted, as for `ferry run`.
+  const store: StateStore = withRedactedWrites(await openStateStore(url, { schema }));
   const budget = await SharedRateBudget.open(url, schema, config.service.apiKey ?? '', config.service.maxRequestsPerSecond);
   const scheduled = await registerQueues(config, settings);
   const boss = createBoss(config, 'worker', settings);

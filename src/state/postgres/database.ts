@@ -7,7 +7,8 @@
  */
 import pg from 'pg';
 import { FerryError } from '../../sdk/errors.js';
-import { redactUrl } from '../url.js';
+import { messageOf } from '../../sdk/guards.js';
+import { redact } from '../../sdk/redact.js';
 import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from './migrations.js';
 
 export type Pool = pg.Pool;
@@ -90,7 +91,7 @@ export async function inTransaction<T>(pool: Pool, fn: (client: Queryable) => Pr
 /** A database error as a FERRY_STATE_ERROR naming the action and the (masked) database. */
 export function pgStateError(action: string, where: string, cause: unknown): FerryError {
   if (cause instanceof FerryError) return cause;
-  const message = redactUrl(cause instanceof Error ? cause.message : String(cause));
+  const message = redact(messageOf(cause));
   const unreachable = cause instanceof Error && 'code' in cause && ['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', '57P01', '3D000', '28P01'].includes(String(cause.code));
   return new FerryError('FERRY_STATE_ERROR', `cannot ${action} (state database ${where}): ${message}`, {
     where,

@@ -26,7 +26,7 @@ import type {
 import { decodeCursor, encodeCursor } from '../sqlite/cursor-codec.js';
 import { WriteBuffer } from '../sqlite/write-buffer.js';
 import type { PendingWrite } from '../sqlite/write-buffer.js';
-import { redactUrl } from '../url.js';
+import { redactUrl } from '../../sdk/redact.js';
 import { applyWrites } from './apply-writes.js';
 import { checkSchemaName, createPool, inTransaction, migrate, pgStateError } from './database.js';
 import type { Pool, Queryable } from './database.js';

@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { FerryError } from '../../sdk/errors.js';
+import { messageOf } from '../../sdk/guards.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 
 export type Db = Database.Database;
@@ -77,8 +78,4 @@ function migrate(db: Db, where: string): void {
 function readVersion(db: Db): number {
   const row = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
   return row === undefined ? 0 : Number(row.value);
-}
-
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -24,7 +24,8 @@ import type {
   StateStore,
 } from '../types.js';
 import { CursorTable } from './cursors.js';
-import { messageOf, openDatabase } from './database.js';
+import { messageOf } from '../../sdk/guards.js';
+import { openDatabase } from './database.js';
 import type { Db } from './database.js';
 import { FailureTable } from './failures.js';
 import { LedgerTable, LIVE_PAGE } from './ledger.js';

@@ -136,7 +136,7 @@ describe('postgres: connection errors never show the password', () => {
     const url = `postgres://postgres:${SECRET}@127.0.0.1:${port}/test`;
     const error = (await rejection(collect(db, { url, table: 'deals' }))) as FerryError;
     expect(isFerryError(error, 'FERRY_SOURCE_UNREACHABLE')).toBe(true);
-    expect(error.message).toContain(`postgres://postgres:****@127.0.0.1:${port}/test`);
+    expect(error.message).toContain(`postgres://postgres:***@127.0.0.1:${port}/test`);
     expect(error.where).toBe('sync sql-test');
     expectNoSecret(error, SECRET);
   });

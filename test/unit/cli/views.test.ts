@@ -60,8 +60,8 @@ describe('formatStatus', () => {
       NOW,
     );
     const [header, deals, notes] = text.split('\n');
-    expect(header).toMatch(/^SYNC +LAST RUN +WHEN +DURATION +READ +CREATED +UPDATED +UNCHANGED +FAILED +DELETED +OPEN FAILURES +LIVE +CURSOR$/);
-    expect(deals).toMatch(/^deals +partial +5 min ago +2\.1 s +1,200 +4 +6 +1,188 +2 +0 +2 +1,198 +2025-02-28T10:00:00\.123456Z \(key 9\)$/);
+    expect(header).toMatch(/^SYNC +LAST RUN +WHEN +DURATION +READ +CREATED +UPDATED +UNCHANGED +FAILED +SKIPPED +DELETED +OPEN FAILURES +LIVE +CURSOR$/);
+    expect(deals).toMatch(/^deals +partial +5 min ago +2\.1 s +1,200 +4 +6 +1,188 +2 +0 +0 +2 +1,198 +2025-02-28T10:00:00\.123456Z \(key 9\)$/);
     expect(notes).toMatch(/^notes \(not in config\) +never run +- +- /);
     expect(text).toContain('`ferry failures list deals`');
   });

@@ -62,7 +62,7 @@ describe('validateWith', () => {
     const issues = validateWith(httpOptions, options, sync, ['source']);
     expect(issues).toEqual([
       { file, line: 3, column: 5, path: 'syncs[0].source.url', message: 'missing required key "url"', expected: 'a string' },
-      expect.objectContaining({ line: 6, column: 16, path: 'syncs[0].source.auth.token', found: '<redacted>' }),
+      expect.objectContaining({ line: 6, column: 16, path: 'syncs[0].source.auth.token', found: '***' }),
     ]);
     expect(JSON.stringify(issues)).not.toContain('short-but-secret');
   });

@@ -161,9 +161,13 @@ describe('csv source options', () => {
 
   it('keeps rows with a wrong column count (surplus under _extra) and warns with file:line', async () => {
     const dir = fixture({ 'ragged.csv': 'a,b\n1,2\n3\n4,5,6,7\n' });
-    const captured: Captured = { warnings: [] };
+    const captured: Captured = { warnings: [], skipped: [] };
     const records = await readAll(csv, { path: 'ragged.csv' }, { baseDir: dir, captured });
     expect(records.map((r) => r.data)).toEqual([{ a: '1', b: '2' }, { a: '3' }, { a: '4', b: '5', _extra: ['6', '7'] }]);
+    expect(captured.skipped?.map((s) => [s.action, s.origin.line])).toEqual([
+      ['repaired', 3],
+      ['repaired', 4],
+    ]);
     expect(captured.warnings).toHaveLength(2);
     expect(captured.warnings[0]).toContain('ragged.csv:3');
     expect(captured.warnings[1]).toContain('ragged.csv:4');
@@ -195,6 +199,44 @@ describe('csv source options', () => {
     const error = await rejection(readAll(csv, { path: 'broken.csv' }, { baseDir: dir }));
     expect(isFerryError(error, 'FERRY_SOURCE_READ_FAILED')).toBe(true);
     expect((error as Error).message).toContain('broken.csv:3');
+  });
+});
+
+describe('csv bytes that are not valid UTF-8', () => {
+  const latin1 = iconv.encode('id,name\n1,ann\n2,café\n3,bob\n4,naïve\n', 'latin1');
+
+  it('replace: reads U+FFFD, reports each line as repaired and warns once with the line numbers', async () => {
+    const dir = fixture({ 'people.csv': latin1 });
+    const captured: Captured = { warnings: [], skipped: [] };
+    const records = await readAll(csv, { path: 'people.csv' }, { baseDir: dir, captured });
+    expect(records.map((r) => r.data.name)).toEqual(['ann', 'caf\uFFFD', 'bob', 'na\uFFFDve']);
+    expect(captured.skipped?.map((s) => [s.action, s.origin.file, s.origin.line])).toEqual([
+      ['repaired', 'people.csv', 3],
+      ['repaired', 'people.csv', 5],
+    ]);
+    expect(captured.warnings).toHaveLength(1);
+    expect(captured.warnings[0]).toContain('(line 3, 5)');
+  });
+
+  it('reject: stops at the first such line, before yielding its record', async () => {
+    const dir = fixture({ 'people.csv': latin1 });
+    const seen: unknown[] = [];
+    const error = await rejection(
+      (async () => {
+        for await (const record of csv.read(readContext(csv, { path: 'people.csv', onInvalidEncoding: 'reject' }, { baseDir: dir }))) seen.push(record.data.name);
+      })(),
+    );
+    expect(isFerryError(error, 'FERRY_SOURCE_READ_FAILED')).toBe(true);
+    expect((error as Error).message).toContain('people.csv:3');
+    expect(seen).toEqual(['ann']);
+  });
+
+  it('a declared single-byte encoding reads the same bytes as written, with nothing reported', async () => {
+    const dir = fixture({ 'people.csv': latin1 });
+    const captured: Captured = { warnings: [], skipped: [] };
+    const records = await readAll(csv, { path: 'people.csv', encoding: 'latin1' }, { baseDir: dir, captured });
+    expect(records.map((r) => r.data.name)).toEqual(['ann', 'café', 'bob', 'naïve']);
+    expect(captured.skipped).toEqual([]);
   });
 });
 

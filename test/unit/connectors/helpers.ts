@@ -2,10 +2,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { z } from 'zod';
-import type { IncrementalRead, ReadContext, ReadPartition, SourceDefinition, SourceRecord } from '../../../src/sdk/index.js';
+import type { IncrementalRead, ReadContext, ReadPartition, SkippedInput, SourceDefinition, SourceRecord } from '../../../src/sdk/index.js';
 
 export interface Captured {
   warnings: string[];
+  /** What the source reported through `reportSkipped`. */
+  skipped?: SkippedInput[];
 }
 
 export function tempDir(prefix: string): string {
@@ -26,6 +28,7 @@ export function readContext<Schema extends z.ZodType>(
     syncName: 'test-sync',
     logger: { debug() {}, info() {}, warn, error() {} },
     signal: extra.signal ?? new AbortController().signal,
+    reportSkipped: (input) => extra.captured?.skipped?.push(input),
     ...(extra.incremental ? { incremental: extra.incremental } : {}),
     ...(extra.primaryKey ? { primaryKey: extra.primaryKey } : {}),
     ...(extra.partition ? { partition: extra.partition } : {}),

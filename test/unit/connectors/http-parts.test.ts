@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { incrementalParam } from '../../../connectors/http/incremental.js';
 import { nextFromLinkHeader } from '../../../connectors/http/paginate.js';
 import { TokenBucket } from '../../../connectors/http/rate-limit.js';
-import { Redactor } from '../../../connectors/http/redact.js';
 import { abortedError, isFerryError } from '../../../src/sdk/index.js';
 
 describe('http Link header', () => {
@@ -13,27 +12,6 @@ describe('http Link header', () => {
     expect(nextFromLinkHeader('<https://x/p1>; rel="prev"')).toBeUndefined();
     expect(nextFromLinkHeader(null)).toBeUndefined();
     expect(nextFromLinkHeader('garbage')).toBeUndefined();
-  });
-});
-
-describe('http redaction', () => {
-  it('masks credential-named parameters, URL passwords and known secret values', () => {
-    const redactor = new Redactor();
-    redactor.addValue('s3cr3t-value');
-    redactor.addParam('hapikey');
-    expect(redactor.url('https://u:pw@api.x/a?api_key=1&access_token=2&client_secret=3&hapikey=4&sig=5&page=2')).toBe(
-      'https://u:***@api.x/a?api_key=***&access_token=***&client_secret=***&hapikey=***&sig=***&page=2',
-    );
-    expect(redactor.url('https://api.x/a?q=s3cr3t-value')).toBe('https://api.x/a?q=***');
-    expect(redactor.text('{"echo":"client_secret=s3cr3t-value"}')).toBe('{"echo":"client_secret=***"}');
-    expect(redactor.text('a%2Fb')).toBe('a%2Fb');
-  });
-
-  it('remembers header values only when the header name looks like a credential', () => {
-    const redactor = new Redactor();
-    redactor.addHeader('X-Api-Key', 'abcd1234');
-    redactor.addHeader('Accept-Language', 'en-GB');
-    expect(redactor.text('abcd1234 en-GB')).toBe('*** en-GB');
   });
 });
 

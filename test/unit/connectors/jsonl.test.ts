@@ -33,9 +33,12 @@ describe('jsonl source: JSON Lines', () => {
     expect(isFerryError(error, 'FERRY_SOURCE_READ_FAILED')).toBe(true);
     expect((error as Error).message).toContain('bad.jsonl:2');
     expect((error as { where?: string }).where).toContain('bad.jsonl:2');
-    const captured: Captured = { warnings: [] };
+    const captured: Captured = { warnings: [], skipped: [] };
     const records = await readAll(jsonl, { path: 'bad.jsonl', onInvalidLine: 'skip' }, { baseDir: dir, captured });
     expect(records.map((r) => r.data.id)).toEqual([1, 3]);
+    expect(captured.skipped).toEqual([
+      { action: 'skipped', origin: { stream: 'bad.jsonl', file: 'bad.jsonl', line: 2 }, reason: expect.stringContaining('invalid JSON') as unknown },
+    ]);
     expect(captured.warnings).toHaveLength(1);
     expect(captured.warnings[0]).toContain('bad.jsonl:2');
   });

@@ -59,7 +59,7 @@ describe('metrics export', () => {
       status = 500;
       await exportMetrics(metrics, { pushgateway: `http://ops:hunter2@127.0.0.1:${port}` }, logger);
       const failed = logger.lines.find((l) => l.level === 'error');
-      expect(failed?.msg).toMatch(/could not push metrics to http:\/\/ops:\*\*\*\*@127\.0\.0\.1:\d+ .*500/);
+      expect(failed?.msg).toMatch(/could not push metrics to http:\/\/ops:\*\*\*@127\.0\.0\.1:\d+ .*500/);
       expect(JSON.stringify(logger.lines)).not.toContain('hunter2');
     } finally {
       await new Promise<void>((resolve) => gateway.close(() => resolve()));

@@ -9,8 +9,8 @@ import type { ObjectTypeResponse, RecordResponse, SourceResponse, DeletedRecordR
 import type { CreateObjectTypeRequest, CreateSourceRequest, UpdateObjectTypeRequest } from '../../../src/api/schemas/write.js';
 import type { RecordKeyQuery } from '../../../src/api/schemas/query.js';
 import type { FieldType } from '../../../src/sdk/types.js';
-import type { Clock } from '../../../src/sink/clock.js';
-import { abortedError } from '../../../src/sink/clock.js';
+import type { Clock } from '../../../src/sdk/clock.js';
+import { abortedError } from '../../../src/sdk/http-retry.js';
 
 /** Shaped like the client's ServiceError: what the sink reads off a failure. */
 export class FakeServiceError extends Error {

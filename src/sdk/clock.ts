@@ -1,14 +1,15 @@
-/** Time as the sink sees it, injectable so tests run on a virtual clock. */
-import { sleep } from '../sdk/http-retry.js';
+/** Time as ferry's waiting code sees it, injectable so tests run on a virtual clock. */
+import { sleep } from './http-retry.js';
 
-export { abortedError } from '../sdk/http-retry.js';
-
+/** A source of time: the system's, or a virtual one in tests. */
 export interface Clock {
+  /** Milliseconds since the epoch. */
   now(): number;
   /** Wait `ms`; reject with FERRY_ABORTED as soon as `signal` fires. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
+/** The real clock: `Date.now()` and an abortable timer. */
 export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms, signal) => sleep(ms, signal),

@@ -1,0 +1,20 @@
+/**
+ * The last line of defence for the terminal: every string the CLI writes to
+ * stdout or stderr (tables, previews, JSON, error messages) passes through the
+ * SDK's redactor, so no secret of the loaded config is ever printed, whatever
+ * command printed it and however the text was built. Logs have their own
+ * hook (pipeline/logger.ts): pino writes to the file descriptor directly.
+ */
+import { redact } from '../sdk/redact.js';
+
+let installed = false;
+
+/** Wrap `process.stdout.write` and `process.stderr.write` once per process. */
+export function redactTerminalOutput(): void {
+  if (installed) return;
+  installed = true;
+  for (const stream of [process.stdout, process.stderr]) {
+    const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+    stream.write = ((chunk: unknown, ...rest: unknown[]) => write(typeof chunk === 'string' ? redact(chunk) : chunk, ...rest)) as typeof stream.write;
+  }
+}
