@@ -11,7 +11,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { Logger } from 'pino';
-import { redact } from '../api/redact.js';
+import { redact } from '../sdk/redact.js';
 import type { RunCounts } from '../state/index.js';
 import type { RunTracer, SyncTrace } from './tracing.js';
 
@@ -24,7 +24,7 @@ function countAttributes(counts: Readonly<RunCounts>, since?: Readonly<RunCounts
   return out;
 }
 
-export function startRunTracer(name: string, attributes: Attributes, logger: Logger, secrets: readonly string[]): RunTracer {
+export function startRunTracer(name: string, attributes: Attributes, logger: Logger): RunTracer {
   const provider = new BasicTracerProvider({
     // OTEL_SERVICE_NAME / OTEL_RESOURCE_ATTRIBUTES still apply: the provider merges them over this.
     resource: resourceFromAttributes({ 'service.name': process.env.OTEL_SERVICE_NAME ?? 'ferry' }),
@@ -34,7 +34,7 @@ export function startRunTracer(name: string, attributes: Attributes, logger: Log
   const root = tracer.startSpan(name, { attributes });
   const parent = trace.setSpan(context.active(), root);
   return {
-    sync: (sync) => startSyncTrace(tracer, parent, sync, secrets),
+    sync: (sync) => startSyncTrace(tracer, parent, sync),
     async shutdown(status) {
       root.setAttribute('ferry.status', status);
       if (status === 'failed') root.setStatus({ code: SpanStatusCode.ERROR });
@@ -44,14 +44,14 @@ export function startRunTracer(name: string, attributes: Attributes, logger: Log
       try {
         await provider.shutdown();
       } catch (error) {
-        const reason = redact(error instanceof Error ? error.message : String(error), secrets);
+        const reason = redact(error instanceof Error ? error.message : String(error));
         logger.error({ err: { message: reason } }, `traces not sent to the OTLP endpoint: ${reason}; check OTEL_EXPORTER_OTLP_ENDPOINT and that the collector is up`);
       }
     },
   };
 }
 
-function startSyncTrace(tracer: Tracer, parent: Context, sync: string, secrets: readonly string[]): SyncTrace {
+function startSyncTrace(tracer: Tracer, parent: Context, sync: string): SyncTrace {
   const span: Span = tracer.startSpan('ferry sync', { attributes: { 'ferry.sync': sync } }, parent);
   const inSync = trace.setSpan(parent, span);
   let lastCounts: RunCounts | undefined;
@@ -67,7 +67,7 @@ function startSyncTrace(tracer: Tracer, parent: Context, sync: string, secrets: 
     },
     end(outcome) {
       span.setAttributes({ 'ferry.status': outcome.status, ...countAttributes(outcome.counts), ...(outcome.runId ? { 'ferry.run_id': outcome.runId } : {}) });
-      if (outcome.status === 'failed') span.setStatus({ code: SpanStatusCode.ERROR, ...(outcome.error ? { message: redact(outcome.error, secrets) } : {}) });
+      if (outcome.status === 'failed') span.setStatus({ code: SpanStatusCode.ERROR, ...(outcome.error ? { message: redact(outcome.error) } : {}) });
       span.end();
     },
   };

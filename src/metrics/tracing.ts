@@ -34,16 +34,12 @@ export function tracesEndpoint(env: NodeJS.ProcessEnv = process.env): string | u
 
 /**
  * The tracer of a run (`span` names the root span: `ferry run`, `ferry job`),
- * or undefined when no endpoint is configured. `secrets` are scrubbed from
- * error messages put on spans and logged.
+ * or undefined when no endpoint is configured. Error messages put on spans or
+ * logged go through the SDK redactor (src/sdk/redact.ts), which knows the
+ * API key and every other secret the config loader registered.
  */
-export async function runTracerFor(
-  span: string,
-  attributes: Record<string, string | number>,
-  logger: Logger,
-  secrets: readonly string[] = [],
-): Promise<RunTracer | undefined> {
+export async function runTracerFor(span: string, attributes: Record<string, string | number>, logger: Logger): Promise<RunTracer | undefined> {
   if (tracesEndpoint() === undefined) return undefined;
   const { startRunTracer } = await import('./otel-tracer.js');
-  return startRunTracer(span, attributes, logger, secrets);
+  return startRunTracer(span, attributes, logger);
 }

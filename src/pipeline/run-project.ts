@@ -58,7 +58,7 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
 
   const metrics = await runMetricsFor(config, options);
   const store = await openProjectState(config, logger);
-  const tracer = await runTracerFor('ferry run', { 'ferry.syncs': prepared.map((p) => p.sync.name).join(','), 'ferry.dry_run': options.dryRun ? 1 : 0 }, logger, secretsOf(config));
+  const tracer = await runTracerFor('ferry run', { 'ferry.syncs': prepared.map((p) => p.sync.name).join(','), 'ferry.dry_run': options.dryRun ? 1 : 0 }, logger);
   const summaries: ProjectRunSummary[] = [];
   let completed = false;
   try {
@@ -143,10 +143,6 @@ export function serviceLimits(
 function worstStatus(summaries: readonly ProjectRunSummary[]): string {
   for (const status of ['failed', 'aborted', 'partial'] as const) if (summaries.some((s) => s.status === status)) return status;
   return 'succeeded';
-}
-
-function secretsOf(config: LoadedConfig): string[] {
-  return config.service.apiKey ? [config.service.apiKey] : [];
 }
 
 async function estimateTotal(prepared: PreparedSync, logger: Logger): Promise<number | undefined> {

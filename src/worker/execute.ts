@@ -79,7 +79,7 @@ async function executeSync(request: RunRequest, ctx: ExecuteContext): Promise<Ru
   const parts = request.partition ? [request.partition] : partitionsOf(prepared.sync);
   const shareRate = request.partition !== undefined && prepared.sync.maxRequestsPerSecond !== undefined;
   // One trace per job, flushed when the job ends, as a `ferry run` is.
-  const tracer = await runTracerFor('ferry job', { 'ferry.syncs': request.name }, ctx.logger, ctx.config.service.apiKey ? [ctx.config.service.apiKey] : []);
+  const tracer = await runTracerFor('ferry job', { 'ferry.syncs': request.name }, ctx.logger);
   let outcome: RunOutcome | undefined;
   let completed = false;
   try {
