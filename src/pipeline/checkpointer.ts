@@ -25,6 +25,8 @@ export class Checkpointer {
     private readonly runId: string | null,
     private readonly counts: Readonly<RunCounts>,
     private readonly log: Logger,
+    /** Called after each checkpoint is written, the final one included (traces draw an interval span). */
+    private readonly onCheckpoint?: (counts: Readonly<RunCounts>) => void,
   ) {}
 
   /** Registers a unit in read order; pass the ticket to {@link finished}. */
@@ -56,6 +58,7 @@ export class Checkpointer {
     if (!this.store) return;
     if (position) await this.store.checkpoint(this.sync, position);
     else await this.store.flush();
+    this.onCheckpoint?.(this.counts);
   }
 
   private async checkpoint(): Promise<void> {
@@ -66,6 +69,7 @@ export class Checkpointer {
     if (position) await this.store.checkpoint(this.sync, position);
     else await this.store.flush();
     if (this.runId) await this.store.updateRun(this.runId, this.counts);
+    this.onCheckpoint?.(this.counts);
     // Off a TTY this is the progress a scheduler's log shows.
     this.log.info({ counts: this.counts, pending: this.tracker.pending }, 'progress');
   }

@@ -9,6 +9,7 @@ import { prepareAll } from '../config/index.js';
 import type { LoadedConfig } from '../config/index.js';
 import { exportRunMetrics, runMetricsFor, syncMetricsFor } from '../metrics/project-run.js';
 import type { RunMetricsOptions } from '../metrics/project-run.js';
+import { runTracerFor } from '../metrics/tracing.js';
 import { isFerryError } from '../sdk/errors.js';
 import type { RunCounts } from '../state/index.js';
 import { emptyCounts } from '../state/index.js';
@@ -57,7 +58,9 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
 
   const metrics = await runMetricsFor(config, options);
   const store = await openProjectState(config, logger);
+  const tracer = await runTracerFor('ferry run', { 'ferry.syncs': prepared.map((p) => p.sync.name).join(','), 'ferry.dry_run': options.dryRun ? 1 : 0 }, logger);
   const summaries: ProjectRunSummary[] = [];
+  let completed = false;
   try {
     // One connection per request in flight, for the busiest sync.
     const concurrency = Math.max(config.service.concurrency, ...prepared.map((p) => p.sync.concurrency ?? 0));
@@ -76,6 +79,7 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
         const progress = options.progress?.(partition ? partitionKey(sync.sync.name, partition) : sync.sync.name, partition ? undefined : await estimateTotal(sync, logger));
         // A dry run is no run: it would count records that were never pushed and fake a last success.
         const syncMetrics = metrics && !options.dryRun ? await syncMetricsFor(metrics, sync.sync.name, store) : undefined;
+        const syncTrace = tracer?.sync(partition ? partitionKey(sync.sync.name, partition) : sync.sync.name);
         const runOptions = {
           ...(options.fullRefresh ? { fullRefresh: true } : {}),
           ...(options.dryRun ? { dryRun: true } : {}),
@@ -85,6 +89,7 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
           ...serviceLimits(config, sync),
           ...(progress ? { onProgress: (counts: RunCounts) => progress.update(counts) } : {}),
           ...(syncMetrics ? { onRunStart: syncMetrics.onRunStart } : {}),
+          ...(syncTrace ? { onCheckpoint: syncTrace.onCheckpoint } : {}),
         };
         const deps = { store, service: connection.client };
         try {
@@ -103,14 +108,18 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
         } finally {
           progress?.stop();
           syncMetrics?.finish(summaries.at(-1)!);
+          syncTrace?.end(summaries.at(-1)!);
         }
       }
+      completed = true;
     } finally {
       await connection.close();
     }
   } finally {
     await store.close();
     stopping.dispose();
+    // Also after a failure, as the metrics below: the trace shows how far the run got.
+    await tracer?.shutdown(completed ? worstStatus(summaries) : 'failed');
     // Also after a failure: the textfile and the gateway then show what the run got done.
     if (metrics) await exportRunMetrics(metrics, config, options, logger);
   }
@@ -128,6 +137,12 @@ export function serviceLimits(
     maxAttempts: config.service.maxAttempts,
     outageBudgetMs: config.service.outageBudgetSeconds * 1000,
   };
+}
+
+/** The run span's status: the worst of its syncs'. */
+function worstStatus(summaries: readonly ProjectRunSummary[]): string {
+  for (const status of ['failed', 'aborted', 'partial'] as const) if (summaries.some((s) => s.status === status)) return status;
+  return 'succeeded';
 }
 
 async function estimateTotal(prepared: PreparedSync, logger: Logger): Promise<number | undefined> {

@@ -65,6 +65,8 @@ export interface RunOptions {
   replay?: AsyncIterable<Unit>;
   /** Called once the run has started, with objects that stay live until it ends (metrics read them when scraped). */
   onRunStart?: (run: LiveRun) => void;
+  /** Called after each checkpoint is written, the final one included (a trace's interval spans). */
+  onCheckpoint?: (counts: Readonly<RunCounts>) => void;
   /** Dry runs: called for each mapped unit, for `ferry preview`. */
   onSample?: (sample: UnitSample) => void;
   /** Read only this slice of a partitioned sync (see partitions.ts, which also keys its state). */
@@ -124,7 +126,7 @@ class SyncRun {
   ) {
     this.dryRun = options.dryRun === true;
     this.stop = new RunStop(options.signal);
-    this.checkpointer = new Checkpointer(this.dryRun ? undefined : deps.store, prepared.sync.name, runId, this.counts, log);
+    this.checkpointer = new Checkpointer(this.dryRun ? undefined : deps.store, prepared.sync.name, runId, this.counts, log, options.onCheckpoint);
     this.seen = prepared.sync.deletes === 'mirror' && !options.replay ? new SeenSet() : undefined;
     this.duplicates = new DuplicateIds(log);
     this.pusher = this.dryRun

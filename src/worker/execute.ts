@@ -10,12 +10,14 @@ import { inspectExport, selectExports } from '../export/prepare.js';
 import { runExport } from '../export/run-export.js';
 import { syncMetricsFor } from '../metrics/project-run.js';
 import type { FerryMetrics } from '../metrics/registry.js';
+import { runTracerFor } from '../metrics/tracing.js';
 import { inspectSync, selectSyncs } from '../pipeline/prepare.js';
 import { serviceLimits } from '../pipeline/run-project.js';
-import { partitionsOf, runSyncPart } from '../pipeline/partitions.js';
+import { partitionKey, partitionsOf, runSyncPart } from '../pipeline/partitions.js';
 import { openService } from '../pipeline/service.js';
 import { isFerryError } from '../sdk/errors.js';
 import type { ServiceClient } from '../api/client.js';
+import { emptyCounts } from '../state/index.js';
 import type { RunCounts, StateStore } from '../state/index.js';
 import type { RunRequest } from './queue.js';
 import { budgetedService } from './rate-budget.js';
@@ -76,29 +78,38 @@ async function executeSync(request: RunRequest, ctx: ExecuteContext): Promise<Ru
   // running on other workers (the API key's budget is shared anyway, see rate-budget.ts).
   const parts = request.partition ? [request.partition] : partitionsOf(prepared.sync);
   const shareRate = request.partition !== undefined && prepared.sync.maxRequestsPerSecond !== undefined;
+  // One trace per job, flushed when the job ends, as a `ferry run` is.
+  const tracer = await runTracerFor('ferry job', { 'ferry.syncs': request.name }, ctx.logger);
+  let outcome: RunOutcome | undefined;
+  let completed = false;
   try {
-    let outcome: RunOutcome | undefined;
     for (const partition of parts) {
+      const syncTrace = tracer?.sync(partition ? partitionKey(request.name, partition) : request.name);
       const summary = await runSyncPart(prepared, { store: ctx.store, service: serviceOf(connection.client, ctx) }, {
         signal: ctx.signal,
         logger: ctx.logger,
         ...serviceLimits(ctx.config, prepared),
         ...(request.fullRefresh ? { fullRefresh: true } : {}),
         ...(syncMetrics ? { onRunStart: syncMetrics.onRunStart } : {}),
+        ...(syncTrace ? { onCheckpoint: syncTrace.onCheckpoint } : {}),
       }, partition, shareRate).catch((error: unknown) => {
         syncMetrics?.finishFailed(error);
+        syncTrace?.end({ status: 'failed', counts: (error as { summary?: { counts: RunCounts } } | null)?.summary?.counts ?? emptyCounts(), runId: null, error: error instanceof Error ? error.message : String(error) });
         throw error;
       });
       syncMetrics?.finish(summary);
+      syncTrace?.end(summary);
       // The worst outcome stands for the job (a later slice's success must not hide a partial one).
       if (outcome === undefined || summary.exitCode > outcome.exitCode) {
         outcome = { status: summary.status, exitCode: summary.exitCode, runId: summary.runId, counts: summary.counts, ...(summary.error ? { error: summary.error } : {}) };
       }
       if (ctx.signal.aborted) break;
     }
+    completed = true;
     return outcome!;
   } finally {
     await connection.close();
+    await tracer?.shutdown(completed && outcome ? outcome.status : 'failed');
   }
 }
 
