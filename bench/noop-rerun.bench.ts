@@ -20,7 +20,7 @@ import { parse } from 'csv-parse';
 import pino from 'pino';
 import type { ObjectTypeResponse, RecordResponse, SourceResponse } from '../src/api/schemas/index.js';
 import { prepareSync, selectSyncs } from '../src/pipeline/prepare.js';
-import { loadProject, openProjectState } from '../src/pipeline/project.js';
+import { loadProject, openProjectState } from '../src/runtime/project.js';
 import { runSync } from '../src/pipeline/run-sync.js';
 import type { RunSummary } from '../src/pipeline/run-sync.js';
 import { fingerprint } from '../src/mapping/index.js';

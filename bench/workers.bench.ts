@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { startEmulator } from '../src/emulator/index.js';
-import { loadProject } from '../src/pipeline/project.js';
+import { loadProject } from '../src/runtime/project.js';
 import { enqueueRuns } from '../src/worker/enqueue.js';
 
 const PG_URL = process.env.FERRY_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -1,7 +1,7 @@
 /** `ferry ask "<question>"`: one ask-assistant run, polled until it ends. */
 import type { Command } from 'commander';
-import { openService } from '../pipeline/service.js';
-import { loadProject } from '../pipeline/project.js';
+import { openService } from '../runtime/service.js';
+import { loadProject } from '../runtime/project.js';
 import { FerryError } from '../sdk/errors.js';
 import { configFileOf, quietLogger } from './context.js';
 import { formatDuration } from './format.js';

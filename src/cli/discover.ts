@@ -5,7 +5,7 @@ import { loadConnector } from '../config/connectors.js';
 import { formatConfigIssues, validateWith } from '../config/index.js';
 import type { LoadedConfig, LoadedSync } from '../config/index.js';
 import { connectorOptions, selectSyncs } from '../pipeline/prepare.js';
-import { loadProject } from '../pipeline/project.js';
+import { loadProject } from '../runtime/project.js';
 import { FerryError } from '../sdk/errors.js';
 import type { DiscoveredStream, SourceDefinition } from '../sdk/types.js';
 import { configFileOf, quietLogger } from './context.js';

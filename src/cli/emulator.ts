@@ -4,7 +4,7 @@
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
-import { createLogger } from '../pipeline/logger.js';
+import { createLogger } from '../runtime/logger.js';
 import type { RegisterCommand } from './main.js';
 import { DEMO_OPTIONS, DEMO_SEED, generateSeed, startEmulator, summarizeSeed, type FaultOptions, type GenerateSeedOptions } from '../emulator/index.js';
 import { uuid } from '../api/schemas/common.js';

@@ -7,8 +7,8 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ferryPackageVersion } from '../sdk/ferry-package.js';
 import { isFerryError } from '../sdk/errors.js';
-import { configureLogs, LOG_FORMATS, LOG_LEVELS } from '../pipeline/logger.js';
-import type { LogFormat } from '../pipeline/logger.js';
+import { configureLogs, LOG_FORMATS, LOG_LEVELS } from '../runtime/logger.js';
+import type { LogFormat } from '../runtime/logger.js';
 import { COMMANDS } from './commands.js';
 import type { CommandEntry } from './commands.js';
 import { printError } from './output.js';

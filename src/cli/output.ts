@@ -1,5 +1,5 @@
 /** Printing for the CLI: the one place that writes to the terminal. */
-import { createLogger, errorFields, logFormat } from '../pipeline/logger.js';
+import { createLogger, errorFields, logFormat } from '../runtime/logger.js';
 import { isFerryError } from '../sdk/errors.js';
 
 /**

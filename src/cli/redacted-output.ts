@@ -3,7 +3,7 @@
  * stdout or stderr (tables, previews, JSON, error messages) passes through the
  * SDK's redactor, so no secret of the loaded config is ever printed, whatever
  * command printed it and however the text was built. Logs have their own
- * hook (pipeline/logger.ts): pino writes to the file descriptor directly.
+ * hook (runtime/logger.ts): pino writes to the file descriptor directly.
  */
 import { redact } from '../sdk/redact.js';
 

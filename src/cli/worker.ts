@@ -4,8 +4,8 @@
  * lines in `ferry status` and `ferry run --queue`'s report.
  */
 import { FerryError } from '../sdk/errors.js';
-import { createLogger } from '../pipeline/logger.js';
-import { loadProject } from '../pipeline/project.js';
+import { createLogger } from '../runtime/logger.js';
+import { loadProject } from '../runtime/project.js';
 import { startWorker } from '../worker/worker.js';
 import { enqueueRuns } from '../worker/enqueue.js';
 import type { QueuedRun } from '../worker/enqueue.js';

@@ -7,10 +7,10 @@
  */
 import type { Logger } from 'pino';
 import { prepareAll } from '../config/index.js';
-import { createLogger } from '../pipeline/logger.js';
-import { loadProject, openProjectState } from '../pipeline/project.js';
-import { openService } from '../pipeline/service.js';
-import { stopOnSignals } from '../pipeline/stop-signals.js';
+import { createLogger } from '../runtime/logger.js';
+import { loadProject, openProjectState } from '../runtime/project.js';
+import { openService } from '../runtime/service.js';
+import { stopOnSignals } from '../runtime/stop-signals.js';
 import { FerryError, isFerryError } from '../sdk/errors.js';
 import type { RunCounts } from '../state/index.js';
 import { emptyCounts } from '../state/index.js';

@@ -4,12 +4,12 @@
  * do (creates, updates, unchanged, invalid, deletes, schema changes).
  */
 import { FerryError } from '../sdk/errors.js';
-import { createLogger } from './logger.js';
+import { createLogger } from '../runtime/logger.js';
 import { prepareSync, selectSyncs } from './prepare.js';
-import { loadProject, openProjectState } from './project.js';
+import { loadProject, openProjectState } from '../runtime/project.js';
 import { runSync } from './run-sync.js';
 import type { RunOptions, RunSummary } from './run-sync.js';
-import { openService } from './service.js';
+import { openService } from '../runtime/service.js';
 
 export type PreviewSample = Parameters<NonNullable<RunOptions['onSample']>>[0];
 

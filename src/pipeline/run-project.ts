@@ -13,15 +13,15 @@ import { runTracerFor } from '../metrics/tracing.js';
 import { isFerryError } from '../sdk/errors.js';
 import type { RunCounts } from '../state/index.js';
 import { emptyCounts } from '../state/index.js';
-import { createLogger, errorFields } from './logger.js';
+import { createLogger, errorFields } from '../runtime/logger.js';
 import { discoverStreams, inspectSync, selectSyncs } from './prepare.js';
 import type { PreparedSync } from './prepare.js';
-import { loadProject, openProjectState } from './project.js';
+import { loadProject, openProjectState } from '../runtime/project.js';
 import { retryFailures } from './retry-failures.js';
 import { partitionKey, partitionsOf, runSyncPart } from './partitions.js';
 import type { RunSummary } from './run-sync.js';
-import { openService } from './service.js';
-import { stopOnSignals } from './stop-signals.js';
+import { openService } from '../runtime/service.js';
+import { stopOnSignals } from '../runtime/stop-signals.js';
 import { countVisible } from './verify.js';
 
 export interface ProjectRunOptions extends RunMetricsOptions {

@@ -19,11 +19,11 @@ import { ensureTarget } from '../sink/index.js';
 import type { SinkService } from '../sink/index.js';
 import { parseStateUrl } from '../state/index.js';
 import { fieldHints } from '../pipeline/field-hints.js';
-import { createLogger } from '../pipeline/logger.js';
+import { createLogger } from '../runtime/logger.js';
 import { inspectSync } from '../pipeline/prepare.js';
 import type { PreparedSync } from '../pipeline/prepare.js';
-import { loadProject, openProjectState } from '../pipeline/project.js';
-import { openService } from '../pipeline/service.js';
+import { loadProject, openProjectState } from '../runtime/project.js';
+import { openService } from '../runtime/service.js';
 
 /** `1 sync`, `3 problems`: the counts in check messages. */
 function plural(n: number, noun: string): string {

@@ -14,7 +14,7 @@ import { runTracerFor } from '../metrics/tracing.js';
 import { inspectSync, selectSyncs } from '../pipeline/prepare.js';
 import { serviceLimits } from '../pipeline/run-project.js';
 import { partitionKey, partitionsOf, runSyncPart } from '../pipeline/partitions.js';
-import { openService } from '../pipeline/service.js';
+import { openService } from '../runtime/service.js';
 import { isFerryError } from '../sdk/errors.js';
 import type { ServiceClient } from '../api/client.js';
 import { emptyCounts } from '../state/index.js';

@@ -13,7 +13,7 @@ import type { LoadedConfig } from '../config/index.js';
 import type { FerryMetrics } from '../metrics/registry.js';
 import { openStateStore } from '../state/index.js';
 import type { StateStore } from '../state/index.js';
-import { withRedactedWrites } from '../pipeline/redacted-state.js';
+import { withRedactedWrites } from '../runtime/redacted-state.js';
 import { Dispatcher } from './dispatcher.js';
 import type { ClaimedJob } from './dispatcher.js';
 import { executeRun } from './execute.js';

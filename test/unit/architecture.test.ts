@@ -22,12 +22,14 @@ const ALLOWED: Record<string, readonly string[]> = {
   connectors: ['src/sdk'],
   // The mail seed reuses the mbox connector's parser.
   'src/emulator': ['src/sdk', 'src/api', 'src/metrics', 'connectors'],
-  'src/pipeline': ['src/sdk', 'src/api', 'src/config', 'src/state', 'src/mapping', 'src/sink', 'src/emulator', 'src/metrics'],
-  'src/export': ['src/sdk', 'src/api', 'src/config', 'src/state', 'src/pipeline'],
-  'src/worker': ['src/sdk', 'src/api', 'src/config', 'src/state', 'src/pipeline', 'src/export', 'src/metrics'],
+  // Project-wide infrastructure: logger, project and state opening, the service connection, stop signals.
+  'src/runtime': ['src/sdk', 'src/api', 'src/config', 'src/state', 'src/emulator'],
+  'src/pipeline': ['src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/mapping', 'src/sink', 'src/emulator', 'src/metrics'],
+  'src/export': ['src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/pipeline'],
+  'src/worker': ['src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/pipeline', 'src/export', 'src/metrics'],
   // Project-wide operations over syncs and exports alike (`ferry check`).
-  'src/project': ['src/sdk', 'src/api', 'src/config', 'src/state', 'src/sink', 'src/pipeline', 'src/export'],
-  'src/cli': ['src/sdk', 'src/api', 'src/config', 'src/state', 'src/mapping', 'src/sink', 'src/emulator', 'src/pipeline', 'src/export', 'src/worker', 'src/project', 'src/metrics', 'connectors'],
+  'src/project': ['src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/sink', 'src/pipeline', 'src/export'],
+  'src/cli': ['src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/mapping', 'src/sink', 'src/emulator', 'src/pipeline', 'src/export', 'src/worker', 'src/project', 'src/metrics', 'connectors'],
 };
 
 interface Import {

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { join } from 'node:path';
 import pino from 'pino';
-import { loadProject, openProjectState } from '../../../src/pipeline/project.js';
+import { loadProject, openProjectState } from '../../../src/runtime/project.js';
 import { executeRun } from '../../../src/worker/execute.js';
 import { Harness } from '../pipeline/harness.js';
 

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../../src/emulator/index.js';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { runProject } from '../../../src/pipeline/run-project.js';
-import { createLogger } from '../../../src/pipeline/logger.js';
+import { createLogger } from '../../../src/runtime/logger.js';
 import { openStateStore } from '../../../src/state/index.js';
 import { PG_URL, dropSchemas, freshSchema, pgQuery } from '../../helpers/postgres.js';
 import { startWriteCounter } from './write-counter.js';

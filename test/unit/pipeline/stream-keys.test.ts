@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { prepareSync, selectSyncs } from '../../../src/pipeline/prepare.js';
-import { loadProject } from '../../../src/pipeline/project.js';
+import { loadProject } from '../../../src/runtime/project.js';
 import { runSync } from '../../../src/pipeline/run-sync.js';
 import { openStateStore } from '../../../src/state/index.js';
 import { FakeService } from '../sink/fake-service.js';

@@ -11,7 +11,7 @@ import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { prepareSync, selectSyncs } from '../../../src/pipeline/prepare.js';
 import type { PreparedSync } from '../../../src/pipeline/prepare.js';
-import { loadProject } from '../../../src/pipeline/project.js';
+import { loadProject } from '../../../src/runtime/project.js';
 import { runSync } from '../../../src/pipeline/run-sync.js';
 import { SAMPLE_UNITS } from '../../../src/pipeline/target-setup.js';
 import { openStateStore } from '../../../src/state/index.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { withRedactedWrites } from '../../../src/pipeline/redacted-state.js';
+import { withRedactedWrites } from '../../../src/runtime/redacted-state.js';
 import { clearSecrets, registerSecret } from '../../../src/sdk/redact.js';
 import { openStateStore } from '../../../src/state/index.js';
 import { emptyCounts } from '../../../src/state/index.js';
