@@ -8,7 +8,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
-import source from '../connectors/postgres/index.js';
+import source from '../connectors/sources/postgres/index.js';
 
 const URL_ = process.env.FERRY_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const silent = { debug() {}, info() {}, warn() {}, error() {} };

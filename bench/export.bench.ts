@@ -18,8 +18,8 @@ import { loadConfig } from '../src/config/index.js';
 import { startEmulator } from '../src/emulator/index.js';
 import { inspectExport, runExport } from '../src/export/index.js';
 import { openStateStore } from '../src/state/index.js';
-import postgresTable from '../connectors/postgres-table/index.js';
-import { copyRows } from '../connectors/postgres-table/copy.js';
+import postgresTable from '../connectors/destinations/postgres-table/index.js';
+import { copyRows } from '../connectors/destinations/postgres-table/copy.js';
 
 const PG_URL = process.env.FERRY_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const silent = { debug() {}, info() {}, warn() {}, error() {} };

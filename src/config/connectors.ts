@@ -23,21 +23,30 @@ export interface LoadConnectorOptions {
   kind?: 'source' | 'destination';
 }
 
-const BUILTIN_DIR = BUILTIN_CONNECTORS_DIR;
+/** Built-in connectors are grouped by direction, so the tree tells sources from destinations. */
+const BUILTIN_GROUPS = ['sources', 'destinations'].map((group) => join(BUILTIN_CONNECTORS_DIR, group));
 const ENTRY_NAMES = ['index.ts', 'index.js', 'index.mjs'];
 
 /** Loaded modules by entry file, so each is imported and checked once. */
 const byEntry = new Map<string, Promise<ConnectorDefinition[]>>();
-let builtins: string[] | undefined;
+let builtins: Map<string, string> | undefined;
 
-/** Names of the built-in connectors: folders of connectors/ holding an index file. */
+/** Built-in connector name → its folder: folders of connectors/sources and connectors/destinations holding an index file. */
+function builtinFolders(): Map<string, string> {
+  builtins ??= new Map(
+    BUILTIN_GROUPS.flatMap((group) =>
+      readdirSync(group, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory() && /^[a-z0-9]/.test(entry.name))
+        .filter((entry) => ENTRY_NAMES.some((name) => existsSync(join(group, entry.name, name))))
+        .map((entry): [string, string] => [entry.name, join(group, entry.name)]),
+    ),
+  );
+  return builtins;
+}
+
+/** Names of the built-in connectors, sources and destinations alike. */
 export function builtinConnectorNames(): string[] {
-  builtins ??= readdirSync(BUILTIN_DIR, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && /^[a-z0-9]/.test(entry.name))
-    .filter((entry) => ENTRY_NAMES.some((name) => existsSync(join(BUILTIN_DIR, entry.name, name))))
-    .map((entry) => entry.name)
-    .sort();
-  return [...builtins];
+  return [...builtinFolders().keys()].sort();
 }
 
 function isLocalPath(type: string): boolean {
@@ -52,8 +61,8 @@ export async function loadConnector(type: string, options: LoadConnectorOptions)
     const entry = entryOfPath(resolve(options.baseDir, type));
     if (!entry) throw notFound(type, `nothing at ${resolve(options.baseDir, type)}`);
     candidates = await loadEntry(entry, type);
-  } else if (builtinConnectorNames().includes(type)) {
-    const entry = entryOfPath(join(BUILTIN_DIR, type));
+  } else if (builtinFolders().has(type)) {
+    const entry = entryOfPath(builtinFolders().get(type)!);
     if (!entry) throw notFound(type, 'the built-in folder has no index file');
     candidates = await loadEntry(entry, type);
   } else {

@@ -68,7 +68,7 @@ beforeAll(async () => {
 describe('the npm package', () => {
   it('ships the compiled CLI, the SDK with its types, and nothing of the development checkout', () => {
     const paths = packed.files.map((f) => f.path);
-    expect(paths).toEqual(expect.arrayContaining(['bin/ferry.js', 'dist/src/cli/main.js', 'dist/src/sdk/index.js', 'dist/src/sdk/index.d.ts', 'dist/connectors/csv/index.js', 'package.json', 'README.md']));
+    expect(paths).toEqual(expect.arrayContaining(['bin/ferry.js', 'dist/src/cli/main.js', 'dist/src/sdk/index.js', 'dist/src/sdk/index.d.ts', 'dist/connectors/sources/csv/index.js', 'package.json', 'README.md']));
     const stray = paths.filter((p) => /^(test|bench|\.ci|src|connectors|scripts|state|pipelines)\//.test(p) || (p.endsWith('.ts') && !p.endsWith('.d.ts') && !p.includes('/connector-templates/')));
     expect(stray).toEqual([]);
   });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import http, { createHttpSource } from '../../../connectors/http/index.js';
+import http, { createHttpSource } from '../../../connectors/sources/http/index.js';
 import { isFerryError, type FerryError } from '../../../src/sdk/index.js';
 import { context, items, readAll, rejection, startApi, VirtualClock, type TestApi } from './http-fixture.js';
 

@@ -5,7 +5,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { z } from 'zod';
-import type { Clock } from '../../../connectors/http/index.js';
+import type { Clock } from '../../../connectors/sources/http/index.js';
 import { abortedError, type IncrementalRead, type ReadContext, type SourceDefinition, type SourceRecord } from '../../../src/sdk/index.js';
 
 export interface SeenRequest {

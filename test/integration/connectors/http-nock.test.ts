@@ -5,7 +5,7 @@
  */
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import http from '../../../connectors/http/index.js';
+import http from '../../../connectors/sources/http/index.js';
 import { readAll } from './http-fixture.js';
 
 const API = 'https://api.github.example';

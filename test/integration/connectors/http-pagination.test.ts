@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import http from '../../../connectors/http/index.js';
+import http from '../../../connectors/sources/http/index.js';
 import { isFerryError } from '../../../src/sdk/index.js';
 import { items, readAll, rejection, startApi, type TestApi } from './http-fixture.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHttpSource } from '../../../connectors/http/index.js';
+import { createHttpSource } from '../../../connectors/sources/http/index.js';
 import { isFerryError, type FerryError } from '../../../src/sdk/index.js';
 import { items, readAll, rejection, startApi, VirtualClock, type TestApi } from './http-fixture.js';
 

@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import source from '../../../connectors/mysql/index.js';
+import source from '../../../connectors/sources/mysql/index.js';
 import { describeSourceConformance, isFerryError } from '../../../src/sdk/index.js';
 import type { FerryError } from '../../../src/sdk/index.js';
 import { collect, context, rejection, sqlScenarios, type SqlTestDb } from './sql-harness.js';

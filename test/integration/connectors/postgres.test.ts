@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import source from '../../../connectors/postgres/index.js';
+import source from '../../../connectors/sources/postgres/index.js';
 import { describeSourceConformance, isFerryError } from '../../../src/sdk/index.js';
 import type { FerryError } from '../../../src/sdk/index.js';
 import { collect, context, lastPosition, rejection, sqlScenarios, type SqlTestDb } from './sql-harness.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import source from '../../../connectors/sqlite/index.js';
+import source from '../../../connectors/sources/sqlite/index.js';
 import { describeSourceConformance, isFerryError } from '../../../src/sdk/index.js';
 import { collect, context, rejection, sqlScenarios, type SqlTestDb } from './sql-harness.js';
 

@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import duckdb from '../../../connectors/duckdb/index.js';
+import duckdb from '../../../connectors/destinations/duckdb/index.js';
 import { contextFor, conversationRecord, openWriter, tempDir } from '../../unit/export/helpers.js';
 
 async function query(file: string, sql: string): Promise<Record<string, unknown>[]> {

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, utimesSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import parquet from '../../../connectors/parquet/index.js';
+import parquet from '../../../connectors/destinations/parquet/index.js';
 import { contextFor, conversationRecord, openWriter, tempDir } from '../../unit/export/helpers.js';
 
 async function query(sql: string): Promise<Record<string, unknown>[]> {

@@ -1,7 +1,7 @@
 /** The postgres-table destination against the local server: schema, types, new columns, errors without secrets. */
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import postgresTable from '../../../connectors/postgres-table/index.js';
+import postgresTable from '../../../connectors/destinations/postgres-table/index.js';
 import { contextFor, conversationRecord, openWriter, tempDir } from '../../unit/export/helpers.js';
 
 const PG_URL = process.env.FERRY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

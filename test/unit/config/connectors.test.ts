@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import csv from '../../../connectors/csv/index.js';
+import csv from '../../../connectors/sources/csv/index.js';
 import { builtinConnectorNames, loadConnector } from '../../../src/config/connectors.js';
 import { isFerryError, type FerryError } from '../../../src/sdk/index.js';
 import { rejection, tempDir } from '../connectors/helpers.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
-import csv from '../../../connectors/csv/index.js';
+import csv from '../../../connectors/sources/csv/index.js';
 import { describeSourceConformance, isFerryError } from '../../../src/sdk/index.js';
 import { readAll, readContext, rejection, tempDir, type Captured } from './helpers.js';
 

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import files from '../../../connectors/files/index.js';
+import files from '../../../connectors/sources/files/index.js';
 import { describeSourceConformance, isFerryError } from '../../../src/sdk/index.js';
 import { readAll, rejection, tempDir, type Captured } from './helpers.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { httpOptions } from '../../../connectors/http/options.js';
+import { httpOptions } from '../../../connectors/sources/http/options.js';
 
 function issues(input: unknown): string[] {
   const result = httpOptions.safeParse(input);

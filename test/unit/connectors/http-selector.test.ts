@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fieldValue, parseSelector, selectAll, selectFirst, selectRecords } from '../../../connectors/http/selector.js';
+import { fieldValue, parseSelector, selectAll, selectFirst, selectRecords } from '../../../connectors/sources/http/selector.js';
 
 const body = {
   data: { items: [{ id: 1 }, { id: 2 }], total: 2 },

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import jsonl from '../../../connectors/jsonl/index.js';
-import { JsonSplitError, JsonSplitter, type JsonPiece } from '../../../connectors/jsonl/json-splitter.js';
+import jsonl from '../../../connectors/sources/jsonl/index.js';
+import { JsonSplitError, JsonSplitter, type JsonPiece } from '../../../connectors/sources/jsonl/json-splitter.js';
 import { isFerryError } from '../../../src/sdk/index.js';
 import { readAll, rejection, tempDir } from './helpers.js';
 

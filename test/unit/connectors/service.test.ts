@@ -2,9 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import service from '../../../connectors/service/index.js';
-import { ServiceHttp } from '../../../connectors/service/http.js';
-import { RESOURCES, RESOURCE_NAMES } from '../../../connectors/service/resources.js';
+import service from '../../../connectors/sources/service/index.js';
+import { ServiceHttp } from '../../../connectors/sources/service/http.js';
+import { RESOURCES, RESOURCE_NAMES } from '../../../connectors/sources/service/resources.js';
 import { ServiceClient } from '../../../src/api/client.js';
 import { ENDPOINTS } from '../../../src/api/endpoints.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';

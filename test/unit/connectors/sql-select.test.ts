@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { SqlColumn } from '../../../connectors/_sql/columns.js';
-import { quoteIdentifier, validateIdentifier } from '../../../connectors/_sql/identifiers.js';
-import { buildNullCount, buildRead, splitKey, type ReadPlan } from '../../../connectors/_sql/select.js';
-import { mysqlDialect } from '../../../connectors/mysql/index.js';
-import { postgresDialect } from '../../../connectors/postgres/index.js';
-import { sqliteDialect } from '../../../connectors/sqlite/index.js';
+import type { SqlColumn } from '../../../connectors/sources/_sql/columns.js';
+import { quoteIdentifier, validateIdentifier } from '../../../connectors/sources/_sql/identifiers.js';
+import { buildNullCount, buildRead, splitKey, type ReadPlan } from '../../../connectors/sources/_sql/select.js';
+import { mysqlDialect } from '../../../connectors/sources/mysql/index.js';
+import { postgresDialect } from '../../../connectors/sources/postgres/index.js';
+import { sqliteDialect } from '../../../connectors/sources/sqlite/index.js';
 import { isFerryError } from '../../../src/sdk/index.js';
 
 const ts: SqlColumn = { name: 'updated_at', dbType: 'timestamptz', kind: 'timestamp', nullable: true, castType: 'timestamp with time zone' };

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { fieldTypeOf } from '../../../connectors/_sql/columns.js';
-import { sqlError } from '../../../connectors/_sql/errors.js';
-import { lowerCursor } from '../../../connectors/_sql/lag.js';
-import { cursorText, fromBigInt, intValue, isoTimestamp } from '../../../connectors/_sql/values.js';
-import { kindOf as mysqlKind } from '../../../connectors/mysql/catalog.js';
-import { kindOf as pgKind } from '../../../connectors/postgres/catalog.js';
-import { kindOf as sqliteKind } from '../../../connectors/sqlite/index.js';
+import { fieldTypeOf } from '../../../connectors/sources/_sql/columns.js';
+import { sqlError } from '../../../connectors/sources/_sql/errors.js';
+import { lowerCursor } from '../../../connectors/sources/_sql/lag.js';
+import { cursorText, fromBigInt, intValue, isoTimestamp } from '../../../connectors/sources/_sql/values.js';
+import { kindOf as mysqlKind } from '../../../connectors/sources/mysql/catalog.js';
+import { kindOf as pgKind } from '../../../connectors/sources/postgres/catalog.js';
+import { kindOf as sqliteKind } from '../../../connectors/sources/sqlite/index.js';
 import { compareCursorValues } from '../../../src/sdk/index.js';
 
 describe('value conversion', () => {

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { describe, expect, it } from 'vitest';
-import { isUtf8Encoding, Utf8Check } from '../../../connectors/_shared/utf8-check.js';
+import { isUtf8Encoding, Utf8Check } from '../../../connectors/sources/_shared/utf8-check.js';
 
 /** Run bytes through the check in the given chunks; the lines it flagged. */
 async function invalidLines(chunks: Buffer[]): Promise<number[]> {

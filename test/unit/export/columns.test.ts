@@ -1,6 +1,6 @@
 /** Column kinds of table destinations: timestamps, null-only columns, widening. */
 import { describe, expect, it } from 'vitest';
-import { inferColumns, widenings } from '../../../connectors/_export/columns.js';
+import { inferColumns, widenings } from '../../../connectors/destinations/_export/columns.js';
 
 describe('inferColumns', () => {
   const rows = [

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import file from '../../../connectors/file/index.js';
+import file from '../../../connectors/destinations/file/index.js';
 import { contextFor, openWriter, tempDir } from './helpers.js';
 
 const batch = (records: Record<string, unknown>[]) => ({ stream: 'deals', records, key: 'dealId' });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { csvField, csvLine } from '../../../connectors/_export/csv.js';
-import { flattenRecord } from '../../../connectors/_export/flatten.js';
-import { csvRows, jsonLines } from '../../../connectors/file/encode.js';
-import { formatOf } from '../../../connectors/file/options.js';
+import { csvField, csvLine } from '../../../connectors/destinations/_export/csv.js';
+import { flattenRecord } from '../../../connectors/destinations/_export/flatten.js';
+import { csvRows, jsonLines } from '../../../connectors/destinations/file/encode.js';
+import { formatOf } from '../../../connectors/destinations/file/options.js';
 
 describe('flattenRecord', () => {
   it('turns nested objects into dot keys and arrays into JSON text', () => {

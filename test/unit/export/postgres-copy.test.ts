@@ -1,6 +1,6 @@
 /** COPY text encoding of postgres-table: what Postgres reads back must be what the record held. */
 import { describe, expect, it } from 'vitest';
-import { copyLine, copyValue } from '../../../connectors/postgres-table/copy.js';
+import { copyLine, copyValue } from '../../../connectors/destinations/postgres-table/copy.js';
 
 describe('COPY text encoding', () => {
   it('escapes the characters COPY gives meaning to and writes null as \\N', () => {

@@ -1,6 +1,6 @@
 /** Table shapes: what `shape: relational` makes of nested records. */
 import { describe, expect, it } from 'vitest';
-import { childTableName, shapeBatch } from '../../../connectors/_export/shape.js';
+import { childTableName, shapeBatch } from '../../../connectors/destinations/_export/shape.js';
 import { conversationRecord } from './helpers.js';
 
 describe('shapeBatch', () => {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import sqliteTable from '../../../connectors/sqlite-table/index.js';
+import sqliteTable from '../../../connectors/destinations/sqlite-table/index.js';
 import { conversationRecord, openWriter, tempDir } from './helpers.js';
 
 const batch = (records: Record<string, unknown>[]) => ({ stream: 'conversations', records, key: 'conversationId' });

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import csv from '../../../connectors/csv/index.js';
+import csv from '../../../connectors/sources/csv/index.js';
 import { loadConfig } from '../../../src/config/index.js';
 import { partitionKey, partitionStore, partitionsOf } from '../../../src/pipeline/partitions.js';
 import { inspectSync } from '../../../src/pipeline/prepare.js';

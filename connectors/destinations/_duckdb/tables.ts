@@ -1,0 +1,239 @@
+/**
+ * Typed tables in a DuckDB database, loaded from an export's table batches;
+ * shared by the `duckdb` destination (the user's database) and `parquet`
+ * (a scratch database copied out to files). Columns are typed from the data
+ * (BOOLEAN, BIGINT, DOUBLE, TIMESTAMPTZ for ISO instants, VARCHAR, JSON for
+ * nested values), and a column that has held only nulls waits for a value to
+ * be created with its type; a column whose values change kind (an object type's field
+ * that was a number and now holds text) is widened in place and the change
+ * logged. Rows go through DuckDB's appender into a temporary staging table,
+ * then parent tables are merged by key (`MERGE INTO … WHEN MATCHED UPDATE …
+ * WHEN NOT MATCHED INSERT`) and child tables replace their parents' rows.
+ */
+import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
+import type { ConnectorLogger, DestinationBatch } from '../../../src/sdk/index.js';
+import { inferColumns, quoteIdentifier, widenings, type ColumnKind } from '../_export/columns.js';
+import { collectKeys } from '../_export/flatten.js';
+import { lastByKey } from '../_export/columns.js';
+import { assertKeys, keyOf } from '../_export/key.js';
+import { isChildTableOf, shapeBatch, TableProblem, type Row, type TableBatch, type TableShape } from '../_export/shape.js';
+
+const DUCK_TYPES: Record<ColumnKind, string> = {
+  boolean: 'BOOLEAN',
+  integer: 'BIGINT',
+  number: 'DOUBLE',
+  timestamp: 'TIMESTAMPTZ',
+  text: 'VARCHAR',
+  json: 'JSON',
+};
+
+/** A column's kind, or `other` for a type ferry did not create (a table the user made): values are appended as text and cast by DuckDB. */
+type StoredKind = ColumnKind | 'other';
+
+const STAGE = 'ferry_stage';
+/** The keys a mirroring export keeps. */
+const LIVE = 'ferry_live_keys';
+
+export class DuckTables {
+  readonly #connection: DuckDBConnection;
+  readonly #logger: ConnectorLogger;
+  readonly #destination: string;
+  readonly #tables = new Map<string, Map<string, StoredKind>>();
+  readonly #written: string[] = [];
+
+  constructor(connection: DuckDBConnection, logger: ConnectorLogger, destination: string) {
+    this.#connection = connection;
+    this.#logger = logger;
+    this.#destination = destination;
+  }
+
+  /** Tables written to, in first-written order. */
+  get written(): readonly string[] {
+    return this.#written;
+  }
+
+  /** The columns of a table written to. */
+  columnsOf(table: string): string[] {
+    return [...(this.#tables.get(table)?.keys() ?? [])];
+  }
+
+  /** Load one table batch; the caller owns the transaction. */
+  async load(batch: TableBatch): Promise<void> {
+    const known = this.#tables.get(batch.table) ?? (await this.#readColumns(batch.table));
+    // A child table seen only through empty arrays has nothing to replace until it exists.
+    if (batch.rows.length === 0 && (!batch.replace || known.size === 0)) return;
+    const kinds = inferColumns(batch.rows, { timestamps: true, omitNullColumns: true });
+    // A column with only nulls so far is created when a value shows its type; an existing one is set to null.
+    for (const name of collectKeys(batch.rows)) if (!kinds.has(name) && (known.has(name) || name === batch.key)) kinds.set(name, 'text');
+    const columns = await this.#ensureTable(batch, kinds);
+    const names = kinds.size > 0 ? [...kinds.keys()] : [batch.replace!.column];
+    await this.#stage(batch.table, names, names.map((name) => columns.get(name)!), batch.rows);
+    await this.#merge(batch, names);
+    await this.#connection.run(`DROP TABLE ${STAGE}`);
+    if (!this.#written.includes(batch.table)) this.#written.push(batch.table);
+  }
+
+  /** Delete the rows of `table` whose key is not in `keys`, and its child tables' rows of those parents; the caller owns the transaction. */
+  async retain(table: string, key: string, keys: ReadonlySet<string>): Promise<number> {
+    if (!(await this.#readColumns(table)).has(key)) return 0;
+    await this.#connection.run(`CREATE OR REPLACE TEMP TABLE ${LIVE} (k VARCHAR)`);
+    await this.#append(LIVE, [...keys].map((k) => ({ k })), ['k'], ['text']);
+    const gone = (name: string) => `DELETE FROM ${quoteIdentifier(name)} WHERE CAST(${quoteIdentifier(key)} AS VARCHAR) NOT IN (SELECT k FROM ${LIVE})`;
+    const deleted = (await this.#connection.run(gone(table))).rowsChanged;
+    const children = await this.#connection.runAndReadAll(
+      'SELECT table_name FROM information_schema.columns WHERE table_schema = current_schema() AND column_name = $1',
+      [key],
+    );
+    for (const row of children.getRowObjectsJS()) {
+      if (isChildTableOf(table, String(row.table_name))) await this.#connection.run(gone(String(row.table_name)));
+    }
+    await this.#connection.run(`DROP TABLE ${LIVE}`);
+    return deleted;
+  }
+
+  async #readColumns(table: string): Promise<Map<string, StoredKind>> {
+    const reader = await this.#connection.runAndReadAll(
+      'SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position',
+      [table],
+    );
+    return new Map(reader.getRowObjectsJS().map((row) => [String(row.column_name), kindOfType(String(row.data_type))]));
+  }
+
+  async #ensureTable(batch: TableBatch, kinds: Map<string, ColumnKind>): Promise<Map<string, StoredKind>> {
+    const target = quoteIdentifier(batch.table);
+    let columns = this.#tables.get(batch.table) ?? (await this.#readColumns(batch.table));
+    if (columns.size === 0) {
+      const definitions = [...kinds].map(([name, kind]) => `${quoteIdentifier(name)} ${DUCK_TYPES[kind]}`);
+      await this.#connection.run(`CREATE TABLE IF NOT EXISTS ${target} (${definitions.join(', ')})`);
+      columns = await this.#readColumns(batch.table);
+    }
+    for (const [name, kind] of kinds) {
+      if (columns.has(name)) continue;
+      await this.#connection.run(`ALTER TABLE ${target} ADD COLUMN ${quoteIdentifier(name)} ${DUCK_TYPES[kind]}`);
+      columns.set(name, kind);
+    }
+    const typed = columns;
+    for (const { column, from, to } of widenings(kinds, (name) => ferryKind(typed.get(name)), batch.rows)) {
+      await this.#connection.run(`ALTER TABLE ${target} ALTER ${quoteIdentifier(column)} TYPE ${DUCK_TYPES[to]}`);
+      this.#logger.warn({ table: batch.table, column, from: DUCK_TYPES[from], to: DUCK_TYPES[to] }, `${this.#destination}: a column now holds other values; its type was widened`);
+      columns.set(column, to);
+    }
+    const key = batch.key ?? batch.replace?.column;
+    if (key !== undefined && !columns.has(key)) throw new TableProblem(`table ${batch.table} has no key column "${key}"`);
+    this.#tables.set(batch.table, columns);
+    return columns;
+  }
+
+  /** A fresh staging table with the target's types for the batch's columns, filled through the appender. */
+  async #stage(table: string, names: readonly string[], kinds: readonly StoredKind[], rows: readonly Readonly<Row>[]): Promise<void> {
+    await this.#connection.run(`CREATE OR REPLACE TEMP TABLE ${STAGE} AS SELECT ${names.map(quoteIdentifier).join(', ')} FROM ${quoteIdentifier(table)} LIMIT 0`);
+    await this.#append(STAGE, rows, names, kinds);
+  }
+
+  async #append(table: string, rows: readonly Readonly<Row>[], names: readonly string[], kinds: readonly StoredKind[]): Promise<void> {
+    const appender = await this.#connection.createAppender(table, 'main', 'temp');
+    try {
+      for (const row of rows) {
+        names.forEach((name, i) => appendValue(appender, row[name], kinds[i]!));
+        appender.endRow();
+      }
+      appender.flushSync();
+    } finally {
+      appender.closeSync();
+    }
+  }
+
+  /** Parents: merged by key. Children: the batch's parents' rows replaced. */
+  async #merge(batch: TableBatch, names: readonly string[]): Promise<void> {
+    const target = quoteIdentifier(batch.table);
+    if (batch.replace) {
+      const ids = batch.replace.ids.map(sqlLiteral).join(', ');
+      if (ids !== '') await this.#connection.run(`DELETE FROM ${target} WHERE ${quoteIdentifier(batch.replace.column)} IN (${ids})`);
+      await this.#connection.run(`INSERT INTO ${target} BY NAME SELECT * FROM ${STAGE}`);
+      return;
+    }
+    const key = quoteIdentifier(batch.key!);
+    const updates = names.filter((name) => name !== batch.key).map((name) => `${quoteIdentifier(name)} = s.${quoteIdentifier(name)}`);
+    const matched = updates.length > 0 ? `WHEN MATCHED THEN UPDATE SET ${updates.join(', ')} ` : '';
+    await this.#connection.run(`MERGE INTO ${target} AS t USING ${STAGE} AS s ON t.${key} = s.${key} ${matched}WHEN NOT MATCHED THEN INSERT BY NAME`);
+  }
+}
+
+/** Run `work` in one transaction: committed when it succeeds, rolled back (and rethrown) when it fails. */
+export async function inTransaction<T>(connection: DuckDBConnection, work: () => Promise<T>): Promise<T> {
+  await connection.run('BEGIN TRANSACTION');
+  try {
+    const result = await work();
+    await connection.run('COMMIT');
+    return result;
+  } catch (error) {
+    await connection.run('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
+function ferryKind(kind: StoredKind | undefined): ColumnKind | undefined {
+  return kind === 'other' ? undefined : kind;
+}
+
+function kindOfType(type: string): StoredKind {
+  const entry = Object.entries(DUCK_TYPES).find(([, name]) => name === type || (name === 'TIMESTAMPTZ' && type === 'TIMESTAMP WITH TIME ZONE'));
+  return entry ? (entry[0] as ColumnKind) : 'other';
+}
+
+/** Append a value to a column of the given kind; the column was typed (or widened) for it. */
+function appendValue(appender: DuckDBAppender, value: unknown, kind: StoredKind): void {
+  if (value === null || value === undefined || (typeof value === 'number' && !Number.isFinite(value))) {
+    appender.appendNull();
+    return;
+  }
+  switch (kind) {
+    case 'boolean':
+      appender.appendBoolean(Boolean(value));
+      return;
+    case 'integer':
+      appender.appendBigInt(BigInt(value as number | bigint));
+      return;
+    case 'number':
+      appender.appendDouble(Number(value));
+      return;
+    case 'json':
+      appender.appendVarchar(JSON.stringify(value));
+      return;
+    default:
+      appender.appendVarchar(textOf(value));
+  }
+}
+
+function textOf(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+function sqlLiteral(value: unknown): string {
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+  return `'${String(value).replaceAll("'", "''")}'`;
+}
+
+/**
+ * A batch of a DuckDB-backed destination (duckdb, parquet) as tables to load:
+ * its keys checked, the last record of each key kept, shaped per `shape`.
+ */
+export function tablesOfBatch(
+  batch: DestinationBatch,
+  options: { table: string; key?: string | undefined; shape: TableShape },
+  where: { destination: string; exportName: string },
+): TableBatch[] {
+  const key = keyOf(batch, options.key, where.destination, where.exportName);
+  assertKeys(batch.records, key, where.destination, where.exportName);
+  return shapeBatch(lastByKey(batch.records, key), options.table, key, options.shape);
+}
+
+/** Load shaped tables in one transaction: all of the batch or none of it. */
+export async function loadTables(connection: DuckDBConnection, tables: DuckTables, shaped: readonly TableBatch[]): Promise<void> {
+  await inTransaction(connection, async () => {
+    for (const table of shaped) await tables.load(table);
+  });
+}

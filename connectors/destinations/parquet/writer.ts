@@ -1,0 +1,84 @@
+/**
+ * The open `parquet` destination. Batches are loaded into a scratch DuckDB
+ * database next to the output (typed like the `duckdb` destination, records
+ * de-duplicated by key within the run); when the export completes each table
+ * is copied out to Parquet in a hidden staging folder and moved into place:
+ * - overwrite: the dataset folder is swapped for the new one;
+ * - append: the run's files, named after the run, are added beside the
+ *   earlier runs' files, which are never rewritten.
+ * A failed or stopped export moves nothing and removes the scratch folder.
+ */
+import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { FerryError, messageOf, type ConnectorContext, type DestinationWriter } from '../../../src/sdk/index.js';
+import { DuckTables, loadTables, tablesOfBatch } from '../_duckdb/tables.js';
+import { outputPath, prepareFolder } from '../_export/paths.js';
+import { publishDataset, removeAbandonedScratch, writeDataset } from './dataset.js';
+import type { ParquetOptions } from './options.js';
+
+export async function openParquetWriter(ctx: ConnectorContext<ParquetOptions>): Promise<DestinationWriter> {
+  const { options } = ctx;
+  const root = outputPath(options.path, ctx.baseDir);
+  const runId = `${new Date().toISOString().replace(/[-:.]/g, '')}-${randomBytes(3).toString('hex')}`;
+  const scratch = join(root, `.ferry-${runId}`);
+  await prepareFolder(join(scratch, 'scratch.duckdb'), 'parquet', ctx.syncName);
+  await removeAbandonedScratch(root, ctx.logger);
+  const instance = await DuckDBInstance.create(join(scratch, 'scratch.duckdb'));
+  const connection = await instance.connect();
+  // Partition folders are cut in UTC, whatever the machine's zone.
+  await connection.run("SET TimeZone = 'UTC'");
+  const tables = new DuckTables(connection, ctx.logger, 'parquet');
+  const where = `export ${ctx.syncName}`;
+
+  /** The dataset written to Parquet in the scratch folder; the partition field must be a column. */
+  const copyOut = async (table: string): Promise<string> => {
+    const staged = join(scratch, 'out', table);
+    const partition = table === options.table ? options.partition : undefined;
+    if (partition && !tables.columnsOf(table).includes(partition.field)) {
+      throw new FerryError('FERRY_DESTINATION_WRITE_FAILED', `parquet: cannot partition ${table} by "${partition.field}": no record has that field`, {
+        where,
+        hint: `destination.partition.field must be a timestamp field of the records (${tables.columnsOf(table).join(', ')})`,
+      });
+    }
+    await writeDataset(connection, table, staged, runId, partition);
+    return staged;
+  };
+
+  let finished = false;
+  const release = async () => {
+    finished = true;
+    connection.closeSync();
+    instance.closeSync();
+    await rm(scratch, { recursive: true, force: true });
+  };
+  return {
+    async write(batch) {
+      if (batch.records.length === 0) return;
+      const shaped = tablesOfBatch(batch, options, { destination: 'parquet', exportName: ctx.syncName });
+      try {
+        await loadTables(connection, tables, shaped);
+      } catch (cause) {
+        throw new FerryError('FERRY_DESTINATION_WRITE_FAILED', `parquet: cannot stage ${options.table}: ${messageOf(cause)}`, { where, cause });
+      }
+    },
+    async close() {
+      if (finished) return;
+      try {
+        const staged = new Map<string, string>();
+        for (const table of tables.written) staged.set(table, await copyOut(table));
+        for (const [table, folder] of staged) await publishDataset(folder, join(root, table), options.mode, join(root, `.ferry-${runId}-old-${table}`));
+      } catch (cause) {
+        if (cause instanceof FerryError) throw cause;
+        throw new FerryError('FERRY_DESTINATION_WRITE_FAILED', `parquet: cannot write ${join(root, options.table)}: ${messageOf(cause)}`, { where, cause });
+      } finally {
+        await release();
+      }
+    },
+    async abort() {
+      if (finished) return;
+      await release();
+    },
+  };
+}

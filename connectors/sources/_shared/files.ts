@@ -1,0 +1,223 @@
+/**
+ * File plumbing shared by the built-in file connectors (csv, jsonl): option
+ * fragments, glob resolution, and opening a file as a stream of decoded text.
+ * Written only against src/sdk, like any plugin.
+ */
+import { createReadStream } from 'node:fs';
+import { access, constants, stat } from 'node:fs/promises';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { pipeline, type Readable, type Transform } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import iconv from 'iconv-lite';
+import { glob, isDynamicPattern } from 'tinyglobby';
+import { z } from 'zod';
+import { FerryError, messageOf, type ConnectorLogger, type SkippedInput } from '../../../src/sdk/index.js';
+
+/** `path`: a file or a glob, relative to the YAML file's directory. */
+export const pathOption = z.string().min(1);
+
+/** Any encoding iconv-lite knows (utf8, latin1, windows-1252, utf16le, …). */
+export const encodingOption = z
+  .string()
+  .refine((name) => iconv.encodingExists(name), { message: 'unknown encoding (try utf8, latin1, windows-1252, utf16le)' })
+  .default('utf8');
+
+/** `auto` decompresses files whose name ends in `.gz`. */
+export const compressionOption = z.enum(['auto', 'gzip', 'none']).default('auto');
+export type Compression = z.output<typeof compressionOption>;
+
+/** A primary key: one field or several. */
+export const primaryKeyOption = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional();
+
+export function toKeyList(key: string | readonly string[] | undefined): string[] | undefined {
+  if (key === undefined) return undefined;
+  return typeof key === 'string' ? [key] : [...key];
+}
+
+export interface InputFile {
+  absolute: string;
+  /** Relative to baseDir with `/` separators: what origins and `_file` show. */
+  relative: string;
+}
+
+function toInputFile(baseDir: string, absolute: string): InputFile {
+  const rel = relative(baseDir, absolute);
+  return { absolute, relative: (rel === '' ? absolute : rel).split(sep).join('/') };
+}
+
+/**
+ * The files a `path` option names, in sorted order. A path that exists as
+ * written is taken literally (file names may contain glob characters);
+ * otherwise it is a glob. Nothing matching is an error, not an empty read:
+ * an empty read would look like "every record was deleted" to a mirror sync.
+ */
+export async function resolveFiles(pattern: string, baseDir: string, syncName: string): Promise<InputFile[]> {
+  const literal = resolve(baseDir, pattern);
+  const literalStat = await stat(literal).catch(() => undefined);
+  if (literalStat?.isFile()) return [toInputFile(baseDir, literal)];
+  if (literalStat?.isDirectory()) {
+    throw new FerryError('FERRY_SOURCE_OBJECT_MISSING', `path "${pattern}" is a directory, not a file or glob`, {
+      where: `sync ${syncName}`,
+      hint: `match the files inside it with a glob, e.g. "${pattern.replace(/\/$/, '')}/*"`,
+      details: { path: literal },
+    });
+  }
+  if (isDynamicPattern(pattern)) {
+    const matches = await glob(pattern, { cwd: baseDir, absolute: true, onlyFiles: true });
+    if (matches.length > 0) {
+      return matches
+        .map((file) => toInputFile(baseDir, resolve(file)))
+        .sort((a, b) => (a.relative < b.relative ? -1 : a.relative > b.relative ? 1 : 0));
+    }
+  }
+  throw new FerryError(
+    'FERRY_SOURCE_OBJECT_MISSING',
+    isDynamicPattern(pattern) ? `no file matches "${pattern}"` : `file "${pattern}" does not exist`,
+    {
+      where: `sync ${syncName}`,
+      hint: `paths resolve against ${baseDir} (the directory of the YAML file that declares the sync)`,
+      details: { path: isAbsolute(pattern) ? pattern : literal },
+    },
+  );
+}
+
+/** Fail early, with the file named, when a matched file cannot be read. */
+export async function assertReadable(file: InputFile, syncName: string): Promise<void> {
+  try {
+    await access(file.absolute, constants.R_OK);
+  } catch (cause) {
+    throw new FerryError('FERRY_SOURCE_UNREACHABLE', `cannot read ${file.relative}`, {
+      where: `sync ${syncName}`,
+      cause,
+      hint: 'check the file permissions',
+    });
+  }
+}
+
+export function isGzip(file: string, compression: Compression): boolean {
+  if (compression === 'auto') return /\.gz$/i.test(file);
+  return compression === 'gzip';
+}
+
+/** The file name without a trailing `.gz`, for format detection. */
+export function withoutGz(file: string): string {
+  return file.replace(/\.gz$/i, '');
+}
+
+/**
+ * Open a file as a readable of decoded text chunks, streaming (never the whole
+ * file in memory): read → gunzip → decode (BOM stripped). Aborting `signal`
+ * destroys the chain and the consumer's iteration rejects.
+ */
+export function openText(
+  file: string,
+  options: { encoding: string; compression: Compression; signal?: AbortSignal; check?: Transform | undefined },
+): Readable {
+  const input = createReadStream(file, options.signal ? { signal: options.signal } : {});
+  const decoder = iconv.decodeStream(options.encoding, { stripBOM: true }) as unknown as Transform;
+  const noop = (): void => {
+    // Errors reach the consumer through the last stream, which pipeline destroys with them.
+  };
+  // The byte check (invalid-encoding.ts) sees the raw bytes, before the decoder replaces them.
+  const gzip = isGzip(file, options.compression);
+  const { check } = options;
+  if (gzip && check) return pipeline(input, createGunzip(), check, decoder, noop);
+  if (gzip) return pipeline(input, createGunzip(), decoder, noop);
+  if (check) return pipeline(input, check, decoder, noop);
+  return pipeline(input, decoder, noop);
+}
+
+/** What a file parser needs from the connector context. */
+export interface ParseContext {
+  signal: AbortSignal;
+  logger: ConnectorLogger;
+  syncName: string;
+  reportSkipped?: ((input: SkippedInput) => void) | undefined;
+}
+
+const SILENT: ConnectorLogger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/**
+ * The parse context for discover(), which only samples: what the sampled rows
+ * contain (a ragged row, invalid bytes) is warned about and counted once, by
+ * read(), not here as well.
+ */
+export function sampling(ctx: { signal: AbortSignal; syncName: string }): ParseContext {
+  return { signal: ctx.signal, syncName: ctx.syncName, logger: SILENT };
+}
+
+/**
+ * Split a text stream into lines, numbered from 1; `\r\n`, `\n` and a final
+ * line without a newline all work.
+ */
+export async function* readLines(text: AsyncIterable<string | Buffer>): AsyncGenerator<{ line: number; text: string }> {
+  let carry = '';
+  let line = 0;
+  for await (const chunk of text) {
+    const data = carry + (typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
+    let start = 0;
+    let newline = data.indexOf('\n', start);
+    while (newline !== -1) {
+      line += 1;
+      const end = newline > start && data.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
+      yield { line, text: data.slice(start, end) };
+      start = newline + 1;
+      newline = data.indexOf('\n', start);
+    }
+    carry = data.slice(start);
+  }
+  if (carry.length > 0) {
+    line += 1;
+    yield { line, text: carry.endsWith('\r') ? carry.slice(0, -1) : carry };
+  }
+}
+
+/** Files bigger than this are not line-counted for an estimate. */
+export const ESTIMATE_MAX_BYTES = 50 * 1024 * 1024;
+
+/**
+ * Count newline-terminated lines of an uncompressed file (an estimate for
+ * progress bars: quoted multi-line fields count extra). Undefined when the
+ * file is compressed or larger than {@link ESTIMATE_MAX_BYTES}.
+ */
+export async function countLines(file: string, compression: Compression): Promise<number | undefined> {
+  if (isGzip(file, compression)) return undefined;
+  const info = await stat(file);
+  if (info.size > ESTIMATE_MAX_BYTES) return undefined;
+  let lines = 0;
+  let last = 10;
+  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
+    let index = chunk.indexOf(10);
+    while (index !== -1) {
+      lines += 1;
+      index = chunk.indexOf(10, index + 1);
+    }
+    if (chunk.length > 0) last = chunk[chunk.length - 1] ?? 10;
+  }
+  // A last line without a newline is still a line.
+  return info.size > 0 && last !== 10 ? lines + 1 : lines;
+}
+
+/**
+ * Re-throw what a read loop caught as a FerryError naming file and line; an
+ * abort is re-thrown as the signal's reason so callers can tell it apart.
+ */
+export function readFailure(error: unknown, where: string, syncName: string, signal: AbortSignal): unknown {
+  if (signal.aborted) return signal.reason;
+  if (error instanceof FerryError) return error;
+  const message = messageOf(error);
+  return new FerryError('FERRY_SOURCE_READ_FAILED', `reading ${where} failed: ${message}`, {
+    where: `${where} (sync ${syncName})`,
+    cause: error,
+  });
+}
+
+/**
+ * Every file matching one or several globs, absolute and sorted; an empty
+ * list when none match (the caller decides whether that is an error).
+ */
+export async function listFiles(patterns: string | readonly string[], baseDir: string): Promise<string[]> {
+  const list = typeof patterns === 'string' ? [patterns] : [...patterns];
+  const found = await glob(list, { cwd: baseDir, absolute: true, onlyFiles: true, expandDirectories: false });
+  return found.map((f) => resolve(f)).sort();
+}
