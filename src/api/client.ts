@@ -12,8 +12,12 @@ import type { z } from 'zod';
 import { FerryError } from '../sdk/errors.js';
 import { messageOf } from '../sdk/guards.js';
 import { ENDPOINTS } from './endpoints.js';
+import { exchange } from './exchange.js';
+import { fastCheckOf } from './schemas/fast-check.js';
+import type { FastCheck } from './schemas/fast-check.js';
+import type { RawAnswer } from './exchange.js';
 import type { Endpoint, EndpointName } from './endpoints.js';
-import { buildQuery, fillPath, normaliseBaseUrl, resolveLocation, serialiseBody } from './http.js';
+import { buildQuery, fillPath, jsonBytes, normaliseBaseUrl, resolveLocation, serialiseBody } from './http.js';
 import { paginate } from './pagination.js';
 import { REDACTED, redact, redactError, redactValue } from '../sdk/redact.js';
 import { DEFAULT_RETRY, abortedError, isRetryableStatus, networkErrorCode, nextRetry, parseRetryAfter, signalsOutage, sleep } from '../sdk/http-retry.js';
@@ -72,6 +76,15 @@ export interface ClientObserver {
   }): void;
 }
 
+/**
+ * What every attempt waits on before it is sent: the request-rate budget an
+ * API key shares across processes (src/runtime/rate-budget.ts). Retries
+ * wait too, so the budget counts requests as the service does.
+ */
+export interface RequestGate {
+  acquire(signal?: AbortSignal): Promise<void>;
+}
+
 export interface ServiceClientOptions {
   /** Root of the service, with or without a trailing slash (`https://api.example.com`). */
   baseUrl: string;
@@ -79,12 +92,14 @@ export interface ServiceClientOptions {
   apiKey?: string;
   /** Keep-alive connections to the service. @default 8 */
   concurrency?: number;
-  /** Per attempt, headers and body included. @default 30000 */
+  /** Per attempt: the answer's headers must come within it, and the body never stall as long (undici's timers, to about a second). @default 30000 */
   timeoutMs?: number;
   retry?: Partial<RetryPolicy>;
   /** @default `ferry/<version>` */
   userAgent?: string;
   observer?: ClientObserver;
+  /** Waited on before every attempt; none by default. */
+  gate?: RequestGate;
   /** An undici dispatcher to use instead of the client's own pool (tests pass a MockAgent). */
   dispatcher?: Dispatcher;
 }
@@ -95,6 +110,12 @@ export interface RequestOptions {
   retry?: false | Partial<RetryPolicy>;
   /** Per attempt. @default the client's timeoutMs */
   timeoutMs?: number;
+  /**
+   * The body's JSON text when the caller has it already (the pusher: the
+   * canonical JSON the record's fingerprint hashed), sent instead of
+   * serialising `body` a second time. It must be `body` as JSON.
+   */
+  json?: string;
 }
 
 export interface CallOptions<N extends EndpointName> extends RequestOptions {
@@ -129,38 +150,42 @@ export const DEFAULT_CONCURRENCY = 8;
 export const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_USER_AGENT = 'ferry/0.1.0';
 
-/** Raw outcome of one attempt. */
-interface RawAnswer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-}
 
 export class ServiceClient {
   readonly #base: URL;
   /** Path of the base URL without trailing slash; `''` at the root. */
   readonly #prefix: string;
   readonly #apiKey: string | undefined;
+  /** `Bearer <key>`, built once rather than per request. */
+  readonly #authorization: string | undefined;
+  readonly #origin: string;
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
   readonly #retry: Readonly<RetryPolicy>;
+  /** The policy of `retry: false` (the pusher's every call), built once. */
+  readonly #oneAttempt: Readonly<RetryPolicy>;
   readonly #timeoutMs: number;
   readonly #userAgent: string;
   readonly #observer: ClientObserver;
   readonly #concurrency: number;
+  readonly #gate: RequestGate | undefined;
 
   constructor(options: ServiceClientOptions) {
     const { url, prefix } = normaliseBaseUrl(options.baseUrl);
     this.#base = url;
     this.#prefix = prefix;
     this.#apiKey = options.apiKey === '' ? undefined : options.apiKey;
+    this.#authorization = this.#apiKey === undefined ? undefined : `Bearer ${this.#apiKey}`;
+    this.#origin = url.origin;
     this.#concurrency = positiveInt(options.concurrency, DEFAULT_CONCURRENCY, 'concurrency');
     this.#timeoutMs = positiveInt(options.timeoutMs, DEFAULT_TIMEOUT_MS, 'timeoutMs');
     // The client caps every wait, Retry-After included, at maxDelayMs (docs/client.md); the pusher honours longer hints.
     const { maxRetryAfterMs: _pusherOnly, ...clientDefaults } = DEFAULT_RETRY;
     this.#retry = Object.freeze(mergePolicy(clientDefaults, options.retry));
+    this.#oneAttempt = Object.freeze({ ...this.#retry, maxAttempts: 1, outageBudgetMs: 0 });
     this.#userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
     this.#observer = options.observer ?? {};
+    this.#gate = options.gate;
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#dispatcher =
       options.dispatcher ??
@@ -177,8 +202,8 @@ export class ServiceClient {
    * defined values and the JSON body, retry transient failures, and return the
    * success body parsed with the endpoint's response schema.
    */
-  async call<N extends EndpointName>(name: N, options: CallOptions<N> = {}): Promise<ResponseOf<N>> {
-    return (await this.#send(name, options)).data;
+  call<N extends EndpointName>(name: N, options: CallOptions<N> = {}): Promise<ResponseOf<N>> {
+    return this.#send(name, options).then(dataOf);
   }
 
   /** Like {@link call}, with the answer's status and headers. */
@@ -190,20 +215,29 @@ export class ServiceClient {
   async #send<N extends EndpointName>(name: N, options: CallOptions<N>, pathOverride?: string): Promise<Answer<ResponseOf<N>>> {
     const endpoint: Endpoint = ENDPOINTS[name];
     const path = pathOverride ?? `${this.#prefix}${fillPath(endpoint.path, options.params, name)}${buildQuery(options.query, name)}`;
-    const body = options.body === undefined ? undefined : serialiseBody(options.body, name);
-    const policy = options.retry === false ? { ...this.#retry, maxAttempts: 1, outageBudgetMs: 0 } : mergePolicy(this.#retry, options.retry);
+    const body = options.body === undefined ? undefined : options.json !== undefined ? jsonBytes(options.json, name) : serialiseBody(options.body, name);
+    const policy = options.retry === false ? this.#oneAttempt : options.retry === undefined ? this.#retry : mergePolicy(this.#retry, options.retry);
     const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
     const { signal } = options;
 
     let failingSince: number | undefined;
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) throw abortedError(signal, name);
+      if (this.#gate) {
+        try {
+          await this.#gate.acquire(signal);
+        } catch (error) {
+          if (signal?.aborted) throw abortedError(signal, name);
+          throw error;
+        }
+      }
       const started = performance.now();
       let raw: RawAnswer;
       try {
         raw = await this.#attempt(endpoint.method, path, body, endpoint.scope !== 'none', timeoutMs, signal);
-      } catch (error) {
+      } catch (caught) {
         if (signal?.aborted) throw abortedError(signal, name);
+        const error = isUndiciTimeout(caught) ? new AttemptTimeout(timeoutMs) : caught;
         const errorCode = error instanceof AttemptTimeout ? 'ETIMEDOUT' : networkErrorCode(error);
         if (errorCode === undefined) {
           throw new FerryError('FERRY_SERVICE_ERROR', `${name}: request failed: ${this.#redact(messageOf(error))}`, {
@@ -250,7 +284,13 @@ export class ServiceClient {
     }
   }
 
-  async #attempt(
+  /**
+   * One request. The per-attempt timeout is undici's own (no answer headers
+   * within `timeoutMs`, or the body stalls that long): an AbortController and
+   * a timer of our own per attempt were a visible share of a push's CPU. The
+   * answer is read whole by {@link exchange}.
+   */
+  #attempt(
     method: Endpoint['method'],
     path: string,
     body: Buffer | undefined,
@@ -258,36 +298,14 @@ export class ServiceClient {
     timeoutMs: number,
     signal: AbortSignal | undefined,
   ): Promise<RawAnswer> {
-    const controller = new AbortController();
-    // Built only when the timer fires: an Error captures a stack, too dear for every request.
-    let timeout: AttemptTimeout | undefined;
-    const timer = setTimeout(() => controller.abort((timeout = new AttemptTimeout(timeoutMs))), timeoutMs);
-    const forward = () => controller.abort(signal?.reason);
-    signal?.addEventListener('abort', forward, { once: true });
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.#userAgent };
-    if (authenticated && this.#apiKey !== undefined) headers.authorization = `Bearer ${this.#apiKey}`;
+    if (authenticated && this.#authorization !== undefined) headers.authorization = this.#authorization;
     if (body !== undefined) {
       headers['content-type'] = 'application/json';
       headers['content-length'] = String(body.length);
     }
-    try {
-      const res = await this.#dispatcher.request({
-        origin: this.#base.origin,
-        path,
-        method,
-        headers,
-        body,
-        signal: controller.signal,
-      });
-      const text = await res.body.text();
-      return { status: res.statusCode, headers: res.headers, text };
-    } catch (error) {
-      if (timeout !== undefined && controller.signal.reason === timeout && !signal?.aborted) throw timeout;
-      throw error;
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', forward);
-    }
+    // undici's timeout errors become AttemptTimeout in #send.
+    return exchange(this.#dispatcher, { origin: this.#origin, path, method, headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs }, signal);
   }
 
   #parseSuccess(name: EndpointName, endpoint: Endpoint, raw: RawAnswer): unknown {
@@ -301,6 +319,8 @@ export class ServiceClient {
         body: this.#redact(raw.text.slice(0, 500)),
       });
     }
+    // The push answers (201 of a record) pass a check derived from their schema, which is the parse's whole work for them.
+    if (fastCheck(endpoint.response)?.(json)) return json;
     const parsed = endpoint.response.safeParse(json);
     if (!parsed.success) {
       const summary = parsed.error.issues
@@ -589,7 +609,23 @@ export class ServiceClient {
   }
 }
 
-/** Marker reason for an attempt cut by the client's own timeout (retried like a network error). */
+function dataOf<T>(answer: Answer<T>): T {
+  return answer.data;
+}
+
+/** Each response schema's fast check (or null: none), derived once. */
+const FAST_CHECKS = new WeakMap<z.ZodType, FastCheck | null>();
+
+function fastCheck(schema: z.ZodType): FastCheck | null {
+  let check = FAST_CHECKS.get(schema);
+  if (check === undefined) {
+    check = fastCheckOf(schema) ?? null;
+    FAST_CHECKS.set(schema, check);
+  }
+  return check;
+}
+
+/** An attempt cut by the per-attempt timeout (retried like a network error). */
 class AttemptTimeout extends Error {
   constructor(readonly timeoutMs: number) {
     super(`no complete answer within ${timeoutMs} ms`);
@@ -618,6 +654,12 @@ function positiveInt(value: number | undefined, fallback: number, name: string):
 function nonNegative(value: number, name: string): number {
   if (!Number.isFinite(value) || value < 0) throw new FerryError('FERRY_CONFIG_INVALID', `${name} must be a number ≥ 0, found ${value}`);
   return value;
+}
+
+/** undici's per-request timeouts: no headers in time, or a body that stalled. */
+function isUndiciTimeout(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
 }
 
 function firstHeader(value: string | string[] | undefined): string | undefined {

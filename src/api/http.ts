@@ -32,6 +32,8 @@ export function normaliseBaseUrl(baseUrl: string): { url: URL; prefix: string } 
 
 /** Fill `{name}` placeholders with URL-encoded values; a missing value is a programming error. */
 export function fillPath(template: string, params: Readonly<Record<string, string>> = {}, endpoint = template): string {
+  // Most paths (every record push) have no placeholder: no regex pass for them.
+  if (!template.includes('{')) return template;
   return template.replace(/\{([^}]+)\}/g, (_, name: string) => {
     const value = params[name];
     if (value === undefined || value === '') {
@@ -67,7 +69,12 @@ export function buildQuery(query: object | undefined, endpoint = 'request'): str
  * service's 10 MB limit (it would answer 413 after the whole upload).
  */
 export function serialiseBody(body: unknown, endpoint: string, limit: number = BODY_LIMIT_BYTES): Buffer {
-  const bytes = Buffer.from(JSON.stringify(body), 'utf8');
+  return jsonBytes(JSON.stringify(body), endpoint, limit);
+}
+
+/** {@link serialiseBody} of a body whose JSON text the caller already has. */
+export function jsonBytes(json: string, endpoint: string, limit: number = BODY_LIMIT_BYTES): Buffer {
+  const bytes = Buffer.from(json, 'utf8');
   if (bytes.length > limit) {
     throw new FerryError(
       'FERRY_BODY_TOO_LARGE',

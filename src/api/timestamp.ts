@@ -71,10 +71,24 @@ export function toIsoTimestamp(input: unknown): string | undefined {
   return ms === undefined ? undefined : new Date(ms).toISOString();
 }
 
-/** True for a calendar date written `YYYY-MM-DD`. */
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * True for a calendar date written `YYYY-MM-DD`. Checked by arithmetic, not
+ * through parseIso and a Date: row pushes ask this twice per date field.
+ */
 export function isIsoDate(input: unknown): boolean {
-  if (typeof input !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(input)) return false;
-  return parseIso(input) !== undefined;
+  if (typeof input !== 'string' || !ISO_DATE.test(input)) return false;
+  const year = Number(input.slice(0, 4));
+  const month = Number(input.slice(5, 7));
+  const day = Number(input.slice(8, 10));
+  // Date.UTC, which parseIso goes through, reads years 0–99 as 1900–1999: so does this.
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year < 100 ? year + 1900 : year, month);
+}
+
+function daysIn(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
 /**

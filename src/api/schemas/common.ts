@@ -2,10 +2,8 @@ import { z } from 'zod';
 import { FIELD_TYPES } from '../../sdk/types.js';
 import { isIsoDate, isIsoDateTime, parseRequestTimestamp, parseTimestamp } from '../timestamp.js';
 
-export const uuid = z.string().regex(
-  /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/,
-  'must be a UUID',
-);
+export const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+export const uuid = z.string().regex(UUID_PATTERN, 'must be a UUID');
 
 export const fieldType = z.enum(FIELD_TYPES);
 export type FieldTypeValue = z.infer<typeof fieldType>;

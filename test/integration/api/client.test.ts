@@ -308,6 +308,24 @@ describe('requests', () => {
     expect(server.seen).toHaveLength(0);
   });
 
+  it('sends the JSON text a caller already made as it is, not the body serialised again', async () => {
+    const { server, client } = await setup((_req, res) => json(res, 201, recordResponse));
+    const row = dealRow(1);
+    const text = JSON.stringify(Object.fromEntries(Object.entries(row).reverse()));
+    await client.createRow(row, { json: text });
+    const [req] = server.seen;
+    expect(req?.body).toBe(text);
+    expect(req?.body).not.toBe(JSON.stringify(row));
+    expect(req?.headers['content-length']).toBe(String(Buffer.byteLength(text)));
+  });
+
+  it('refuses given JSON text over 10 MB before sending anything', async () => {
+    const { server, client } = await setup((_req, res) => json(res, 201, recordResponse));
+    const err = await failure(client.createDocument(rfcDocument(), { json: `"${'a'.repeat(10 * 1024 * 1024)}"` }));
+    expect(err.code).toBe('FERRY_BODY_TOO_LARGE');
+    expect(server.seen).toHaveLength(0);
+  });
+
   it('sends auth, user agent and an exact Content-Length', async () => {
     const { server, client } = await setup((_req, res) => json(res, 201, recordResponse), { userAgent: 'ferry-test/1' });
     await client.createDocument(rfcDocument());

@@ -57,4 +57,17 @@ describe('request timestamps', () => {
     expect(isIsoDateTime('2016-10-20')).toBe(false);
     expect(isIsoDateTime(1590862374809)).toBe(false);
   });
+  it('knows calendar dates exactly as the Date-based reading does', () => {
+    const viaDate = (y: number, m: number, d: number): boolean => {
+      if (m < 1 || m > 12 || d < 1) return false;
+      const check = new Date(Date.UTC(y, m - 1, d));
+      return check.getUTCDate() === d && check.getUTCMonth() === m - 1;
+    };
+    const pad = (n: number, w: number) => String(n).padStart(w, '0');
+    for (const y of [0, 4, 99, 100, 1900, 1904, 2000, 2023, 2024, 2100, 9999]) {
+      for (let m = 0; m <= 13; m++) {
+        for (let d = 0; d <= 32; d++) expect(isIsoDate(`${pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)}`), `${y}-${m}-${d}`).toBe(viaDate(y, m, d));
+      }
+    }
+  });
 });

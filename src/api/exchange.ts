@@ -1,0 +1,89 @@
+/**
+ * One HTTP exchange whose answer is read whole as text: undici's `dispatch`
+ * with a small handler that keeps the status, the headers and the body
+ * chunks. `request()` built a response stream (and an async resource) per
+ * call only for the client to read it to the end at once; at thousands of
+ * pushes a second that was a visible share of a run's CPU and garbage.
+ */
+import type { Dispatcher } from 'undici';
+
+/** Raw outcome of one attempt. */
+export interface RawAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/**
+ * Sends the request and resolves with the whole answer; rejects with
+ * undici's error (network, timeout) or, when `signal` fires, with its reason.
+ */
+export function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, signal?: AbortSignal): Promise<RawAnswer> {
+  return new Promise<RawAnswer>((resolve, reject) => {
+    const handler = new TextAnswer(resolve, reject, signal);
+    try {
+      dispatcher.dispatch(options, handler);
+    } catch (error) {
+      handler.onResponseError(undefined, error as Error);
+    }
+  });
+}
+
+class TextAnswer implements Dispatcher.DispatchHandler {
+  private status = 0;
+  private headers: Record<string, string | string[] | undefined> = {};
+  private chunks: Buffer[] = [];
+  private stopListening: (() => void) | undefined;
+  private done = false;
+
+  constructor(
+    private readonly resolve: (answer: RawAnswer) => void,
+    private readonly reject: (error: unknown) => void,
+    private readonly signal: AbortSignal | undefined,
+  ) {}
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    const signal = this.signal;
+    if (signal === undefined || this.stopListening !== undefined) return;
+    if (signal.aborted) {
+      controller.abort(signal.reason as Error);
+      return;
+    }
+    const abort = (): void => controller.abort(signal.reason as Error);
+    signal.addEventListener('abort', abort, { once: true });
+    this.stopListening = () => signal.removeEventListener('abort', abort);
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    // A 1xx answer comes before the final one: only the last counts.
+    this.status = statusCode;
+    this.headers = headers;
+    this.chunks = [];
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    if (this.finish()) return;
+    const bytes = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
+    let text = bytes.toString('utf8');
+    // As undici's body.text() does: a byte order mark is not part of the text.
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    this.resolve({ status: this.status, headers: this.headers, text });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
+    if (this.finish()) return;
+    this.reject(error);
+  }
+
+  /** True when the exchange had already ended (an error after the end, or twice). */
+  private finish(): boolean {
+    if (this.done) return true;
+    this.done = true;
+    this.stopListening?.();
+    return false;
+  }
+}
