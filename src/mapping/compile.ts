@@ -32,6 +32,8 @@ export interface CompiledMapping {
    * failing expression's map path.
    */
   evaluate(input: unknown): Promise<Record<string, unknown>>;
+  /** {@link evaluate}, returning the object itself (no promise) when no JSONata expression had to run: the per-record hot path. */
+  evaluateEager(input: unknown): Record<string, unknown> | Promise<Record<string, unknown>>;
   /** Top-level target fields the spec sets. */
   fieldNames(): string[];
   /** Keys of `map.fields` (row field names) when it is a nested mapping. */
@@ -80,69 +82,142 @@ export function compileMapping(
   const fields = spec.fields;
   const rowFields = fields !== null && typeof fields === 'object' && !Array.isArray(fields) ? Object.keys(fields) : [];
 
+  const evaluateEager = (input: unknown): Record<string, unknown> | Promise<Record<string, unknown>> => {
+    const issues: MappingIssue[] = [];
+    try {
+      const out = evaluateObject(root.entries, toJsonSafe(input), [], issues, blankAsMissing);
+      return out instanceof Promise ? out.then((value) => mappingResult(value, issues)) : mappingResult(out, issues);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+
   return {
     mapping: {
-      async evaluate(input) {
-        const issues: MappingIssue[] = [];
-        const out = await evaluateObject(root.entries, toJsonSafe(input), [], issues, blankAsMissing);
-        if (issues.length > 0) throw new MappingEvaluationError(issues, out);
-        return out ?? {};
+      evaluate(input) {
+        const out = evaluateEager(input);
+        return out instanceof Promise ? out : Promise.resolve(out);
       },
+      evaluateEager,
       fieldNames: () => Object.keys(spec),
       rowFieldNames: () => [...rowFields],
     },
   };
 }
 
-async function evaluateObject(
+type Maybe<T> = T | Promise<T>;
+
+function mappingResult(out: Record<string, unknown> | undefined, issues: MappingIssue[]): Record<string, unknown> {
+  if (issues.length > 0) throw new MappingEvaluationError(issues, out);
+  return out ?? {};
+}
+
+/**
+ * Evaluates in order, synchronously for as long as every value is at hand (a
+ * literal, a plain field path): only a JSONata expression makes the rest
+ * asynchronous. An async function per node cost a promise and a turn of the
+ * microtask queue each, several per record. The map path of a node is built
+ * only when it fails.
+ */
+function evaluateObject(
   entries: readonly [string, Node][],
   input: unknown,
   path: MapPath,
   issues: MappingIssue[],
   blankAsMissing: boolean,
-): Promise<Record<string, unknown> | undefined> {
+): Maybe<Record<string, unknown> | undefined> {
   const out: Record<string, unknown> = {};
-  let any = false;
-  for (const [key, node] of entries) {
-    const value = await evaluateNode(node, input, [...path, key], issues, blankAsMissing);
-    if (value !== undefined) {
-      out[key] = value;
-      any = true;
-    }
+  const state = { any: false };
+  for (let i = 0; i < entries.length; i++) {
+    const [key, node] = entries[i]!;
+    const value = evaluateNode(node, input, path, key, issues, blankAsMissing);
+    if (value instanceof Promise) return finishObject(entries, i, value, out, state, input, path, issues, blankAsMissing);
+    put(out, key, value, state);
   }
-  // A nested mapping whose every expression yielded nothing is itself nothing,
-  // so an optional `author: { email: … }` is left out rather than sent empty.
-  return any || path.length === 0 ? out : undefined;
+  return objectResult(out, state.any, path);
 }
 
-async function evaluateNode(
-  node: Node,
+/** The rest of {@link evaluateObject} once entry `from` turned out asynchronous. */
+async function finishObject(
+  entries: readonly [string, Node][],
+  from: number,
+  pending: Promise<unknown>,
+  out: Record<string, unknown>,
+  state: { any: boolean },
   input: unknown,
   path: MapPath,
   issues: MappingIssue[],
   blankAsMissing: boolean,
-): Promise<unknown> {
+): Promise<Record<string, unknown> | undefined> {
+  put(out, entries[from]![0], await pending, state);
+  for (let i = from + 1; i < entries.length; i++) {
+    const [key, node] = entries[i]!;
+    const value = evaluateNode(node, input, path, key, issues, blankAsMissing);
+    put(out, key, value instanceof Promise ? await value : value, state);
+  }
+  return objectResult(out, state.any, path);
+}
+
+function put(out: Record<string, unknown>, key: string, value: unknown, state: { any: boolean }): void {
+  if (value === undefined) return;
+  out[key] = value;
+  state.any = true;
+}
+
+// A nested mapping whose every expression yielded nothing is itself nothing,
+// so an optional `author: { email: … }` is left out rather than sent empty.
+function objectResult(out: Record<string, unknown>, any: boolean, path: MapPath): Record<string, unknown> | undefined {
+  return any || path.length === 0 ? out : undefined;
+}
+
+function evaluateNode(
+  node: Node,
+  input: unknown,
+  parent: MapPath,
+  key: string,
+  issues: MappingIssue[],
+  blankAsMissing: boolean,
+): Maybe<unknown> {
   switch (node.kind) {
     case 'literal':
       // Copied so a caller changing one body cannot change the next.
       return typeof node.value === 'object' && node.value !== null ? structuredClone(node.value) : node.value;
     case 'object':
-      return evaluateObject(node.entries, input, path, issues, blankAsMissing);
+      return evaluateObject(node.entries, input, [...parent, key], issues, blankAsMissing);
     case 'expression': {
       const { expression } = node;
+      // No closures per call here: the per-record path stays allocation-light.
       try {
-        const raw = await expression.evaluate(input);
-        if (raw === '' && blankAsMissing && expression.steps !== undefined) return undefined;
-        return plain(raw);
+        const raw = expression.evaluate(input);
+        if (raw instanceof Promise || isThenable(raw)) {
+          return Promise.resolve(raw).then(
+            (value) => settleValue(value, expression, blankAsMissing),
+          ).catch((error: unknown) => failNode(error, expression, parent, key, issues));
+        }
+        return settleValue(raw, expression, blankAsMissing);
       } catch (error) {
-        issues.push({
-          path,
-          message: error instanceof NotAValueError ? error.message : describeJsonataError(error, expression.source),
-        });
-        return undefined;
+        return failNode(error, expression, parent, key, issues);
       }
     }
   }
+}
+
+/** An expression's value as mapped: a blank field read straight from the record is nothing (see blankAsMissing). */
+function settleValue(raw: unknown, expression: CompiledExpression, blankAsMissing: boolean): unknown {
+  return raw === '' && blankAsMissing && expression.steps !== undefined ? undefined : plain(raw);
+}
+
+/** A failing expression is an issue of the record, at its map path; the value is nothing. */
+function failNode(error: unknown, expression: CompiledExpression, parent: MapPath, key: string, issues: MappingIssue[]): undefined {
+  issues.push({
+    path: [...parent, key],
+    message: error instanceof NotAValueError ? error.message : describeJsonataError(error, expression.source),
+  });
+  return undefined;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 class NotAValueError extends Error {}

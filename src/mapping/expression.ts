@@ -151,7 +151,16 @@ export function compileExpression(source: string): CompiledExpression {
   const expr = compileJsonata(source);
   const steps = fieldPath(source);
   if (steps === undefined) {
-    return { source, steps, evaluate: (input) => expr.evaluate(input) };
+    const fast = compileFast(expr.ast());
+    if (fast === undefined) return { source, steps, evaluate: (input) => expr.evaluate(input) };
+    return {
+      source,
+      steps,
+      evaluate(input) {
+        const value = isPlainRecord(input) ? fast(input) : FALLBACK;
+        return value === FALLBACK ? expr.evaluate(input) : value;
+      },
+    };
   }
   return {
     source,
@@ -161,4 +170,93 @@ export function compileExpression(source: string): CompiledExpression {
       return value === FALLBACK ? expr.evaluate(input) : value;
     },
   };
+}
+
+/**
+ * A synchronous evaluator for the everyday expressions JSONata would run
+ * asynchronously (dozens of promises per record): field paths, string
+ * literals, `&` and `cond ? a : b`. It follows JSONata's rules for the
+ * values it handles (strings, numbers, booleans, null, nothing) and answers
+ * FALLBACK for anything else (an array or object on the way, a number to
+ * concatenate), which hands the record to JSONata itself: JSONata stays the
+ * one definition of what an expression means.
+ */
+type Fast = (input: Record<string, unknown>) => unknown;
+
+const AST_KEYS: Record<string, ReadonlySet<string>> = {
+  path: new Set(['type', 'steps', 'position']),
+  name: new Set(['type', 'value', 'position']),
+  string: new Set(['type', 'value', 'position']),
+  binary: new Set(['type', 'value', 'lhs', 'rhs', 'position']),
+  condition: new Set(['type', 'condition', 'then', 'else', 'position']),
+};
+
+function plainNode(node: unknown, type: string): node is Record<string, unknown> {
+  if (node === null || typeof node !== 'object' || (node as { type?: unknown }).type !== type) return false;
+  const allowed = AST_KEYS[type]!;
+  return Object.keys(node).every((key) => allowed.has(key));
+}
+
+/** The fast form of an expression's AST, or undefined when any part of it is beyond the subset. */
+export function compileFast(ast: unknown): Fast | undefined {
+  if (plainNode(ast, 'string') && typeof ast.value === 'string') {
+    const value = ast.value;
+    return () => value;
+  }
+  if (plainNode(ast, 'path') && Array.isArray(ast.steps) && ast.steps.length > 0) {
+    const names: string[] = [];
+    for (const step of ast.steps as unknown[]) {
+      if (!plainNode(step, 'name') || typeof step.value !== 'string') return undefined;
+      names.push(step.value);
+    }
+    return (input) => {
+      const value = walk(input, names);
+      // An object or array result is a JSONata sequence question: left to JSONata.
+      return typeof value === 'object' && value !== null ? FALLBACK : value;
+    };
+  }
+  if (plainNode(ast, 'binary') && ast.value === '&') {
+    const lhs = compileFast(ast.lhs);
+    const rhs = compileFast(ast.rhs);
+    if (!lhs || !rhs) return undefined;
+    return (input) => {
+      const l = lhs(input);
+      if (l === FALLBACK || (l !== undefined && typeof l !== 'string')) return FALLBACK;
+      const r = rhs(input);
+      if (r === FALLBACK || (r !== undefined && typeof r !== 'string')) return FALLBACK;
+      // JSONata: an absent operand is the empty string; numbers, null… go to JSONata ($string's formatting).
+      return (l ?? '') + (r ?? '');
+    };
+  }
+  if (plainNode(ast, 'condition')) {
+    const condition = compileFast(ast.condition);
+    const then = compileFast(ast.then);
+    const otherwise = ast.else === undefined ? () => undefined : compileFast(ast.else);
+    if (!condition || !then || !otherwise) return undefined;
+    return (input) => {
+      const truth = truthy(condition(input));
+      if (truth === FALLBACK) return FALLBACK;
+      return truth ? then(input) : otherwise(input);
+    };
+  }
+  return undefined;
+}
+
+/** JSONata's effective boolean value, for the scalar values the fast path handles. */
+function truthy(value: unknown): boolean | typeof FALLBACK {
+  if (value === undefined || value === null) return false;
+  switch (typeof value) {
+    case 'string':
+      return value.length > 0;
+    case 'number':
+      return Number.isFinite(value) ? value !== 0 : FALLBACK;
+    case 'boolean':
+      return value;
+    default:
+      return FALLBACK;
+  }
+}
+
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -3,7 +3,7 @@
  * equal bodies must hash equal whatever their key order, and any change to a
  * value must change the hash.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * Quoted keys, reused: field names repeat on every record, and quoting them
@@ -22,6 +22,25 @@ function quoteKey(key: string): string {
   return quoted;
 }
 
+/**
+ * The keys in the default sort order (UTF-16 code units), in place. A body's
+ * objects have a handful of keys; Array.prototype.sort allocated work space
+ * on every call, which made it the largest allocation of a push.
+ */
+function sortKeys(keys: string[]): string[] {
+  if (keys.length > 24) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    while (j >= 0 && keys[j]! > key) {
+      keys[j + 1] = keys[j]!;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
+  return keys;
+}
+
 /** JSON with object keys sorted at every level; arrays keep their order. Undefined members are left out, as JSON does. */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') {
@@ -36,7 +55,7 @@ export function canonicalJson(value: unknown): string {
     return `${out}]`;
   }
   const record = value as Record<string, unknown>;
-  const keys = Object.keys(record).sort();
+  const keys = sortKeys(Object.keys(record));
   let out = '{';
   let first = true;
   for (const key of keys) {
@@ -48,7 +67,12 @@ export function canonicalJson(value: unknown): string {
   return `${out}}`;
 }
 
-/** sha256 (hex) of the body's canonical JSON. */
+/** sha256 (hex) of the body's canonical JSON; one-shot `hash` (no Hash object per record), same digest. */
 export function fingerprint(body: unknown): string {
-  return createHash('sha256').update(canonicalJson(body)).digest('hex');
+  return fingerprintOfJson(canonicalJson(body));
+}
+
+/** {@link fingerprint} of a body whose canonical JSON is already at hand (it is also the text sent). */
+export function fingerprintOfJson(json: string): string {
+  return hash('sha256', json, 'hex');
 }

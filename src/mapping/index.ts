@@ -8,7 +8,7 @@ export { buildRequest } from './build.js';
 export type { BuildContext, BuildResult, TargetKind } from './build.js';
 export { coerceFieldValue } from './coerce.js';
 export { inferFieldType, FieldTypeSampler } from './infer.js';
-export { fingerprint, canonicalJson } from './fingerprint.js';
+export { fingerprint, fingerprintOfJson, canonicalJson } from './fingerprint.js';
 export { createGrouper, groupRecords, groupKeyOf, groupOrigin, DEFAULT_MEMORY_LIMIT_RECORDS } from './group.js';
 export type { Group, GroupOptions, GroupOrigin, Grouper } from './group.js';
 export { toJsonSafe } from './json-safe.js';

@@ -32,4 +32,17 @@ describe('fingerprint', () => {
     expect(canonicalJson(value)).toBe('{"d":"2024-01-02T00:00:00.000Z","e":{},"k\\"ey":"quote \\" and \u2028","n":"10","t":true,"x":1.5e-7,"z":[1,"two",null,null,null,{"a":[],"b":2}]}');
     expect(fingerprint(body)).toBe('ce9e492a9d77bfbe6dffbb0c0d8db821feb364b0ac804031f1c78ff1a6a74177');
   });
+  it('orders keys exactly as Array.prototype.sort does, for small objects and large', () => {
+    const names = ['b', 'a', 'B', '_x', 'é', 'z1', 'z10', 'z9', '10', '9', 'ä', '', 'aa', 'a a', '😀', '\u00ff', 'Z'];
+    const reference = (value: Record<string, number>): string =>
+      `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${value[key]}`).join(',')}}`;
+    let seed = 7;
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    for (let n = 0; n < 200; n++) {
+      const record: Record<string, number> = {};
+      const size = 1 + Math.floor(random() * 40);
+      for (let i = 0; i < size; i++) record[`${names[Math.floor(random() * names.length)]}${i % 3 === 0 ? i : ''}`] = i;
+      expect(canonicalJson(record)).toBe(reference(record));
+    }
+  });
 });
