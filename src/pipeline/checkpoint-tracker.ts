@@ -47,16 +47,28 @@ export class CheckpointTracker {
 
   /** Mark a record acknowledged, unchanged or dead-lettered: nothing more will happen to it. */
   finish(seq: number): void {
+    // In read order with nothing finished ahead of it (every unchanged record
+    // of a re-run): the prefix moves by one, no set to touch.
+    if (seq === this.prefixEnd && this.finished.size === 0) {
+      this.advance();
+      return;
+    }
     this.finished.add(seq);
     while (this.finished.has(this.prefixEnd)) {
       this.finished.delete(this.prefixEnd);
+      this.advance();
+    }
+  }
+
+  private advance(): void {
+    if (this.positions.size > 0) {
       const position = this.positions.get(this.prefixEnd);
       if (position) {
         this.prefixPosition = position;
         this.positions.delete(this.prefixEnd);
       }
-      this.prefixEnd++;
     }
+    this.prefixEnd++;
   }
 
   /** Records begun but not finished. */

@@ -36,13 +36,21 @@ const SLICE_METHODS = new Set<keyof StateStore>(['acquireLock', 'renewLock', 're
  */
 export function partitionStore(store: StateStore, sync: string, partition: ReadPartition): StateStore {
   const key = partitionKey(sync, partition);
+  // Made once per method, not on every call: the run calls the store several times per record.
+  const wrapped = new Map<PropertyKey, unknown>();
   return new Proxy(store, {
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
       if (typeof value !== 'function') return value;
-      const method = value as (...args: unknown[]) => unknown;
-      if (!SLICE_METHODS.has(property as keyof StateStore)) return method.bind(target);
-      return (first: unknown, ...rest: unknown[]) => method.call(target, first === sync ? key : first, ...rest);
+      let made = wrapped.get(property);
+      if (made === undefined) {
+        const method = value as (...args: unknown[]) => unknown;
+        made = SLICE_METHODS.has(property as keyof StateStore)
+          ? (first: unknown, ...rest: unknown[]) => method.call(target, first === sync ? key : first, ...rest)
+          : method.bind(target);
+        wrapped.set(property, made);
+      }
+      return made;
     },
   });
 }

@@ -21,6 +21,8 @@ import { retryFailures } from './retry-failures.js';
 import { partitionKey, partitionsOf, runSyncPart } from './partitions.js';
 import type { RunSummary } from './run-sync.js';
 import { openService } from '../runtime/service.js';
+import { openSharedBudget } from '../runtime/rate-budget.js';
+import type { SharedRateBudget } from '../runtime/rate-budget.js';
 import { stopOnSignals } from '../runtime/stop-signals.js';
 import { countVisible } from './verify.js';
 
@@ -61,13 +63,17 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
   const tracer = await runTracerFor('ferry run', { 'ferry.syncs': prepared.map((p) => p.sync.name).join(','), 'ferry.dry_run': options.dryRun ? 1 : 0 }, logger);
   const summaries: ProjectRunSummary[] = [];
   let completed = false;
+  let budget: SharedRateBudget | undefined;
   try {
+    // With state on PostgreSQL, workers and other runs share the API key's request budget there: draw on it too.
+    budget = options.dryRun ? undefined : await openSharedBudget(config);
     // One connection per request in flight, for the busiest sync.
     const concurrency = Math.max(config.service.concurrency, ...prepared.map((p) => p.sync.concurrency ?? 0));
     const connection = await openService(config, {
       logger,
       rideOutages: true,
       concurrency,
+      gate: budget,
       ...(metrics ? { observer: metrics.clientObserver() } : {}),
     });
     try {
@@ -117,6 +123,7 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
     }
   } finally {
     await store.close();
+    await budget?.close();
     stopping.dispose();
     // Also after a failure, as the metrics below: the trace shows how far the run got.
     await tracer?.shutdown(completed ? worstStatus(summaries) : 'failed');

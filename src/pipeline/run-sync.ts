@@ -31,6 +31,7 @@ import { SourceFingerprinter } from './source-fingerprint.js';
 import { UnitProcessor } from './unit-processor.js';
 import type { UnitSample } from './unit-processor.js';
 import { toUnits } from './units.js';
+import { LoopSlices } from './loop-slices.js';
 import type { Unit } from './units.js';
 
 export type { RunStatus, RunSummary } from './run-summary.js';
@@ -114,6 +115,8 @@ class SyncRun {
   private changes: SchemaChange[] = [];
   private sourceId = '';
   private processor: UnitProcessor | undefined;
+  /** Reading and preparing a batch share the event loop with the pushes' answers in short slices. */
+  private readonly slices = new LoopSlices();
   private wouldDelete: number | undefined;
 
   constructor(
@@ -184,6 +187,7 @@ class SyncRun {
       duplicates: this.duplicates,
       onSample: this.options.onSample,
       onProgress: () => this.report(),
+      slices: this.slices,
     }));
     try {
       for (let i = 0; i < target.sampled.length && !this.stop.stopping; i += UNIT_BATCH) {
@@ -202,6 +206,8 @@ class SyncRun {
       const batch: Unit[] = [];
       let ended = false;
       while (!ended && batch.length < UNIT_BATCH) {
+        const turn = this.slices.due();
+        if (turn) await turn;
         const unit = await next();
         if (unit === undefined) ended = true;
         else batch.push(unit);

@@ -9,10 +9,10 @@ import type { Logger } from 'pino';
 import type { LoadedSync } from '../config/index.js';
 import type { TargetType } from '../config/schema.js';
 import type { CompiledMapping } from '../mapping/index.js';
-import { MappingEvaluationError, buildRequest, fingerprint } from '../mapping/index.js';
+import { MappingEvaluationError, buildRequest, canonicalJson, fingerprintOfJson } from '../mapping/index.js';
 import { isFerryError } from '../sdk/errors.js';
 import { isRecord } from '../sdk/guards.js';
-import type { ObjectTypeEvolver, Pusher } from '../sink/index.js';
+import type { ObjectTypeEvolver, Pusher, PushOutcome, ResolvedFields } from '../sink/index.js';
 import type { FailureWrite, FingerprintHit, RunCounts, StateStore } from '../state/index.js';
 import type { Checkpointer } from './checkpointer.js';
 import type { DuplicateIds } from './duplicate-ids.js';
@@ -20,6 +20,7 @@ import type { RunStop } from './run-stop.js';
 import type { SourceCandidate, SourceFingerprinter } from './source-fingerprint.js';
 import type { SeenSet } from './seen-set.js';
 import type { Unit } from './units.js';
+import type { LoopSlices } from './loop-slices.js';
 
 /** A unit with its mapping's result: the mapped object, or why mapping failed. */
 export interface MappedUnit {
@@ -61,6 +62,8 @@ export interface UnitProcessorDeps {
   duplicates: DuplicateIds;
   onSample: ((sample: UnitSample) => void) | undefined;
   onProgress: () => void;
+  /** Gives the event loop its turns while a batch is prepared (shared with the reader). */
+  slices: LoopSlices;
 }
 
 /** A unit that mapped and built, waiting for the ledger's verdict. */
@@ -69,6 +72,8 @@ interface ReadyUnit {
   ticket: number;
   remoteId: string;
   body: Record<string, unknown>;
+  /** The body's canonical JSON: hashed for `print`, and the text sent (made once). */
+  json: string;
   print: string;
   /** The source fingerprint to store with the acknowledged body, when it is known to have shaped it. */
   sourcePrint?: string;
@@ -82,20 +87,26 @@ interface EarlyLook {
   asked: Set<string>;
 }
 
-/** Units mapped between two turns of the event loop. */
-const YIELD_EVERY = 32;
-const yieldToIo = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
 type Built = { ok: true; remoteId: string; body: Record<string, unknown> } | { ok: false; reason: string; field: string | null; body?: unknown };
 
 /** Evaluates the mapping; a throwing mapping is the unit's failure, not the run's. */
 export async function mapUnit(mapping: CompiledMapping, unit: Unit): Promise<MappedUnit> {
-  try {
-    return { unit, mapped: await mapping.evaluate(unit.input) };
-  } catch (error) {
-    const partial = error instanceof MappingEvaluationError ? error.partial : undefined;
-    return { unit, error: error instanceof Error ? error.message : String(error), ...(partial ? { partial } : {}) };
-  }
+  return mapUnitEager(mapping, unit);
+}
+
+/** {@link mapUnit} without a promise when the mapping needed none (no JSONata expression ran). */
+function mapUnitEager(mapping: CompiledMapping, unit: Unit): MappedUnit | Promise<MappedUnit> {
+  const mapped = mapping.evaluateEager(unit.input);
+  if (!(mapped instanceof Promise)) return { unit, mapped };
+  return mapped.then(
+    (m): MappedUnit => ({ unit, mapped: m }),
+    (error: unknown) => mappingFailure(unit, error),
+  );
+}
+
+function mappingFailure(unit: Unit, error: unknown): MappedUnit {
+  const partial = error instanceof MappingEvaluationError ? error.partial : undefined;
+  return { unit, error: error instanceof Error ? error.message : String(error), ...(partial ? { partial } : {}) };
 }
 
 export class UnitProcessor {
@@ -118,8 +129,9 @@ export class UnitProcessor {
     const early = await this.lookAtSources(items);
     const ready: ReadyUnit[] = [];
     for (const [i, item] of items.entries()) {
-      // Let answers in between: a whole batch mapped in one go held responses (and free slots) for milliseconds.
-      if (i > 0 && i % YIELD_EVERY === 0) await yieldToIo();
+      // Let answers in, and the requests that follow them out, between slices of the batch.
+      const turn = this.deps.slices.due();
+      if (turn) await turn;
       const unit = 'unit' in item ? item.unit : item;
       this.deps.counts.read++;
       const ticket = this.deps.checkpointer.begin(unit.position, unit.lowestCursor);
@@ -132,8 +144,10 @@ export class UnitProcessor {
         if (pending) await pending;
         continue;
       }
-      const entry = 'unit' in item ? item : await mapUnit(this.deps.mapping, item);
-      const built = await this.build(entry);
+      const mapping = 'unit' in item ? item : mapUnitEager(this.deps.mapping, item);
+      const entry = mapping instanceof Promise ? await mapping : mapping;
+      const building = this.build(entry);
+      const built = building instanceof Promise ? await building : building;
       if (!built.ok) {
         await this.deadLetterInvalid(unit, ticket, built);
         continue;
@@ -144,7 +158,8 @@ export class UnitProcessor {
       }
       this.deps.seen?.add(built.remoteId);
       const keep = candidate?.remoteId === built.remoteId && this.deps.sourcePrints?.stillCurrent(candidate);
-      ready.push({ unit, ticket, remoteId: built.remoteId, body: built.body, print: fingerprint(built.body), ...(keep ? { sourcePrint: candidate.sourcePrint } : {}) });
+      const json = canonicalJson(built.body);
+      ready.push({ unit, ticket, remoteId: built.remoteId, body: built.body, json, print: fingerprintOfJson(json), ...(keep ? { sourcePrint: candidate.sourcePrint } : {}) });
     }
     if (ready.length === 0) return !this.deps.stop.failed;
     const ledger = await this.ledgerFor(ready.map((r) => r.remoteId), early);
@@ -159,12 +174,17 @@ export class UnitProcessor {
   private async lookAtSources(items: readonly (Unit | MappedUnit)[]): Promise<EarlyLook> {
     const fingerprinter = this.deps.sourcePrints;
     if (!fingerprinter) return { candidates: [], ledger: new Map(), asked: new Set() };
-    const candidates: (SourceCandidate | undefined)[] = [];
-    for (const item of items) {
-      const candidate = fingerprinter.candidate('unit' in item ? item.unit : item);
-      candidates.push(candidate instanceof Promise ? await candidate : candidate);
+    const candidates: (SourceCandidate | undefined)[] = new Array(items.length);
+    const asked = new Set<string>();
+    for (let i = 0; i < items.length; i++) {
+      const turn = this.deps.slices.due();
+      if (turn) await turn;
+      const item = items[i]!;
+      const found = fingerprinter.candidate('unit' in item ? item.unit : item);
+      const candidate = found instanceof Promise ? await found : found;
+      candidates[i] = candidate;
+      if (candidate) asked.add(candidate.remoteId);
     }
-    const asked = new Set(candidates.flatMap((c) => (c ? [c.remoteId] : [])));
     const ledger = asked.size === 0 ? new Map<string, FingerprintHit>() : await this.deps.store.fingerprints(this.deps.sync.name, [...asked]);
     return { candidates, ledger, asked };
   }
@@ -182,8 +202,9 @@ export class UnitProcessor {
   private unchangedAtSource(unit: Unit, ticket: number, remoteId: string): Promise<void> | undefined {
     this.deps.counts.unchanged++;
     this.deps.seen?.add(remoteId);
-    if (!this.deps.dryRun && unit.failureId !== undefined) return this.resolveReplayed(unit).then(() => this.settled(ticket));
-    return this.settled(ticket);
+    const replayed = this.resolveReplayed(unit);
+    // Nothing written for an unchanged unit: no reason to checkpoint sooner (a replayed entry's removal is a write).
+    return replayed !== undefined ? replayed.then(() => this.settled(ticket)) : this.settled(ticket, true);
   }
 
   /** Unchanged (nothing to send), or create/update: counted on a dry run, pushed otherwise. */
@@ -214,18 +235,26 @@ export class UnitProcessor {
     await Promise.all(this.recording);
   }
 
-  private async build(entry: MappedUnit): Promise<Built> {
-    if (!entry.mapped) return { ok: false, reason: entry.error ?? 'mapping failed', field: null, body: entry.partial };
-    let mapped = entry.mapped;
-    const { evolver, sync } = this.deps;
-    if (evolver && isRecord(mapped.fields)) {
-      const resolved = await evolver.resolve(mapped.fields);
-      if (resolved.rejected.length > 0) {
-        const reason = resolved.reason ?? `fields not accepted by object type "${sync.target.objectType?.name}": ${resolved.rejected.join(', ')}`;
-        return { ok: false, reason, field: 'fields', body: mapped };
-      }
-      mapped = { ...mapped, fields: resolved.fields };
+  /** Without a promise unless the object type has to take new fields first. */
+  private build(entry: MappedUnit): Built | Promise<Built> {
+    const mapped = entry.mapped;
+    if (!mapped) return { ok: false, reason: entry.error ?? 'mapping failed', field: null, body: entry.partial };
+    const { evolver } = this.deps;
+    if (!evolver || !isRecord(mapped.fields)) return this.buildBody(mapped);
+    const resolving = evolver.resolve(mapped.fields);
+    return resolving instanceof Promise ? resolving.then((resolved) => this.buildResolved(mapped, resolved)) : this.buildResolved(mapped, resolving);
+  }
+
+  private buildResolved(mapped: Record<string, unknown>, resolved: ResolvedFields): Built {
+    if (resolved.rejected.length > 0) {
+      const reason = resolved.reason ?? `fields not accepted by object type "${this.deps.sync.target.objectType?.name}": ${resolved.rejected.join(', ')}`;
+      return { ok: false, reason, field: 'fields', body: mapped };
     }
+    return this.buildBody({ ...mapped, fields: resolved.fields });
+  }
+
+  private buildBody(mapped: Record<string, unknown>): Built {
+    const { evolver } = this.deps;
     const built = buildRequest(this.kind, mapped, {
       sourceId: this.deps.sourceId,
       ...(evolver ? { objectTypeId: evolver.objectTypeId, fieldTypes: evolver.fieldTypes, fieldLabels: evolver.fieldLabels } : {}),
@@ -240,38 +269,57 @@ export class UnitProcessor {
     await this.deps.store.recordAcknowledged({ sync: this.deps.sync.name, remoteId, fingerprint: print, recordId: known.recordId, origin: unit.origin, sourceFingerprint: sourcePrint });
   }
 
-  private push({ unit, ticket, remoteId, body, print, sourcePrint }: ReadyUnit): void {
+  private push(ready: ReadyUnit): void {
     const { pusher, stop } = this.deps;
-    const recorded = pusher!
-      .push({ kind: this.kind, remoteId, body })
-      .then(async (outcome) => {
-        if (outcome.ok) {
-          await this.resolveReplayed(unit);
-          this.deps.counts.pushed++;
-          this.deps.counts[outcome.status === 'created' ? 'created' : 'updated']++;
-          await this.deps.store.recordAcknowledged({
-            sync: this.deps.sync.name,
-            remoteId,
-            fingerprint: print,
-            recordId: outcome.recordId,
-            origin: unit.origin,
-            ...(sourcePrint !== undefined ? { sourceFingerprint: sourcePrint } : {}),
-          });
-        } else {
-          this.deps.counts.failed++;
-          const { reason, status, errorBody } = outcome;
-          await this.deps.store.recordFailure(this.failure(unit, { remoteId, kind: 'rejected', reason, status, errorBody, body, fingerprint: print }));
-        }
-        await this.settled(ticket);
-      })
-      .catch((error: unknown) => {
-        // After a fatal error the pusher rejects what is still queued with
-        // FERRY_ABORTED: those units stay unfinished for the next run.
-        if (stop.pushSignal.aborted && isFerryError(error, 'FERRY_ABORTED')) return;
-        stop.fail(error);
-      });
+    // Few promises per record: the outcome is recorded without an async function, and the
+    // unit leaves `recording` in the chain's last step rather than in a finally of its own.
+    const recorded: Promise<void> = pusher!
+      .push({ kind: this.kind, remoteId: ready.remoteId, body: ready.body, json: ready.json })
+      .then((outcome) => this.recordOutcome(ready, outcome))
+      .then(
+        () => {
+          this.recording.delete(recorded);
+        },
+        (error: unknown) => {
+          this.recording.delete(recorded);
+          // After a fatal error the pusher rejects what is still queued with
+          // FERRY_ABORTED: those units stay unfinished for the next run.
+          if (stop.pushSignal.aborted && isFerryError(error, 'FERRY_ABORTED')) return;
+          stop.fail(error);
+        },
+      );
     this.recording.add(recorded);
-    void recorded.finally(() => this.recording.delete(recorded));
+  }
+
+  /** Acknowledged (ledger) or rejected (dead-letter), then settled for the checkpoint. */
+  private recordOutcome(ready: ReadyUnit, outcome: PushOutcome): Promise<void> | undefined {
+    const { unit, ticket, remoteId, body, print } = ready;
+    if (!outcome.ok) {
+      this.deps.counts.failed++;
+      const { reason, status, errorBody } = outcome;
+      return this.deps.store
+        .recordFailure(this.failure(unit, { remoteId, kind: 'rejected', reason, status, errorBody, body, fingerprint: print }))
+        .then(() => this.settled(ticket));
+    }
+    const replayed = this.resolveReplayed(unit);
+    if (replayed !== undefined) return replayed.then(() => this.acknowledge(ready, outcome));
+    return this.acknowledge(ready, outcome);
+  }
+
+  private acknowledge(ready: ReadyUnit, outcome: Extract<PushOutcome, { ok: true }>): Promise<void> {
+    const { unit, ticket, remoteId, print, sourcePrint } = ready;
+    this.deps.counts.pushed++;
+    this.deps.counts[outcome.status === 'created' ? 'created' : 'updated']++;
+    return this.deps.store
+      .recordAcknowledged({
+        sync: this.deps.sync.name,
+        remoteId,
+        fingerprint: print,
+        recordId: outcome.recordId,
+        origin: unit.origin,
+        ...(sourcePrint !== undefined ? { sourceFingerprint: sourcePrint } : {}),
+      })
+      .then(() => this.settled(ticket));
   }
 
   /** A later unit of the read with an id an earlier one took: counted, logged by {@link DuplicateIds}, not pushed. */
@@ -304,14 +352,14 @@ export class UnitProcessor {
    * A replayed dead-letter entry (`failures retry`) goes once its unit landed
    * or is unchanged; a new failure replaces it instead (see {@link failure}).
    */
-  private async resolveReplayed(unit: Unit): Promise<void> {
-    if (!this.deps.dryRun && unit.failureId !== undefined) await this.deps.store.removeFailure(unit.failureId);
+  private resolveReplayed(unit: Unit): Promise<void> | undefined {
+    return !this.deps.dryRun && unit.failureId !== undefined ? this.deps.store.removeFailure(unit.failureId) : undefined;
   }
 
   /** The unit is done (landed, unchanged or dead-lettered): the checkpoint may move past it. */
-  private settled(ticket: number): Promise<void> | undefined {
+  private settled(ticket: number, unchanged = false): Promise<void> | undefined {
     this.deps.onProgress();
-    return this.deps.checkpointer.finished(ticket);
+    return this.deps.checkpointer.finished(ticket, unchanged);
   }
 
   private sample(unit: Unit, action: UnitSample['action'], body: Record<string, unknown>): void {

@@ -24,6 +24,7 @@ export interface Unit {
 }
 
 function keyOf(data: SourceData, primaryKey: readonly string[] | undefined, origin: RecordOrigin): string | undefined {
+  if (primaryKey && primaryKey.length === 1) return String(data[primaryKey[0]!] ?? '');
   if (primaryKey && primaryKey.length > 0) {
     return primaryKey.map((field) => String(data[field] ?? '')).join('\u001f');
   }
@@ -36,18 +37,41 @@ function positionOf(record: SourceRecord, primaryKey: readonly string[] | undefi
   return key === undefined ? { value: record.cursor } : { value: record.cursor, key };
 }
 
+function unitOf(record: SourceRecord, primaryKey: readonly string[] | undefined): Unit {
+  const unit: Unit = { input: record.data, origin: formatOrigin(record.origin) };
+  const position = positionOf(record, primaryKey);
+  if (position) unit.position = position;
+  return unit;
+}
+
 /** Turn a record stream into units, grouping when asked. */
-export async function* toUnits(
+export function toUnits(
   records: AsyncIterable<SourceRecord>,
   options: { groupBy?: string | string[]; sortedByGroup?: boolean; primaryKey?: readonly string[] },
 ): AsyncIterable<Unit> {
-  if (!options.groupBy) {
-    for await (const record of records) {
-      const position = positionOf(record, options.primaryKey);
-      yield { input: record.data, origin: formatOrigin(record.origin), ...(position ? { position } : {}) };
-    }
-    return;
-  }
+  if (options.groupBy) return groupedUnits(records, { ...options, groupBy: options.groupBy });
+  const { primaryKey } = options;
+  // One record, one unit: a mapped iterator rather than a generator stage, which costs a few promises per record.
+  return {
+    [Symbol.asyncIterator](): AsyncIterator<Unit> {
+      const inner = records[Symbol.asyncIterator]();
+      const step = (result: IteratorResult<SourceRecord>): IteratorResult<Unit> =>
+        result.done ? { done: true, value: undefined } : { done: false, value: unitOf(result.value, primaryKey) };
+      return {
+        next: () => inner.next().then(step),
+        return: async () => {
+          await inner.return?.();
+          return { done: true, value: undefined };
+        },
+      };
+    },
+  };
+}
+
+async function* groupedUnits(
+  records: AsyncIterable<SourceRecord>,
+  options: { groupBy: string | string[]; sortedByGroup?: boolean },
+): AsyncIterable<Unit> {
   // A group's position is the highest of its records' cursors (and it also
   // carries the lowest), tracked on the way into the grouper since groups do
   // not keep per-record cursors.

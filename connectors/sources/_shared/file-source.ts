@@ -4,7 +4,7 @@
  * records. Only the parser differs.
  */
 import { inPartition, type ReadContext, type SourceRecord } from '../../../src/sdk/index.js';
-import { toSourceRecords, type FileRow } from './emit.js';
+import { recordEmitter, type FileRow } from './emit.js';
 import { assertReadable, resolveFiles, toKeyList, type InputFile, type ParseContext } from './files.js';
 
 interface FileSourceOptions {
@@ -24,14 +24,21 @@ export function readFileSource<Options extends FileSourceOptions>(
   parse: (file: InputFile, options: Options, context: ParseContext) => AsyncIterable<FileRow>,
 ): AsyncGenerator<SourceRecord> {
   const { options } = ctx;
-  async function* rows(): AsyncGenerator<FileRow> {
-    const files = await resolveFiles(options.path, ctx.baseDir, ctx.syncName);
-    // A partitioned sync reads whole files: each file's slice is a hash of its path.
-    for (const file of files) if (inPartition(file.relative, ctx.partition)) yield* parse(file, options, ctx);
-  }
-  return toSourceRecords(rows(), {
+  const emit = recordEmitter({
     stream: options.path,
     primaryKey: toKeyList(options.primaryKey) ?? ctx.primaryKey,
     incremental: ctx.incremental,
   });
+  async function* records(): AsyncGenerator<SourceRecord> {
+    const files = await resolveFiles(options.path, ctx.baseDir, ctx.syncName);
+    // A partitioned sync reads whole files: each file's slice is a hash of its path.
+    for (const file of files) {
+      if (!inPartition(file.relative, ctx.partition)) continue;
+      for await (const row of parse(file, options, ctx)) {
+        const record = emit(row);
+        if (record !== undefined) yield record;
+      }
+    }
+  }
+  return records();
 }

@@ -12,6 +12,7 @@ import type { IncrementalRead, SourceData, SourceValue } from '../../../src/sdk/
  */
 export function recordKey(data: SourceData, primaryKey: readonly string[] | undefined): string | undefined {
   if (!primaryKey || primaryKey.length === 0) return undefined;
+  if (primaryKey.length === 1) return keyText(data[primaryKey[0]!]);
   return primaryKey.map((field) => keyText(data[field])).join('\u001f');
 }
 

@@ -83,6 +83,11 @@ export async function* parseCsvFile(file: InputFile, options: CsvOptions, contex
   });
 
   let header = Array.isArray(options.header) ? normalizeHeader(options.header, options.trim) : undefined;
+  // Once per file, not per record.
+  const convert = (raw: string): SourceValue => {
+    const value = options.trim ? raw.trim() : raw;
+    return options.cast ? castValue(value) : value;
+  };
   // csv-parse's own line counter counts a CRLF inside quotes twice, so each
   // record starts on the line after the previous one ended, and ends after
   // the line breaks inside its own (quoted) values.
@@ -105,10 +110,6 @@ export async function* parseCsvFile(file: InputFile, options: CsvOptions, contex
       }
       const columns = header ?? values.map((_, index) => `column_${index + 1}`);
       const data: Record<string, SourceValue> = {};
-      const convert = (raw: string): SourceValue => {
-        const value = options.trim ? raw.trim() : raw;
-        return options.cast ? castValue(value) : value;
-      };
       const shared = Math.min(columns.length, values.length);
       for (let index = 0; index < shared; index += 1) data[columns[index]!] = convert(values[index]!);
       if (values.length > columns.length) data._extra = values.slice(columns.length).map(convert);

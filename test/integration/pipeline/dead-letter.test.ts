@@ -6,7 +6,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStateStore } from '../../../src/state/index.js';
 import type { FailureEntry } from '../../../src/state/index.js';
 import { Harness } from './harness.js';
 
@@ -40,13 +39,8 @@ describe('the dead-letter', () => {
   });
 
   async function failures(): Promise<FailureEntry[]> {
-    const store = await openStateStore(`sqlite:${h.dir}/state/ferry.db`);
-    try {
-      return (await store.failures({ sync: 'deals' }))
-        .sort((a, b) => (a.origin ?? '').localeCompare(b.origin ?? ''));
-    } finally {
-      await store.close();
-    }
+    const entries = await h.withState((store) => store.failures({ sync: 'deals' }));
+    return entries.sort((a, b) => (a.origin ?? '').localeCompare(b.origin ?? ''));
   }
 
   it('holds one entry per record across run, run --full-refresh and failures retry, with its attempts', async () => {

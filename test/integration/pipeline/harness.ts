@@ -15,6 +15,8 @@ import { startEmulator } from '../../../src/emulator/index.js';
 import type { FaultOptions, RunningEmulator } from '../../../src/emulator/index.js';
 import { runProject } from '../../../src/pipeline/run-project.js';
 import type { ProjectRunOptions, ProjectRunSummary } from '../../../src/pipeline/run-project.js';
+import { openStateStore } from '../../../src/state/index.js';
+import type { StateStore } from '../../../src/state/index.js';
 
 export interface RequestLog {
   method: string;
@@ -75,6 +77,16 @@ state:
 syncs:
 ${syncs}`,
     );
+  }
+
+  /** Opens the project's state store (`writeConfig`'s), hands it to `read`, and closes it. */
+  async withState<T>(read: (store: StateStore) => Promise<T>): Promise<T> {
+    const store = await openStateStore(`sqlite:${this.dir}/state/ferry.db`);
+    try {
+      return await read(store);
+    } finally {
+      await store.close();
+    }
   }
 
   async run(options: Partial<ProjectRunOptions> = {}): Promise<{ summaries: ProjectRunSummary[]; requests: RequestLog[] }> {

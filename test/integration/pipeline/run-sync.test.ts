@@ -7,7 +7,6 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ERROR_CATALOGUE } from '../../../src/sdk/errors.js';
-import { openStateStore } from '../../../src/state/index.js';
 import { Harness, readRows } from './harness.js';
 
 const PIPELINE = readFileSync(resolve(import.meta.dirname, '../../../../shared/datasets/crm-sales-opportunities/sales_pipeline.csv'), 'utf8');
@@ -98,9 +97,7 @@ describe('a CSV → rows sync into the emulator', () => {
     const run = await h.run();
     expect(run.summaries[0]).toMatchObject({ status: 'partial', exitCode: 2, counts: { created: 18, failed: 2 } });
 
-    const store = await openStateStore(`sqlite:${h.dir}/state/ferry.db`);
-    const failures = await store.failures({ sync: 'deals' });
-    await store.close();
+    const failures = await h.withState((store) => store.failures({ sync: 'deals' }));
     expect(failures).toHaveLength(2);
     expect(failures.map((f) => f.origin).sort()).toEqual(['data/deals.csv:13', 'data/deals.csv:5']);
     expect(failures[0]!.reason).toMatch(/map\.id produced nothing/);
@@ -109,9 +106,7 @@ describe('a CSV → rows sync into the emulator', () => {
     h.writeConfig(DEALS_SYNC().replace('id: opportunity_id', `id: "opportunity_id ? opportunity_id : 'missing-' & sales_agent & '-' & engage_date"`));
     const retry = await h.run({ retryFailures: true });
     expect(retry.summaries[0]).toMatchObject({ exitCode: 0, counts: { created: 2, failed: 0 } });
-    const after = await openStateStore(`sqlite:${h.dir}/state/ferry.db`);
-    expect(await after.failureCount('deals')).toBe(0);
-    await after.close();
+    expect(await h.withState((store) => store.failureCount('deals'))).toBe(0);
     expect((await readRows(h.client, 'crm', 'deal')).size).toBe(20);
   });
 

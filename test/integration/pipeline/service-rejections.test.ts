@@ -6,7 +6,6 @@
  * `failures retry` lands them once the mapping is fixed.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStateStore } from '../../../src/state/index.js';
 import type { FailureEntry } from '../../../src/state/index.js';
 import { Harness, readRows } from './harness.js';
 
@@ -40,13 +39,8 @@ describe('records the service rejects', () => {
   });
 
   async function failures(): Promise<FailureEntry[]> {
-    const store = await openStateStore(`sqlite:${h.dir}/state/ferry.db`);
-    try {
-      return (await store.failures({ sync: 'events' }))
-        .sort((a, b) => (a.remoteId ?? '').localeCompare(b.remoteId ?? ''));
-    } finally {
-      await store.close();
-    }
+    const entries = await h.withState((store) => store.failures({ sync: 'events' }));
+    return entries.sort((a, b) => (a.remoteId ?? '').localeCompare(b.remoteId ?? ''));
   }
 
   it('are dead-lettered with the service answer and origin, the cursor moves on, and a retry lands them after a fix', async () => {

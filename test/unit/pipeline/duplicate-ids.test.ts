@@ -30,3 +30,18 @@ describe('DuplicateIds', () => {
     expect(lines.at(-1)).toMatchObject({ duplicates: 30, msg: '10 more duplicate ids in this read were not pushed' });
   });
 });
+
+describe('SeenSet after spilling', () => {
+  it('knows every id it was given, and no other, whatever the characters (lone surrogates, quotes, non-ASCII)', () => {
+    const set = new SeenSet(3);
+    const odd = ['plain', 'quote"d', 'back\\slash', 'ünïcödé', '\ud800lone', 'x\udfff', 'emoji 🚀', 'nul\u0000byte', 'line\nbreak'];
+    const many = Array.from({ length: 12_000 }, (_, i) => `id-${i}`);
+    for (const id of [...odd, ...many]) expect(set.addNew(id)).toBe(true);
+    for (const id of [...odd, ...many]) {
+      expect(set.has(id)).toBe(true);
+      expect(set.addNew(id)).toBe(false);
+    }
+    for (const id of ['id-12000', 'Plain', '']) expect(set.has(id)).toBe(false);
+    set.close();
+  });
+});

@@ -62,8 +62,9 @@ describe('unchanged records decided before mapping', () => {
     const loaded = await loadProject(join(dir, 'ferry.yaml'));
     const prepared: PreparedSync = await prepareSync(loaded, selectSyncs(loaded, ['deals'])[0]!);
     let mapped = 0;
-    const evaluate = prepared.mapping.evaluate.bind(prepared.mapping);
-    prepared.mapping.evaluate = (input) => (mapped++, evaluate(input));
+    // The run maps each record through evaluateEager (evaluate is its promise-only form).
+    const evaluate = prepared.mapping.evaluateEager.bind(prepared.mapping);
+    prepared.mapping.evaluateEager = (input) => (mapped++, evaluate(input));
     const pushesBefore = service.pushes;
     const summary = await runSync(prepared, { store, service }, {
       signal: new AbortController().signal,
