@@ -103,22 +103,26 @@ export class ObjectTypeEvolver {
 
   /**
    * Decide on a record's row fields, given each one's value (a sample used
-   * to infer the type of a new field).
+   * to infer the type of a new field). Answers at once, without a promise,
+   * when no field is new (the common case, once per record); a promise when
+   * new fields wait for a PATCH.
    */
-  async resolve(fields: ReadonlyMap<string, unknown> | Readonly<Record<string, unknown>>): Promise<ResolvedFields> {
+  resolve(fields: ReadonlyMap<string, unknown> | Readonly<Record<string, unknown>>): ResolvedFields | Promise<ResolvedFields> {
     const entries: [string, unknown][] = fields instanceof Map ? [...fields.entries()] : Object.entries(fields);
-    const unknown = entries.filter(([name]) => !this.objectType.fieldTypes.has(name));
-
-    if (unknown.length > 0 && this.policy === 'evolve') {
+    if (this.policy === 'evolve' && entries.some(([name]) => !this.objectType.fieldTypes.has(name))) {
+      const unknown = entries.filter(([name]) => !this.objectType.fieldTypes.has(name));
       if (this.dryRun) this.addLocally(unknown);
       else {
         for (const [name, sample] of unknown) {
           if (!this.pending.has(name) && !this.unfit.has(name)) this.pending.set(name, this.inferType(name, sample));
         }
-        await this.flush(unknown.map(([name]) => name));
+        return this.flush(unknown.map(([name]) => name)).then(() => this.decide(entries));
       }
     }
+    return this.decide(entries);
+  }
 
+  private decide(entries: readonly [string, unknown][]): ResolvedFields {
     const result: ResolvedFields = { accepted: new Map(), rejected: [], dropped: [], fields: {} };
     for (const [name, value] of entries) {
       const type = this.objectType.fieldTypes.get(name);

@@ -40,6 +40,8 @@ export interface PushJob {
   remoteId: string;
   /** The mapped request body, already validated against the endpoint's schema. */
   body: Record<string, unknown>;
+  /** `body` as JSON, when the caller made it already (its canonical JSON, for the fingerprint): sent as is, not serialised again. */
+  json?: string;
 }
 
 export interface DeleteJob {
@@ -107,7 +109,7 @@ export interface PusherOptions {
   maxRetryAfterMs?: number;
   /** Records waiting for a first request slot before `waitForCapacity` holds the reader. @default concurrency × 4 */
   maxQueued?: number;
-  /** Records waiting to retry before `waitForCapacity` holds the reader. @default max(1000, concurrency × 64) */
+  /** Records waiting to retry before `waitForCapacity` holds the reader. @default max(2000, concurrency × 128) */
   maxWaitingToRetry?: number;
   /** Window sizes of the rate controller (tests use small ones). */
   rateWindow?: { minWindowMs?: number; minWindowAnswers?: number };
@@ -115,11 +117,18 @@ export interface PusherOptions {
 
 type Attempt<T> = () => Promise<T>;
 type Job = { kind: RecordKind; remoteId: string };
-const NOOP = (): void => undefined;
 /** How often a service that stays down is reported while the run rides it out. */
 const OUTAGE_LOG_INTERVAL_MS = 30_000;
 /** A few seconds without success are ordinary retries, not yet an outage worth a warning. */
 const OUTAGE_REPORT_AFTER_MS = 5_000;
+/**
+ * The slow start begins at this many requests per second per request slot
+ * (what the slots allow against a service answering in 100 ms), but at least
+ * START_LEAST, and doubles every ~35 ms from there while the rate binds: a
+ * fast service loses a fraction of a second, a rate-limited one is not sprayed.
+ */
+const START_PER_SLOT = 10;
+const START_LEAST = 50;
 
 export class Pusher {
   private readonly service: SinkService;
@@ -135,6 +144,8 @@ export class Pusher {
   private readonly maxWaitingToRetry: number;
 
   private fatal: FerryError | undefined;
+  /** `signal.aborted`, kept by the abort event. */
+  private aborted: boolean;
   private readonly counters = { requests: 0, retries: 0, throttled: 0, succeeded: 0, rejected: 0 };
   /** Records pushed and not settled; of those, waiting for their first slot; and waiting to retry. */
   private unsettled = 0;
@@ -142,7 +153,12 @@ export class Pusher {
   private waitingToRetry = 0;
   private readonly changed = new Set<() => void>();
   /** The last pending push of each key, so that pushes of one key go in order. */
-  private readonly tails = new Map<string, Promise<void>>();
+  private readonly tails: Record<RecordKind, Map<string, Promise<unknown>>> = {
+    conversation: new Map(),
+    message: new Map(),
+    row: new Map(),
+    document: new Map(),
+  };
   /** When the service last answered a request with something other than a transient failure. */
   private lastAnswerAt: number;
   private outageLoggedAt = Number.NEGATIVE_INFINITY;
@@ -161,6 +177,8 @@ export class Pusher {
     this.signal = options.signal;
     // Every request waiting (for its turn, or to retry) listens for the abort: many more than Node's default warning limit of 10.
     if (options.signal) setMaxListeners(0, options.signal);
+    this.aborted = options.signal?.aborted ?? false;
+    options.signal?.addEventListener('abort', () => (this.aborted = true), { once: true });
     this.policy = {
       ...DEFAULT_RETRY,
       maxAttempts: Math.max(1, options.maxAttempts),
@@ -168,11 +186,14 @@ export class Pusher {
       ...definedOnly({ baseDelayMs: options.baseDelayMs, maxDelayMs: options.maxDelayMs, minDelayMs: options.minDelayMs, maxRetryAfterMs: options.maxRetryAfterMs }),
     };
     this.maxQueued = options.maxQueued ?? options.concurrency * 4;
-    this.maxWaitingToRetry = options.maxWaitingToRetry ?? Math.max(1000, options.concurrency * 64);
+    // Room for a second of Retry-After waits when a tenth of 20k records/s is refused (~2 MB of bodies), so that
+    // 429s that do not grow with the rate do not hold the reader; still bounded against a service refusing everything.
+    this.maxWaitingToRetry = options.maxWaitingToRetry ?? Math.max(2000, options.concurrency * 128);
     this.slots = new Slots(options.concurrency);
     // A virtual clock in tests paces the limiter too; in production it runs on the monotonic clock.
     this.limiter = new AdaptiveRateLimiter({
       maxPerSecond: options.maxRequestsPerSecond,
+      startPerSecond: Math.min(options.maxRequestsPerSecond, Math.max(START_LEAST, options.concurrency * START_PER_SLOT)),
       ...(options.minRequestsPerSecond === undefined ? {} : { minPerSecond: options.minRequestsPerSecond }),
       ...options.rateWindow,
       clock: options.clock || options.sleep ? { now: () => this.clock.now(), sleep } : monotonicClock,
@@ -233,7 +254,7 @@ export class Pusher {
   }
 
   private send(job: PushJob): Promise<RecordResponse> {
-    const opts: SinkCallOptions = { retry: false };
+    const opts: SinkCallOptions = job.json === undefined ? { retry: false } : { retry: false, json: job.json };
     // The mapper validated the body against this endpoint's schema; the port takes the typed shape.
     switch (job.kind) {
       case 'conversation': return this.service.createConversation(job.body as ConversationRequest, opts);
@@ -252,15 +273,21 @@ export class Pusher {
     if (this.fatal) throw this.fatal;
     this.unsettled++;
     this.queued++;
-    const key = `${job.kind} ${job.remoteId}`;
-    const before = this.tails.get(key);
-    const result = before ? before.then(() => this.run(job, attempt, onOk, onRejected)) : this.run(job, attempt, onOk, onRejected);
-    const tail = result.then(NOOP, NOOP);
-    this.tails.set(key, tail);
+    // One map per kind, keyed by the id itself: no key string to build and hash per record.
+    const tails = this.tails[job.kind];
+    const before = tails.get(job.remoteId);
+    // A push of the key waits for the one before to settle, either way (that one's rejection is handled by its own await).
+    const result = before
+      ? before.then(
+          () => this.run(job, attempt, onOk, onRejected),
+          () => this.run(job, attempt, onOk, onRejected),
+        )
+      : this.run(job, attempt, onOk, onRejected);
+    tails.set(job.remoteId, result);
     try {
       return await result;
     } finally {
-      if (this.tails.get(key) === tail) this.tails.delete(key);
+      if (tails.get(job.remoteId) === result) tails.delete(job.remoteId);
       this.unsettled--;
       this.notify();
     }
@@ -279,7 +306,7 @@ export class Pusher {
       const now = this.clock.now();
       if (sent.ok) {
         this.lastAnswerAt = now;
-        this.logRate(this.limiter.onAnswer(false));
+        this.logRate(this.limiter.onAnswer(false, undefined, sent.sentAt));
         this.counters.succeeded += 1;
         return onOk(sent.response);
       }
@@ -288,7 +315,7 @@ export class Pusher {
       if (failure.kind === 'auth') throw this.setFatal(authError(job, failure.status, sent.error));
       if (failure.kind === 'permanent') {
         this.lastAnswerAt = now;
-        if (failure.status !== null) this.limiter.onAnswer(false);
+        if (failure.status !== null) this.limiter.onAnswer(false, undefined, sent.sentAt);
         return onRejected(this.rejected(job, failure.status, sent.error));
       }
       // Transient. A 429 is the service pacing, not failing: it counts as a
@@ -297,7 +324,7 @@ export class Pusher {
       const outage = this.lastAnswerAt <= firstFailureAt && signalsOutage(failure.status);
       if (failure.status !== 429 || this.lastAnswerAt <= firstFailureAt) failures += 1;
       if (failure.status === 429) this.throttled(failure.retryAfterMs, sent.sentAt);
-      else if (failure.status !== null) this.limiter.onAnswer(false);
+      else if (failure.status !== null) this.limiter.onAnswer(false, undefined, sent.sentAt);
       const next = nextRetry(failure.retryAfterMs, { failures, ...(outage ? { outageMs: now - this.lastAnswerAt } : {}) }, this.policy, this.random);
       if (!next.retry) throw this.setFatal(exhausted(job, failure.status, n, sent.error));
       if (outage) this.reportOutage(now, failure.status, sent.error);
@@ -307,7 +334,7 @@ export class Pusher {
   }
 
   /** One attempt in a request slot: the slot is held only while paced and sent. */
-  private async attemptOnce<R>(job: Job, attempt: Attempt<R>, first: boolean): Promise<{ ok: true; response: R } | { ok: false; error: unknown; sentAt: number }> {
+  private async attemptOnce<R>(job: Job, attempt: Attempt<R>, first: boolean): Promise<{ ok: true; response: R; sentAt: number } | { ok: false; error: unknown; sentAt: number }> {
     try {
       this.checkStopped(job);
       await this.slots.acquire();
@@ -320,13 +347,14 @@ export class Pusher {
     }
     try {
       this.checkStopped(job);
-      // When its turn was reserved: a 429 to a request paced before the last decrease is old news.
-      const sentAt = this.limiter.now();
       await this.limiter.acquire(this.signal);
+      // When it went: a 429 to a request sent before the last decrease is old news (a turn reserved
+      // before a decrease is taken again at the new rate, so it counts from when it went).
+      const sentAt = this.limiter.now();
       this.checkStopped(job);
       this.counters.requests += 1;
       try {
-        return { ok: true, response: await attempt() };
+        return { ok: true, response: await attempt(), sentAt };
       } catch (error) {
         return { ok: false, error, sentAt };
       }
@@ -393,7 +421,8 @@ export class Pusher {
 
   private checkStopped(job: Job): void {
     if (this.fatal) throw this.fatal;
-    if (this.signal?.aborted) throw abortedError(this.signal, `pushing ${job.kind} ${JSON.stringify(job.remoteId)}`);
+    // Read from a flag set by the abort event (twice per attempt; AbortSignal's getter is not free).
+    if (this.aborted) throw abortedError(this.signal, `pushing ${job.kind} ${JSON.stringify(job.remoteId)}`);
   }
 
   private setFatal(error: FerryError): FerryError {

@@ -1,7 +1,10 @@
 /**
  * Finds and holds the request rate a service accepts, congestion-control
- * style, from the answers it gives:
+ * style, from the answers it gives (docs/sink.md has the reasoning):
  *
+ * - A slow start (src/sink/slow-start.ts), when a start rate below the
+ *   ceiling is given, grows the rate multiplicatively until the service shows
+ *   a limit, and drops to just below the limit it found.
  * - Answers are counted in windows (at least `minWindowMs` and
  *   `minWindowAnswers` answers; an overloaded window closes as soon as it
  *   has a few 429s, a fifth of it). A window decides once: one decrease per window, however
@@ -9,28 +12,36 @@
  *   ignored (requests in flight together are one signal, acted on once).
  * - A window is *congested* when its share of 429s is above the service's
  *   usual share by more than its sampling noise (three standard deviations)
- *   plus a margin. The usual share is learnt: when the window right after a
- *   clear decrease still sees about as many 429s while what was accepted fell
- *   with what was sent, or three decreases in a row left the share where it
- *   was, they do not come from the rate (a service that refuses some requests
- *   whatever the load), and cutting further would only starve the run.
+ *   plus a margin. The usual share is learnt: in the slow start, and when the
+ *   window right after a clear decrease still sees about as many 429s while
+ *   what was accepted fell with what was sent, or three decreases in a row
+ *   left the share where it was, they do not come from the rate (a service
+ *   that refuses some requests whatever the load), and cutting further would
+ *   only starve the run.
  * - On congestion the rate drops to a little below what the service
- *   accepted in that window (an overloaded service's accepted rate is its
- *   limit, measured over the last second), by at most 75 % per window; before
- *   a whole second of answers it halves (not below what a window that lasted
- *   100 ms saw accepted).
+ *   accepted over the last second (an overloaded service's accepted rate is
+ *   its limit), by at most 75 % per window; before a whole second of answers
+ *   it halves (not below what a window that lasted 100 ms saw accepted). When
+ *   the client stalled (far less went than the rate allowed, little refused)
+ *   the cut is mild, and a limit measured far below the last one is
+ *   remembered at most 10 % lower: a busy machine is not a lower limit.
  * - A window without congestion, in which the rate held requests back,
  *   raises it (additive, scaled to the rate): by a quarter while far below
  *   the last limit found, by 1 % of that limit per window near it, so the rate
- *   probes the limit gently instead of overshooting it again, and by 5 % past it.
+ *   probes the limit gently instead of overshooting it again, and faster and
+ *   faster past it.
  * - Two congested windows in a row in which the service accepted nothing
  *   (it refuses everything, whatever the rate) ask the limiter to hold new
  *   requests until the Retry-After has passed.
  */
 
+import { SlowStart } from './slow-start.js';
+
 export interface RateControllerOptions {
   /** The configured ceiling, requests per second; the rate never exceeds it. */
   ceiling: number;
+  /** Where the slow start begins, requests per second. @default the ceiling (no slow start) */
+  initial?: number;
   /** Lowest rate congestion can push it to. @default 0.5 */
   floor?: number;
   /** @default 250 */
@@ -50,10 +61,14 @@ const PERSISTING_DECREASES = 3;
 const MARGIN = 0.01;
 /** After a decrease, settle this far below what the service accepted over the last second. */
 const BELOW_LIMIT = 0.97;
+/** Below this share of the rate sent over the last second, the client, not the service, set what was accepted. */
+const SENT_AT_RATE = 0.8;
 /** The span over which the accepted rate is measured on congestion. */
 const HORIZON_MS = 1000;
 /** An overloaded window closes early once it has this many 429s, at least a fifth of its answers. */
 const EARLY_THROTTLED = 4;
+/** Slow start: each accepted answer while the rate binds adds this much (requests/s), so the rate doubles every ~35 ms. */
+const SLOW_START_STEP = 20;
 
 export class RateController {
   readonly ceiling: number;
@@ -63,25 +78,35 @@ export class RateController {
   private current: number;
   /** The accepted rate of the last congested window: the service's limit as last found. */
   private limit = Number.POSITIVE_INFINITY;
+  /** Whether `limit` was measured over a whole second of answers (not estimated in a slow start or a halving). */
+  private limitMeasured = false;
   /** The usual share of 429s (moving average of windows without congestion). */
   private usualShare = 0;
   /** The window that caused the last decrease, until the next window is judged against it. */
   private beforeCut: WindowRates | undefined;
   private readonly recent: RecentCount;
+  /** Every answer that counts (429s too): what was sent, to tell a stalled client from a limit. */
+  private readonly answered: RecentCount;
+  /** Increases in a row past the last limit found: the probe speeds up, the limit may have grown. */
+  private probesPast = 0;
   private lastDecreaseAt = Number.NEGATIVE_INFINITY;
   /** Measured decreases in a row after which the 429 share stayed about the same. */
   private persisting = 0;
   /** The last window had no accepted answer: a second such window means the service refuses everything. */
   private acceptedNothing = false;
   private window: { start: number; accepted: number; throttled: number; limited: boolean };
+  /** Growing multiplicatively until the service shows a limit (for good, when it never does). */
+  private slowStart: SlowStart | undefined;
 
   constructor(options: RateControllerOptions, now: number) {
     this.ceiling = options.ceiling;
     this.floor = Math.min(options.floor ?? 0.5, this.ceiling);
     this.minWindowMs = options.minWindowMs ?? 250;
     this.minWindowAnswers = options.minWindowAnswers ?? 20;
-    this.current = this.ceiling;
+    this.current = clamp(options.initial ?? this.ceiling, this.floor, this.ceiling);
+    if (this.current < this.ceiling) this.slowStart = new SlowStart();
     this.recent = new RecentCount();
+    this.answered = new RecentCount();
     this.window = { start: now, accepted: 0, throttled: 0, limited: false };
   }
 
@@ -99,6 +124,7 @@ export class RateController {
   restartWindow(at: number): void {
     this.window = { start: at, accepted: 0, throttled: 0, limited: false };
     this.recent.restart(at);
+    this.answered.restart(at);
   }
 
   /**
@@ -109,16 +135,38 @@ export class RateController {
   onAnswer(throttled: boolean, now: number, sentAt: number = now): RateDecision {
     if (throttled && sentAt < this.lastDecreaseAt) return { change: 'none' };
     const w = this.window;
+    this.answered.add(now);
     if (throttled) w.throttled++;
     else {
       w.accepted++;
       this.recent.add(now);
     }
+    if (this.slowStart) return this.slowStartAnswer(this.slowStart, throttled, now, sentAt);
     const answers = w.accepted + w.throttled;
     const elapsed = now - w.start;
     const overloaded = w.throttled >= EARLY_THROTTLED && w.throttled * 5 >= answers;
     if (!overloaded && (answers < this.minWindowAnswers || elapsed < this.minWindowMs)) return { change: 'none' };
     return this.close(now, Math.max(elapsed, 1));
+  }
+
+  /** Slow start: grow on a clean run of accepted answers; when it ends, drop to just below the limit it found. */
+  private slowStartAnswer(slowStart: SlowStart, throttled: boolean, now: number, sentAt: number): RateDecision {
+    const step = slowStart.onAnswer(throttled, sentAt, this.current);
+    if (!('exit' in step)) {
+      // Only while the rate binds (it held a request back within the last 40 answers): enough headroom that the
+      // pacing costs a client-bound run nothing, but a rate the client does not reach does not grow out of all proportion.
+      if (step.grow && this.window.limited) this.current = Math.min(this.ceiling, this.current + SLOW_START_STEP);
+      if ((this.window.accepted + this.window.throttled) % 40 === 0) this.window.limited = false;
+      return { change: 'none' };
+    }
+    this.slowStart = undefined;
+    this.window = { start: now, accepted: 0, throttled: 0, limited: false };
+    this.lastDecreaseAt = now;
+    // What the slow start saw refused before the limit showed is the service's habit, not congestion.
+    this.usualShare = Math.min(step.usualShare, MAX_USUAL_SHARE);
+    this.limit = Math.max(step.limit, this.floor);
+    this.current = clamp(Math.max(this.limit * BELOW_LIMIT, this.current * 0.25), this.floor, this.ceiling);
+    return { change: 'decrease', rate: this.current };
   }
 
   private close(now: number, elapsedMs: number): RateDecision {
@@ -146,24 +194,45 @@ export class RateController {
       // A window is short; the accepted rate over the last second is the steadier measure of the limit.
       // Before a whole second of answers (or when it shows more than the rate: the service's burst) halve instead.
       const accepted = this.recent.rate(now);
+      const answered = this.answered.rate(now);
       let target: number;
-      if (accepted !== undefined) {
+      this.probesPast = 0;
+      const stalled = w.limited && accepted !== undefined && answered !== undefined &&
+        answered < this.current * SENT_AT_RATE && answered - accepted < answered * 0.2;
+      if (stalled) {
+        // The rate binds now, yet over the last second far less went than it allowed and little of it was refused:
+        // the client stalled, and what was accepted measures the client, not the service. The 429s came from the
+        // burst after the lull: a mild cut.
+        target = this.current * 0.85;
+      } else if (accepted !== undefined) {
         // More accepted over the last second than in this window or the rate now: that was at a higher rate, before a decrease.
         const inWindow = elapsedMs >= this.minWindowMs ? rates.accepted : Number.POSITIVE_INFINITY;
-        this.limit = Math.max(Math.min(accepted, inWindow, this.current), this.floor);
-        target = this.limit * BELOW_LIMIT;
+        const measured = Math.max(Math.min(accepted, inWindow, this.current), this.floor);
+        target = measured * BELOW_LIMIT;
+        // A limit far below the last one is more often a busy machine (client or service stalled) than a service
+        // that cut its limit: remember at most 10 % less, so that the climb back is quick. A limit that really
+        // fell is found again at the next congestion, 10 % lower each time.
+        // (Only a limit measured over a second is remembered so: the slow start's estimate may be far off.)
+        this.limit = this.limitMeasured ? Math.max(measured, Math.min(this.limit, this.current) * 0.9) : measured;
+        this.limitMeasured = true;
         // Only a decrease to a measured limit is a fair test of whether the 429s come from the rate.
         this.beforeCut = rates;
       } else {
         // Not a whole second of answers yet: halve, but not below what this window saw accepted, if it lasted.
-        target = Math.max(this.current * 0.5, elapsedMs >= 100 ? rates.accepted * BELOW_LIMIT : 0);
+        // The limit is then taken to be just above the new rate: the climb back probes gently from there (and speeds
+        // up past it), instead of leaping back towards a limit that just proved too high.
+        const lasted = elapsedMs >= 100;
+        target = Math.max(this.current * 0.5, lasted ? rates.accepted * BELOW_LIMIT : 0);
+        this.limit = Math.max(target / BELOW_LIMIT, this.floor);
+        this.limitMeasured = false;
       }
       this.current = clamp(Math.max(target, this.current * 0.25), this.floor, this.ceiling);
       return { change: 'decrease', rate: this.current };
     }
     this.acceptedNothing = false;
-    // The usual share only rises by the test after a decrease; here it can only fall, so that
-    // an overshoot never teaches the controller to take its own 429s for the service's habit.
+    // The usual share only rises by the test after a decrease (or from the slow start); here it can only fall,
+    // so that an overshoot never teaches the controller to take its own 429s for the service's habit (a limit
+    // found too high would otherwise teach it exactly that).
     this.usualShare = this.usualShare * 0.9 + Math.min(share, this.usualShare) * 0.1;
     if (!w.limited || this.current >= this.ceiling) return { change: 'none' };
     this.current = clamp(this.current + Math.max(this.step(), 0.1), this.floor, this.ceiling);
@@ -183,13 +252,18 @@ export class RateController {
 
   /**
    * How much to raise the rate after a window without congestion: a quarter
-   * while far below the last limit found, 1 % of that limit close to it, and
-   * 5 % once past it (the limit may have grown, or was measured low).
+   * while far below the last limit found (but not past it in one step); 1 %
+   * of that limit per window close to it, so that the service's bucket
+   * refills between probes and a probe past the limit costs one or two 429s;
+   * once past it, 1 % more with every window in a row (1 %, 2 %, 3 % …,
+   * at most 10 %): the limit may have grown, or was measured low.
    */
   private step(): number {
-    if (this.current < this.limit * 0.9) return this.current / 4;
-    if (this.current < this.limit * 1.02) return this.limit * 0.01;
-    return this.current * 0.05;
+    // Far below: a quarter, but in one step no further than just below the limit (not past it).
+    if (this.current < this.limit * 0.9) return Math.min(this.current / 4, this.limit * BELOW_LIMIT - this.current);
+    if (this.current < this.limit * 1.05) return this.limit * 0.01;
+    this.probesPast++;
+    return this.current * Math.min(0.1, 0.01 * this.probesPast);
   }
 }
 

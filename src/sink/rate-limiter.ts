@@ -14,6 +14,8 @@ import type { RateDecision } from './rate-controller.js';
 export interface AdaptiveRateOptions {
   /** The configured ceiling, requests per second. */
   maxPerSecond: number;
+  /** Where the slow start begins. @default maxPerSecond (no slow start) */
+  startPerSecond?: number;
   /** Lowest rate a run of 429s can push it to. @default 0.5 */
   minPerSecond?: number;
   /** Seconds of requests, at the current rate, that may go at once after an idle spell (at least one). @default 0.05 */
@@ -35,6 +37,8 @@ export class AdaptiveRateLimiter {
   private refilledAt: number;
   /** New requests wait until then: the service refused everything and said when to come back. */
   private heldUntil = Number.NEGATIVE_INFINITY;
+  /** Counts decreases: a turn reserved at an older rate is taken again at the new one. */
+  private generation = 0;
 
   constructor(options: AdaptiveRateOptions) {
     this.clock = options.clock;
@@ -43,6 +47,7 @@ export class AdaptiveRateLimiter {
     this.controller = new RateController(
       {
         ceiling: options.maxPerSecond,
+        ...(options.startPerSecond === undefined ? {} : { initial: options.startPerSecond }),
         ...(options.minPerSecond === undefined ? {} : { floor: options.minPerSecond }),
         ...(options.minWindowMs === undefined ? {} : { minWindowMs: options.minWindowMs }),
         ...(options.minWindowAnswers === undefined ? {} : { minWindowAnswers: options.minWindowAnswers }),
@@ -50,8 +55,9 @@ export class AdaptiveRateLimiter {
       now,
     );
     // A cold start sends one request, not a burst: the service's own bucket may be low after setup calls.
+    // Nothing is earned before the first request (the pusher is made long before the first record reaches it).
     this.tokens = 1;
-    this.refilledAt = now;
+    this.refilledAt = Number.NaN;
   }
 
   /** Current allowed rate, requests per second. */
@@ -68,7 +74,8 @@ export class AdaptiveRateLimiter {
     if (this.tokens >= 0 && held <= 0) return RESOLVED;
     this.controller.noteLimited();
     const turn = this.tokens >= 0 ? 0 : (-this.tokens * 1000) / this.controller.rate;
-    return this.clock.sleep(Math.max(turn, held), signal);
+    const generation = this.generation;
+    return this.clock.sleep(Math.max(turn, held), signal).then(() => (generation === this.generation ? undefined : this.acquire(signal)));
   }
 
   /** The limiter's clock, to stamp when a request went out (for {@link onAnswer}). */
@@ -85,6 +92,12 @@ export class AdaptiveRateLimiter {
     // Tokens earned so far were earned at the old rate.
     this.refill(now);
     const decision = this.controller.onAnswer(throttled, now, sentAt);
+    // Tokens saved up, and turns reserved, at the old rate would go out as a burst into a service that
+    // just said it is overloaded: start from an empty bucket, and the waiters queue again at the new rate.
+    if (decision.change === 'decrease' || decision.change === 'hold') {
+      this.tokens = 0;
+      this.generation++;
+    }
     if (decision.change === 'hold' && retryAfterMs !== undefined) {
       this.heldUntil = Math.max(this.heldUntil, now + retryAfterMs);
       this.controller.restartWindow(this.heldUntil);
@@ -97,6 +110,7 @@ export class AdaptiveRateLimiter {
   }
 
   private refill(now: number): void {
+    if (Number.isNaN(this.refilledAt)) this.refilledAt = now;
     const elapsed = now - this.refilledAt;
     if (elapsed <= 0) return;
     this.tokens = Math.min(this.burst(), this.tokens + (elapsed * this.controller.rate) / 1000);

@@ -30,6 +30,8 @@ import type {
 export interface SinkCallOptions {
   signal?: AbortSignal;
   retry?: false;
+  /** The body's JSON text, already made (see `RequestOptions.json`): sent as is. */
+  json?: string;
 }
 
 export interface SinkService {

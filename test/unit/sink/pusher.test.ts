@@ -37,6 +37,13 @@ describe('Pusher', () => {
     expect(service.callsOf('create:row').every((c) => c.options?.retry === false)).toBe(true);
   });
 
+  it("passes a job's JSON text to the service as is, so the body is serialised once", async () => {
+    const { service, pusher } = setup();
+    await pusher.push({ ...job(1), json: '{"id":"r1"}' });
+    await pusher.push(job(2));
+    expect(service.callsOf('create:row').map((c) => c.options?.json)).toEqual(['{"id":"r1"}', undefined]);
+  });
+
   it('routes each kind to its endpoint', async () => {
     const { service, pusher } = setup();
     for (const kind of ['conversation', 'message', 'row', 'document'] as const) {
@@ -67,7 +74,7 @@ describe('Pusher', () => {
   });
 
   it('a window of 429s lowers the shared rate once; successes climb back to the ceiling', async () => {
-    const { service, pusher } = setup({ concurrency: 4, maxRequestsPerSecond: 100, rateWindow: { minWindowMs: 0, minWindowAnswers: 8 } });
+    const { service, pusher } = setup({ concurrency: 5, maxRequestsPerSecond: 100, rateWindow: { minWindowMs: 0, minWindowAnswers: 8 } });
     for (let i = 0; i < 4; i++) service.script.push(tooMany());
     const rates: number[] = [];
     service.handler = (_k, body) => {

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { AdaptiveRateLimiter } from '../../../src/sink/rate-limiter.js';
 import { RateController } from '../../../src/sink/rate-controller.js';
-import { FakeClock } from './fake-service.js';
+import { FakeClock, TimerClock } from './fake-service.js';
 
 /**
  * A token bucket service on the virtual clock: answers `throttled` when its
@@ -86,6 +86,52 @@ describe('AdaptiveRateLimiter', () => {
     expect(limiter.currentRate).toBeGreaterThan(500);
     expect(result.sent / 30).toBeGreaterThan(500);
   });
+  it('slow start: begins at the start rate and doubles every few tens of milliseconds while the rate binds', async () => {
+    const clock = new FakeClock();
+    const limiter = new AdaptiveRateLimiter({ maxPerSecond: 100_000, startPerSecond: 320, clock });
+    expect(limiter.currentRate).toBe(320);
+    const start = clock.now();
+    while (limiter.currentRate < 5000 && clock.now() - start < 10_000) {
+      await limiter.acquire();
+      limiter.onAnswer(false, undefined, clock.now());
+    }
+    // From 320 to 5,000 requests/s in well under half a second: a fast service loses a fraction of that.
+    expect(clock.now() - start).toBeLessThan(300);
+  });
+
+  it('slow start from a modest rate finds a 100 req/s limit with few 429s', async () => {
+    const clock = new FakeClock();
+    const limiter = new AdaptiveRateLimiter({ maxPerSecond: 1000, startPerSecond: 160, clock });
+    const result = await drive(clock, limiter, bucketService(clock, 100, 10), 15);
+    expect(result.accepted / 15).toBeGreaterThanOrEqual(95);
+    expect(result.throttled / result.sent).toBeLessThanOrEqual(0.02);
+  });
+
+  it('earns no tokens before the first request: a late first record does not start with a burst', async () => {
+    const sleeps: number[] = [];
+    let now = 0;
+    const limiter = new AdaptiveRateLimiter({ maxPerSecond: 1000, clock: { now: () => now, sleep: async (ms) => void sleeps.push(ms) } });
+    now = 5000; // the pusher was made long before the first record reached it
+    for (let i = 0; i < 5; i++) await limiter.acquire();
+    // One token to start with, then one each millisecond.
+    expect(sleeps).toEqual([1, 2, 3, 4]);
+  });
+
+  it('on a decrease drops the tokens saved up and re-takes the turns reserved at the old rate', async () => {
+    const clock = new TimerClock();
+    const limiter = new AdaptiveRateLimiter({ maxPerSecond: 1000, clock, minWindowMs: 0, minWindowAnswers: 4 });
+    const sent: number[] = [];
+    const start = clock.now();
+    // Eight requests reserve turns 1 ms apart at 1,000/s …
+    const waits = Array.from({ length: 8 }, () => limiter.acquire().then(() => sent.push(clock.now() - start)));
+    // … then the service refuses four in a row: the rate halves before they go.
+    for (let i = 0; i < 4; i++) limiter.onAnswer(true, 1000, clock.now());
+    expect(limiter.currentRate).toBe(500);
+    await Promise.all(waits);
+    // The first went at once; the other seven went 2 ms apart, at the new rate.
+    expect(sent[0]).toBe(0);
+    for (let i = 2; i < sent.length; i++) expect(sent[i]! - sent[i - 1]!).toBeGreaterThanOrEqual(2);
+  });
 });
 
 describe('RateController', () => {
@@ -122,5 +168,42 @@ describe('RateController', () => {
       controller.onAnswer(false, (t += 20));
     }
     expect(controller.rate).toBe(50);
+  });
+
+  it('a congestion right after the client stalled cuts mildly: what was accepted measured the client, not the service', () => {
+    const controller = new RateController({ ceiling: 100, minWindowMs: 250, minWindowAnswers: 20 }, 0);
+    let t = 0;
+    // Two seconds at 100/s, all accepted.
+    for (let i = 0; i < 200; i++) controller.onAnswer(false, (t += 10));
+    // The client stalls for 600 ms, then its requests go in a burst and four are refused.
+    t += 600;
+    controller.noteLimited(); // the requests queued meanwhile waited for their turns
+    for (let i = 0; i < 4; i++) controller.onAnswer(true, (t += 1), t - 1);
+    // Not down to the ~40/s accepted over the last second, which was the stall's doing.
+    expect(controller.rate).toBeCloseTo(85, 5);
+  });
+
+  it('past the last limit found, probes faster window by window (the limit may have grown)', () => {
+    const controller = new RateController({ ceiling: 200, minWindowMs: 100, minWindowAnswers: 1 }, 0);
+    let t = 0;
+    // Find a limit of about 100/s: a second at 100/s accepted, then a window of 429s at 200/s.
+    for (let i = 0; i < 100; i++) controller.onAnswer(false, (t += 10));
+    const sent = t; // all sent together: 429s after the decrease are the same congestion
+    for (let i = 0; i < 20; i++) controller.onAnswer(i % 2 === 0, (t += 5), sent);
+    const found = controller.rate;
+    expect(found).toBeLessThan(110);
+    // The service now takes everything: each window raises the rate, by more and more once past the limit.
+    const rates = [found];
+    for (let w = 0; w < 30; w++) {
+      controller.noteLimited();
+      controller.onAnswer(false, (t += 150));
+      rates.push(controller.rate);
+    }
+    const steps = rates.slice(1).map((r, i) => r / rates[i]!);
+    // Gentle near the limit (1 % of it per window) …
+    expect(steps[0]).toBeLessThan(1.02);
+    // … then faster and faster: the ceiling (twice the limit found) is reached within 30 windows.
+    expect(Math.max(...steps)).toBeGreaterThan(1.05);
+    expect(rates.at(-1)!).toBe(200);
   });
 });
