@@ -2,7 +2,6 @@
  * The state store: per-record ledger, cursors, runs, dead-letter and locks.
  * See docs/state.md for what is stored and how checkpoints work.
  */
-import { PostgresStateStore } from './postgres/postgres-state-store.js';
 import type { PostgresStateStoreOptions } from './postgres/postgres-state-store.js';
 import { SqliteStateStore } from './sqlite/sqlite-state-store.js';
 import type { SqliteStateStoreOptions } from './sqlite/sqlite-state-store.js';
@@ -29,7 +28,10 @@ export async function openStateStore(url: string, options: StateStoreOptions = {
       return new SqliteStateStore(location.path, options);
     case 'sqlite-memory':
       return new SqliteStateStore(':memory:', options);
-    case 'postgres':
+    case 'postgres': {
+      // Imported only for PostgreSQL state: SQLite state (the default) never loads the driver.
+      const { PostgresStateStore } = await import('./postgres/postgres-state-store.js');
       return new PostgresStateStore(location.url, options).opened();
+    }
   }
 }

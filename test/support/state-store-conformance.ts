@@ -115,6 +115,16 @@ export function describeStateStoreConformance(name: string, createHarness: () =>
         expect((await store.fingerprints('deals', [])).size).toBe(0);
       });
 
+      it('finds ids whatever their characters (quotes, backslashes, non-ASCII, numbers as text)', async () => {
+        const store = await fresh();
+        const odd = ['quote"d', "apo'strophe", 'back\\slash', 'ünïcödé', 'emoji 🚀', 'line\nbreak', '42', ' padded '];
+        for (const id of odd) await ack(store, id);
+        await store.flush();
+        const found = await store.fingerprints('deals', [...odd, 'absent']);
+        expect([...found.keys()].sort()).toEqual([...odd].sort());
+        for (const id of odd) expect(found.get(id)?.fingerprint).toBe(`fp-${id}`);
+      });
+
       it('keeps a source fingerprint with the acknowledgement it came with, and only with it', async () => {
         const store = await fresh();
         await store.recordAcknowledged({ sync: 'deals', remoteId: 'a', fingerprint: 'body-1', recordId: 'r', sourceFingerprint: 'src-1' });
@@ -462,6 +472,26 @@ export function describeStateStoreConformance(name: string, createHarness: () =>
         await ack(store, 'b', 'fixed');
         expect(await store.failureCount('deals')).toBe(0);
         expect(await store.ledgerEntry('deals', 'b')).toMatchObject({ status: 'pushed', attempts: 0, lastError: null, fingerprint: 'fixed' });
+      });
+
+      it('an acknowledgement resolves a failure written in the same commit, and only its own record\'s', async () => {
+        const store = await fresh();
+        await ack(store, 'x');
+        await store.recordFailure(failure('deals', 'a'));
+        await store.recordFailure(failure('deals', 'b'));
+        await store.recordFailure(failure('other', 'a'));
+        await ack(store, 'a');
+        await ack(store, 'y');
+        await store.flush();
+        expect((await store.failures()).map((f) => [f.sync, f.remoteId]).sort()).toEqual([
+          ['deals', 'b'],
+          ['other', 'a'],
+        ]);
+        // A later commit that starts with acknowledgements still finds the open ones.
+        await ack(store, 'b');
+        await ack(store, 'a', 'fp-a', 'other');
+        await store.flush();
+        expect(await store.failures()).toEqual([]);
       });
 
       it('refuses a failure that names an unknown run at once, without poisoning the buffer', async () => {

@@ -35,6 +35,9 @@ import { LIVE_PAGE, PgLedger } from './ledger.js';
 import { PgLocks } from './locks.js';
 import { PgRuns } from './runs.js';
 
+/** Full batches the buffer may hold before a write waits for the database to catch up. */
+const BACKLOG_BATCHES = 4;
+
 export interface PostgresStateStoreOptions {
   /** Schema holding ferry's tables; created on first use. Default `ferry`. */
   schema?: string;
@@ -62,6 +65,8 @@ export class PostgresStateStore implements StateStore {
   /** Commits run one at a time, in call order, so buffered writes land in the order they were recorded. */
   private serial: Promise<unknown> = Promise.resolve();
   private closed = false;
+  /** The batch being committed in the background by {@link enqueue}, and its error once it failed. */
+  private background: { error?: unknown } | undefined;
   /** Runs started through this store: failures naming them need no existence check. */
   private readonly knownRuns = new Set<string>();
 
@@ -302,10 +307,38 @@ export class PostgresStateStore implements StateStore {
     return { ledger: this.ledger, failures: this.failureTable };
   }
 
+  /**
+   * Buffers one write. A full batch is committed in the background: the
+   * caller (an acknowledgement on the push path) does not wait a round trip
+   * to PostgreSQL for it, and a burst of acknowledgements arriving meanwhile
+   * does not queue one commit each. Only when the database falls behind by
+   * {@link BACKLOG_BATCHES} batches does the caller wait (backpressure).
+   * A background commit that fails leaves its writes buffered (they leave
+   * the buffer only after COMMIT) and its error is thrown by the next write.
+   */
   private async enqueue(write: PendingWrite): Promise<void> {
     this.ensureOpen();
     this.buffer.add(write);
-    if (this.buffer.size >= this.batchSize) await this.flush();
+    if (this.background?.error !== undefined) {
+      const { error } = this.background;
+      this.background = undefined;
+      throw error;
+    }
+    if (this.buffer.size >= this.batchSize * BACKLOG_BATCHES) await this.flush();
+    else if (this.buffer.size >= this.batchSize && this.background === undefined) this.flushInBackground();
+  }
+
+  private flushInBackground(): void {
+    const state: { error?: unknown } = {};
+    this.background = state;
+    void this.flush().then(
+      () => {
+        if (this.background === state) this.background = undefined;
+      },
+      (error: unknown) => {
+        state.error = error;
+      },
+    );
   }
 
   /** One transaction: the writes buffered so far, then the cursor if given. They leave the buffer only after COMMIT. */
@@ -325,6 +358,8 @@ export class PostgresStateStore implements StateStore {
         }
       });
       this.dropCommitted(batch.length);
+      // Whatever a failed background commit left behind has now landed: its error is stale.
+      if (this.background?.error !== undefined) this.background = undefined;
     });
   }
 

@@ -32,12 +32,14 @@ export class FailureTable {
   private readonly sameRecord: Statement<[Match], { id: number; attempts: number }>;
   private readonly deleteById: Statement<[number]>;
   private readonly deleteForRecord: Statement<[string, string]>;
+  private readonly anyForRecords: Statement<[string], number>;
   private readonly insert: Statement;
 
   constructor(private readonly db: Db) {
     this.sameRecord = db.prepare<[Match], { id: number; attempts: number }>(SAME_RECORD);
     this.deleteById = db.prepare<[number]>('DELETE FROM failures WHERE id = ?');
     this.deleteForRecord = db.prepare('DELETE FROM failures WHERE sync = ? AND remote_id = ?');
+    this.anyForRecords = db.prepare<[string], number>('SELECT EXISTS (SELECT 1 FROM failures WHERE sync = ? AND remote_id IS NOT NULL)').pluck();
     this.insert = db.prepare(`
       INSERT INTO failures (sync, run_id, remote_id, origin, kind, reason, status, error_body, body, source_record, attempts, created_at)
       VALUES (@sync, @runId, @remoteId, @origin, @kind, @reason, @status, @errorBody, @body, @sourceRecord, @attempts, @at)`);
@@ -73,6 +75,11 @@ export class FailureTable {
       attempts,
       at,
     });
+  }
+
+  /** Whether the sync has any open failure of a record (one with a remote id): what `resolve` could delete. */
+  hasRecordFailures(sync: string): boolean {
+    return this.anyForRecords.get(sync) === 1;
   }
 
   /** A record that landed has no open failure any more. */

@@ -8,13 +8,13 @@ import type { Statement } from 'better-sqlite3';
 import type { AcknowledgedWrite, FailureWrite, FingerprintHit, LedgerEntry } from '../types.js';
 import type { Db } from './database.js';
 
-/** IN lists are padded up to one of these sizes so a handful of prepared statements serve every batch. */
-const IN_SIZES = [1, 8, 32, 128, 256, 500] as const;
+/** Ids per lookup statement (one JSON array parameter each). */
 export const MAX_IN = 500;
 export const LIVE_PAGE = 1000;
 
 export class LedgerTable {
-  private readonly lookups = new Map<number, Statement>();
+  /** Rows as arrays (no per-row object with named keys): remote_id, fingerprint, status, record_id, source_fingerprint. */
+  private readonly lookupStmt: Statement<[string, string], [string, string, LedgerRow['status'], string | null, string | null]>;
   private readonly entryStmt: Statement<[string, string], LedgerRow>;
   private readonly firstLivePage: Statement<[string, number], string>;
   private readonly nextLivePage: Statement<[string, string, number], string>;
@@ -24,6 +24,11 @@ export class LedgerTable {
   private readonly deleteStmt: Statement;
 
   constructor(private readonly db: Db) {
+    this.lookupStmt = db
+      .prepare<[string, string], [string, string, LedgerRow['status'], string | null, string | null]>(
+        'SELECT remote_id, fingerprint, status, record_id, source_fingerprint FROM ledger WHERE sync = ? AND remote_id IN (SELECT value FROM json_each(?))',
+      )
+      .raw();
     this.entryStmt = db.prepare('SELECT * FROM ledger WHERE sync = ? AND remote_id = ?');
     this.firstLivePage = db
       .prepare<[string, number], string>("SELECT remote_id FROM ledger WHERE sync = ? AND status = 'pushed' ORDER BY remote_id LIMIT ?")
@@ -36,7 +41,7 @@ export class LedgerTable {
     this.countLiveStmt = db.prepare<[string], number>("SELECT count(*) FROM ledger WHERE sync = ? AND status = 'pushed'").pluck();
     this.ackStmt = db.prepare(`
       INSERT INTO ledger (sync, remote_id, fingerprint, record_id, status, attempts, last_error, origin, updated_at, source_fingerprint)
-      VALUES (@sync, @remoteId, @fingerprint, @recordId, 'pushed', 0, NULL, @origin, @at, @sourceFingerprint)
+      VALUES (?, ?, ?, ?, 'pushed', 0, NULL, ?, ?, ?)
       ON CONFLICT (sync, remote_id) DO UPDATE SET
         fingerprint = excluded.fingerprint, record_id = excluded.record_id, status = 'pushed', attempts = 0,
         last_error = NULL, origin = coalesce(excluded.origin, ledger.origin), updated_at = excluded.updated_at,
@@ -56,14 +61,13 @@ export class LedgerTable {
   fingerprints(sync: string, remoteIds: readonly string[]): Map<string, FingerprintHit> {
     const found = new Map<string, FingerprintHit>();
     for (let start = 0; start < remoteIds.length; start += MAX_IN) {
-      const chunk = remoteIds.slice(start, start + MAX_IN);
-      const size = IN_SIZES.find((s) => s >= chunk.length) ?? MAX_IN;
-      const padded = chunk.concat(new Array<string>(size - chunk.length).fill(chunk[chunk.length - 1] ?? ''));
-      const rows = this.lookup(size).all(sync, ...padded) as Pick<LedgerRow, 'remote_id' | 'fingerprint' | 'status' | 'record_id' | 'source_fingerprint'>[];
-      for (const row of rows) {
-        const hit: FingerprintHit = { fingerprint: row.fingerprint, status: row.status, recordId: row.record_id };
-        if (row.source_fingerprint !== null) hit.sourceFingerprint = row.source_fingerprint;
-        found.set(row.remote_id, hit);
+      const chunk = start === 0 && remoteIds.length <= MAX_IN ? remoteIds : remoteIds.slice(start, start + MAX_IN);
+      const rows = this.lookupStmt.all(sync, JSON.stringify(chunk));
+      for (let i = 0; i < rows.length; i++) {
+        const row = rows[i]!;
+        const hit: FingerprintHit = { fingerprint: row[1], status: row[2], recordId: row[3] };
+        if (row[4] !== null) hit.sourceFingerprint = row[4];
+        found.set(row[0], hit);
       }
     }
     return found;
@@ -84,8 +88,8 @@ export class LedgerTable {
   }
 
   writeAcknowledged(w: AcknowledgedWrite, at: string): void {
-    const { sync, remoteId, fingerprint, recordId } = w;
-    this.ackStmt.run({ sync, remoteId, fingerprint, recordId, origin: w.origin ?? null, at, sourceFingerprint: w.sourceFingerprint ?? null });
+    // Positional: no parameter object to build per record and bind by name.
+    this.ackStmt.run(w.sync, w.remoteId, w.fingerprint, w.recordId, w.origin ?? null, at, w.sourceFingerprint ?? null);
   }
 
   writeFailure(f: FailureWrite & { remoteId: string }, at: string): void {
@@ -99,15 +103,4 @@ export class LedgerTable {
   deleteSync(sync: string): void {
     this.db.prepare('DELETE FROM ledger WHERE sync = ?').run(sync);
   }
-
-  private lookup(size: number): Statement {
-    let stmt = this.lookups.get(size);
-    if (stmt === undefined) {
-      const marks = new Array<string>(size).fill('?').join(', ');
-      stmt = this.db.prepare(`SELECT remote_id, fingerprint, status, record_id, source_fingerprint FROM ledger WHERE sync = ? AND remote_id IN (${marks})`);
-      this.lookups.set(size, stmt);
-    }
-    return stmt;
-  }
 }
-

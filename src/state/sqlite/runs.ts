@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { FerryError } from '../../sdk/errors.js';
 import { emptyCounts } from '../types.js';
 import type { RunCounts, RunEntry, RunStatus } from '../types.js';
+import type { Statement } from 'better-sqlite3';
 import type { Db } from './database.js';
 import { decodeCursor } from './cursor-codec.js';
 
@@ -36,7 +37,12 @@ export interface RunRow {
 }
 
 export class RunTable {
-  constructor(private readonly db: Db) {}
+  /** Prepared once: a run updates its counts at every checkpoint (every 500 records). */
+  private readonly updateStmt: Statement<[string, string]>;
+
+  constructor(private readonly db: Db) {
+    this.updateStmt = db.prepare<[string, string]>('UPDATE runs SET counts = ? WHERE run_id = ?');
+  }
 
   start(sync: string, nowMs: number): string {
     const runId = randomUUID();
@@ -56,7 +62,7 @@ export class RunTable {
   }
 
   update(runId: string, counts: RunCounts): void {
-    const result = this.db.prepare('UPDATE runs SET counts = ? WHERE run_id = ?').run(JSON.stringify(counts), runId);
+    const result = this.updateStmt.run(JSON.stringify(counts), runId);
     if (result.changes === 0) throw unknownRun(runId);
   }
 

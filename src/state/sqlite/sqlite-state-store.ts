@@ -55,6 +55,8 @@ export class SqliteStateStore implements StateStore {
   private readonly runTable: RunTable;
   private readonly locks: LockTable;
   private closed = false;
+  private isoAt = Number.NaN;
+  private iso = '';
 
   /** `path` is absolute, or `:memory:`. */
   constructor(path: string, options: SqliteStateStoreOptions = {}) {
@@ -295,15 +297,24 @@ export class SqliteStateStore implements StateStore {
   }
 
   private applyPending(): void {
+    // Whether each sync has open record failures, asked once per commit: an acknowledgement then
+    // deletes its record's one, and a sync with none (the usual case) costs no DELETE per record.
+    // Asked only after this transaction's first write, so no other process can add one meanwhile.
+    const withFailures = new Map<string, boolean>();
     for (const w of this.buffer.pending()) {
       switch (w.kind) {
-        case 'acknowledged':
+        case 'acknowledged': {
+          const { sync, remoteId } = w.write;
           this.ledger.writeAcknowledged(w.write, w.at);
-          this.failureTable.resolve(w.write.sync, w.write.remoteId);
+          let open = withFailures.get(sync);
+          if (open === undefined) withFailures.set(sync, (open = this.failureTable.hasRecordFailures(sync)));
+          if (open) this.failureTable.resolve(sync, remoteId);
           break;
+        }
         case 'failure':
           if (w.write.remoteId !== null) this.ledger.writeFailure({ ...w.write, remoteId: w.write.remoteId }, w.at);
           this.failureTable.write(w.write, w.at);
+          withFailures.set(w.write.sync, true);
           break;
         case 'deleted':
           this.ledger.writeDeleted(w.sync, w.remoteId, w.at);
@@ -312,8 +323,14 @@ export class SqliteStateStore implements StateStore {
     }
   }
 
+  /** The ISO time, rebuilt only when the millisecond changed: acknowledgements arrive many per millisecond. */
   private isoNow(): string {
-    return new Date(this.now()).toISOString();
+    const now = this.now();
+    if (now !== this.isoAt) {
+      this.isoAt = now;
+      this.iso = new Date(now).toISOString();
+    }
+    return this.iso;
   }
 
   private ensureOpen(): void {

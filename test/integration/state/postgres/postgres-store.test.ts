@@ -3,6 +3,7 @@
  * a batch that fails half-way, a newer schema, and a password that must never
  * show in an error.
  */
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStateStore } from '../../../../src/state/index.js';
 import type { StateStore } from '../../../../src/state/index.js';
@@ -70,6 +71,48 @@ describe('PostgreSQL state store', () => {
     await store.checkpoint('deals', { value: 2 });
     expect(await reader.cursor('deals')).toEqual({ value: 2 });
     expect((await reader.fingerprints('deals', ['a'])).size).toBe(1);
+  });
+
+  it('commits a full batch without holding up the acknowledgements, and waits only when the database falls four batches behind', async () => {
+    const schema = schemaName();
+    const store = await open(schema, { batchSize: 5 });
+    await store.flush(); // migrated
+    const ack = (i: number) => store.recordAcknowledged({ sync: 'deals', remoteId: `id-${i}`, fingerprint: 'f', recordId: `r-${i}` });
+    // Another session holds the ledger: every commit blocks until it lets go.
+    const blocker = new pg.Client({ connectionString: PG_URL });
+    await blocker.connect();
+    try {
+      await blocker.query(`BEGIN; LOCK TABLE "${schema}".ledger IN ACCESS EXCLUSIVE MODE`);
+      for (let i = 0; i < 19; i++) await ack(i); // a commit started at the 5th and is blocked; these do not wait for it
+      let backlogged = false;
+      const twentieth = ack(19).then(() => (backlogged = true));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(backlogged).toBe(false); // four batches behind: this one waits
+      await blocker.query('COMMIT');
+      await twentieth;
+    } finally {
+      await blocker.end();
+    }
+    await store.checkpoint('deals', { value: 20 });
+    expect(await store.countLive('deals')).toBe(20);
+  });
+
+  it('keeps the writes of a failed background commit buffered, throws its error at the next write, and lands them once the database recovers', async () => {
+    const schema = schemaName();
+    const store = await open(schema, { batchSize: 3 });
+    await store.checkpoint('deals', { value: 0 });
+    await pgQuery(`CREATE FUNCTION "${schema}".boom() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk on fire'; END $$`);
+    await pgQuery(`CREATE TRIGGER boom BEFORE INSERT ON "${schema}".ledger FOR EACH ROW EXECUTE FUNCTION "${schema}".boom()`);
+    const ack = (i: number) => store.recordAcknowledged({ sync: 'deals', remoteId: `id-${i}`, fingerprint: 'f', recordId: `r-${i}` });
+    for (let i = 0; i < 3; i++) await ack(i); // the third starts a commit in the background, which fails
+    await expect(store.flush()).rejects.toMatchObject({ code: 'FERRY_STATE_ERROR' });
+    await expect(ack(3)).rejects.toMatchObject({ code: 'FERRY_STATE_ERROR', message: expect.stringContaining('disk on fire') });
+    const reader = await open(schema);
+    expect((await reader.fingerprints('deals', ['id-0'])).size).toBe(0);
+    await pgQuery(`DROP TRIGGER boom ON "${schema}".ledger`);
+    await store.checkpoint('deals', { value: 4 });
+    expect(await reader.countLive('deals')).toBe(4);
+    expect(await reader.cursor('deals')).toEqual({ value: 4 });
   });
 
   it('adds the source fingerprint column to a schema written before it existed, keeping its rows', async () => {
