@@ -7,6 +7,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ferryPackageVersion } from '../sdk/ferry-package.js';
 import { isFerryError } from '../sdk/errors.js';
+import { applyHeapDefaults } from '../runtime/heap.js';
 import { configureLogs, LOG_FORMATS, LOG_LEVELS } from '../runtime/logger.js';
 import type { LogFormat } from '../runtime/logger.js';
 import { COMMANDS } from './commands.js';
@@ -75,6 +76,7 @@ export function commandNameOf(argv: readonly string[]): string | undefined {
 
 export async function main(argv: readonly string[]): Promise<number> {
   redactTerminalOutput();
+  applyHeapDefaults();
   let exitCode = 0;
   const setExitCode = (code: number) => {
     exitCode = Math.max(exitCode, code);

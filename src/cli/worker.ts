@@ -71,6 +71,14 @@ export async function queueStatus(config: LoadedConfig): Promise<{ entries: Queu
   return { entries, text: formatQueueStatus(entries, Date.now()) };
 }
 
+/** A finished job's result; a scheduled run of a partitioned sync says how many slices it queued. */
+function resultOf(outcome: QueueEntry['outcome']): string {
+  if (outcome === undefined) return '';
+  const queued = (outcome as { queued?: unknown }).queued;
+  if (Array.isArray(queued)) return `queued ${queued.length} slice${queued.length === 1 ? '' : 's'}`;
+  return `${outcome.status}${outcome.error ? `: ${truncate(outcome.error, 60)}` : ''}`;
+}
+
 /** The queue section of `ferry status` with shared state. */
 export function formatQueueStatus(entries: readonly QueueEntry[], now: number): string {
   if (entries.length === 0) return 'Queue: empty (no run queued, running or finished lately).';
@@ -82,7 +90,7 @@ export function formatQueueStatus(entries: readonly QueueEntry[], now: number): 
       e.worker ?? '-',
       String(e.attempts),
       e.at ? formatAge(e.at, now) : '-',
-      e.outcome ? `${e.outcome.status}${e.outcome.error ? `: ${truncate(e.outcome.error, 60)}` : ''}` : '',
+      resultOf(e.outcome),
     ]),
   )
     .replace(/^/gm, '  ')}`;

@@ -9,6 +9,8 @@ import type { Logger } from 'pino';
 import { prepareAll } from '../config/index.js';
 import { createLogger } from '../runtime/logger.js';
 import { loadProject, openProjectState } from '../runtime/project.js';
+import { openSharedBudget } from '../runtime/rate-budget.js';
+import type { SharedRateBudget } from '../runtime/rate-budget.js';
 import { openService } from '../runtime/service.js';
 import { stopOnSignals } from '../runtime/stop-signals.js';
 import { FerryError, isFerryError } from '../sdk/errors.js';
@@ -48,8 +50,11 @@ export async function runExports(options: ExportsRunOptions): Promise<ExportSumm
 
   const store = await openProjectState(config);
   const summaries: ExportSummary[] = [];
+  // With state on PostgreSQL, workers and other runs share the API key's request budget there: draw on it too.
+  let budget: SharedRateBudget | undefined;
   try {
-    const connection = await openService(config, { logger });
+    budget = await openSharedBudget(config);
+    const connection = await openService(config, { logger, gate: budget });
     try {
       for (const exp of prepared) {
         if (stopping.signal.aborted) break;
@@ -79,6 +84,7 @@ export async function runExports(options: ExportsRunOptions): Promise<ExportSumm
     }
   } finally {
     await store.close();
+    await budget?.close();
     stopping.dispose();
   }
   return summaries;

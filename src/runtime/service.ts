@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { ServiceClient } from '../api/client.js';
-import type { ClientObserver } from '../api/client.js';
+import type { ClientObserver, RequestGate } from '../api/client.js';
 import type { LoadedConfig } from '../config/index.js';
 import type { RunningEmulator } from '../emulator/index.js';
 import { FerryError } from '../sdk/errors.js';
@@ -27,6 +27,8 @@ export async function openService(
     concurrency?: number;
     /** Retry through an outage for `service.outageBudgetSeconds` (runs do; interactive commands fail fast). */
     rideOutages?: boolean;
+    /** Waited on before every request: the API key's shared budget (see rate-budget.ts); owned by the caller. */
+    gate?: RequestGate;
   } = {},
 ): Promise<ServiceConnection> {
   const service = config.service;
@@ -57,6 +59,8 @@ export async function openService(
     timeoutMs: service.timeoutMs,
     retry: { maxAttempts: service.maxAttempts, ...(options.rideOutages ? { outageBudgetMs: service.outageBudgetSeconds * 1000 } : {}) },
     ...(options.observer ? { observer: options.observer } : {}),
+    // The embedded emulator is this process's own: no budget to share with anyone.
+    ...(options.gate && !emulator ? { gate: options.gate } : {}),
   });
   return {
     client,

@@ -1,7 +1,7 @@
 /**
  * Takes jobs off ferry's queues while the worker has a free slot: one query
- * finds the queues with work waiting, then pg-boss's `fetch` claims a job
- * (SKIP LOCKED, so two workers never get the same one). Each claimed job's
+ * finds the queues with work that can start, then a claim takes a job (SKIP
+ * LOCKED, so two workers never get the same one; see job-table.ts). Each claimed job's
  * lease is extended while it runs; its outcome completes the job, or fails
  * it so pg-boss retries it with backoff (on whichever worker is free).
  */
@@ -38,6 +38,8 @@ export class Dispatcher {
   readonly running = new Map<string, ClaimedJob>();
   private stopping = false;
   private wake: (() => void) | undefined;
+  /** Set by {@link nudge} while the loop is busy: look again at once instead of sleeping. */
+  private nudged = false;
   private loop: Promise<void> | undefined;
   private readonly inFlight = new Set<Promise<void>>();
 
@@ -45,6 +47,12 @@ export class Dispatcher {
 
   start(): void {
     this.loop = this.pollLoop();
+  }
+
+  /** New work may be waiting (a job was queued): look now rather than at the next poll. */
+  nudge(): void {
+    this.nudged = true;
+    this.wake?.();
   }
 
   /** Stops claiming jobs and waits for the running ones to finish (the caller has told them to stop). */
@@ -58,15 +66,18 @@ export class Dispatcher {
   private async pollLoop(): Promise<void> {
     const { logger, pollMs } = this.options;
     while (!this.stopping) {
+      this.nudged = false;
       try {
         await this.claimWhileFree();
       } catch (error) {
         logger.warn({ err: error }, 'could not read the queue; retrying');
       }
+      if (this.nudged || this.stopping) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, pollMs);
         this.wake = () => {
           clearTimeout(timer);
+          this.wake = undefined;
           resolve();
         };
       });
@@ -74,13 +85,13 @@ export class Dispatcher {
   }
 
   private async claimWhileFree(): Promise<void> {
-    const { boss, jobs, concurrency } = this.options;
+    const { jobs, concurrency } = this.options;
     const free = concurrency - this.running.size;
     if (free <= 0) return;
     for (const queue of await jobs.readyQueues(free * 4)) {
       // A partitioned sync's queue holds one job per slice: take as many as there are free slots.
       while (!this.stopping && this.running.size < concurrency) {
-        const [job] = await boss.fetch<RunRequest>(queue);
+        const job = await jobs.claim<RunRequest>(queue);
         if (job === undefined) break; // another worker took it, or its sync is running elsewhere
         this.begin({ id: job.id, queue, request: job.data, startedAt: new Date().toISOString() });
       }
@@ -93,7 +104,7 @@ export class Dispatcher {
     const done = this.finish(job).finally(() => {
       this.running.delete(job.id);
       this.inFlight.delete(done);
-      this.wake?.(); // a slot is free: look for more work now
+      this.nudge(); // a slot is free: look for more work now
     });
     this.inFlight.add(done);
   }

@@ -6,7 +6,7 @@
 import type { LoadedConfig } from '../config/index.js';
 import { FerryError } from '../sdk/errors.js';
 import type { RunOutcome } from './execute.js';
-import { partitionKey, partitionsOf } from '../pipeline/partitions.js';
+import { runJobs, sendRunJob } from './fan-out.js';
 import { JobTable } from './job-table.js';
 import { createBoss, ensureQueues, projectRuns, queueName, sharedState, withQueueSetupLock } from './queue.js';
 import type { RunKind, RunRequest } from './queue.js';
@@ -44,13 +44,8 @@ export async function enqueueRuns(config: LoadedConfig, options: EnqueueOptions)
     for (const target of targets) {
       const queue = queueName(target.kind, target.name);
       // A partitioned sync is one job per slice, each coalesced on its own key, so workers take slices in parallel.
-      for (const partition of target.kind === 'sync' ? partitionsOf(config.syncs.find((s) => s.name === target.name)!) : [undefined]) {
-        const key = partition ? partitionKey(target.name, partition) : target.name;
-        const request: RunRequest = { ...target, ...(options.fullRefresh ? { fullRefresh: true } : {}), ...(partition ? { partition } : {}) };
-        const sent = await boss.send(queue, request, { singletonKey: key });
-        const jobId = sent ?? (await jobs.waitingJob(queue, key));
-        if (jobId === undefined) throw new FerryError('FERRY_STATE_ERROR', `could not queue ${target.kind} "${key}"`, { hint: 'retry; check the workers\' logs' });
-        queued.push({ kind: target.kind, name: key, queue, jobId, joined: sent === null });
+      for (const job of runJobs(config, target, options.fullRefresh ? { fullRefresh: true } : {})) {
+        queued.push({ kind: target.kind, name: job.key, queue, ...(await sendRunJob(boss, jobs, queue, job)) });
       }
     }
     if (options.wait) {

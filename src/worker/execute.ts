@@ -16,12 +16,10 @@ import { serviceLimits } from '../pipeline/run-project.js';
 import { partitionKey, partitionsOf, runSyncPart } from '../pipeline/partitions.js';
 import { openService } from '../runtime/service.js';
 import { isFerryError } from '../sdk/errors.js';
-import type { ServiceClient } from '../api/client.js';
 import { emptyCounts } from '../state/index.js';
 import type { RunCounts, StateStore } from '../state/index.js';
 import type { RunRequest } from './queue.js';
-import { budgetedService } from './rate-budget.js';
-import type { SharedRateBudget } from './rate-budget.js';
+import type { SharedRateBudget } from '../runtime/rate-budget.js';
 
 /** What a run came to, as stored in the queue job's output and read by `run --queue --wait` and `status`. */
 export interface RunOutcome {
@@ -38,19 +36,10 @@ export interface ExecuteContext {
   logger: Logger;
   /** Aborted when the worker stops (SIGTERM) or loses the run's lease. */
   signal: AbortSignal;
-  /** The request-rate budget of the API key, shared by every worker. */
-  budget?: SharedRateBudget;
+  /** The request-rate budget of the API key, shared by every worker (and one-shot run) on the state database. */
+  budget?: SharedRateBudget | undefined;
   /** The worker's metrics, served on /metrics. */
   metrics?: FerryMetrics;
-}
-
-/**
- * The service client of a sync run, drawing on the shared budget when there is one.
- * Exports read pages through the full client and are not budgeted (documented in scale-out.md).
- */
-function serviceOf<Client extends ServiceClient>(client: Client, ctx: ExecuteContext): Client {
-  // Not tied to the run's stop signal: a stopping run still finishes its in-flight requests.
-  return ctx.budget ? budgetedService(client, ctx.budget) : client;
 }
 
 export async function executeRun(request: RunRequest, ctx: ExecuteContext): Promise<RunOutcome> {
@@ -72,10 +61,11 @@ async function executeSync(request: RunRequest, ctx: ExecuteContext): Promise<Ru
   const [prepared] = await prepareAll(selectSyncs(ctx.config, [request.name]), (sync) => inspectSync(ctx.config, sync), 'fix ferry.yaml; the run is retried');
   if (prepared === undefined) throw new Error(`sync "${request.name}" was not prepared`);
   const syncMetrics = ctx.metrics && (await syncMetricsFor(ctx.metrics, request.name, ctx.store));
-  const connection = await openService(ctx.config, { logger: ctx.logger, ...(ctx.metrics ? { observer: ctx.metrics.clientObserver() } : {}) });
-  // A job for a whole partitioned sync (a schedule) runs its slices here, one after another. A job for one
-  // slice of a sync with its own maxRequestsPerSecond runs with a share of it, as the other slices may be
-  // running on other workers (the API key's budget is shared anyway, see rate-budget.ts).
+  const connection = await openService(ctx.config, { logger: ctx.logger, gate: ctx.budget, ...(ctx.metrics ? { observer: ctx.metrics.clientObserver() } : {}) });
+  // A worker fans a job for a whole partitioned sync (its schedule's) out into one job per slice (fan-out.ts);
+  // one that still gets here runs the slices one after another. A job for one slice of a sync with its own
+  // maxRequestsPerSecond runs with a share of it, as the other slices may be running on other workers (the
+  // API key's budget is shared anyway, see src/runtime/rate-budget.ts).
   const parts = request.partition ? [request.partition] : partitionsOf(prepared.sync);
   const shareRate = request.partition !== undefined && prepared.sync.maxRequestsPerSecond !== undefined;
   // One trace per job, flushed when the job ends, as a `ferry run` is.
@@ -85,7 +75,7 @@ async function executeSync(request: RunRequest, ctx: ExecuteContext): Promise<Ru
   try {
     for (const partition of parts) {
       const syncTrace = tracer?.sync(partition ? partitionKey(request.name, partition) : request.name);
-      const summary = await runSyncPart(prepared, { store: ctx.store, service: serviceOf(connection.client, ctx) }, {
+      const summary = await runSyncPart(prepared, { store: ctx.store, service: connection.client }, {
         signal: ctx.signal,
         logger: ctx.logger,
         ...serviceLimits(ctx.config, prepared),
@@ -116,7 +106,7 @@ async function executeSync(request: RunRequest, ctx: ExecuteContext): Promise<Ru
 async function executeExport(request: RunRequest, ctx: ExecuteContext): Promise<RunOutcome> {
   const [prepared] = await prepareAll(selectExports(ctx.config, [request.name]), (exp) => inspectExport(ctx.config, exp), 'fix ferry.yaml; the run is retried');
   if (prepared === undefined) throw new Error(`export "${request.name}" was not prepared`);
-  const connection = await openService(ctx.config, { logger: ctx.logger });
+  const connection = await openService(ctx.config, { logger: ctx.logger, gate: ctx.budget });
   try {
     const summary = await runExport(prepared, { store: ctx.store, service: connection.client }, {
       signal: ctx.signal,

@@ -1,12 +1,23 @@
 /**
  * The few things ferry reads or writes in pg-boss's job table directly,
  * because pg-boss 10 has no API for them: which queues have work waiting
- * (one query instead of polling every queue), a running job's worker, and
- * extending a running job's lease while its worker is alive (pg-boss 10
- * has no heartbeat; a job that outlives `expire_in` is failed and retried).
+ * (one query instead of polling every queue), claiming a job whose run can
+ * start, a running job's worker, and extending a running job's lease while
+ * its worker is alive (pg-boss 10 has no heartbeat; a job that outlives
+ * `expire_in` is failed and retried).
+ *
+ * A job can wait behind a running one of the same key (a sync, or a slice,
+ * queued again while it runs: the `stately` policy keeps one waiting and one
+ * running per key). Such a job cannot start until the running one ends, and
+ * pg-boss's `fetch` does not know that: it picks the oldest waiting job of the
+ * queue, fails to start it (the unique index refuses a second active job of
+ * the key) and returns nothing, so every other key queued behind it in the
+ * same queue (the other slices of a partitioned sync) waits too. Claiming and
+ * listing here skip a job whose key is running.
  */
 import type PgBoss from 'pg-boss';
 import { QUEUE_NAME_PATTERN } from './queue.js';
+import { wakeChannel } from './wake.js';
 
 export interface JobRow {
   id: string;
@@ -27,19 +38,59 @@ export class JobTable {
 
   constructor(
     private readonly boss: PgBoss,
-    queueSchema: string,
+    private readonly queueSchema: string,
   ) {
     this.s = `"${queueSchema}"`;
   }
 
-  /** Queues with a job ready to start, oldest waiting first. */
+  /** Tells idle workers that a job was queued (wake.ts), so they need not wait for their next poll. */
+  async notifyQueued(): Promise<void> {
+    await this.boss.getDb().executeSql('SELECT pg_notify($1, $2)', [wakeChannel(this.queueSchema), '']);
+  }
+
+  /** Queues with a job ready to start (not behind a running job of its key), oldest waiting first. */
   async readyQueues(limit: number): Promise<string[]> {
     const { rows } = await this.boss.getDb().executeSql(
-      `SELECT name FROM ${this.s}.job WHERE name LIKE $1 AND state < 'active' AND start_after < now()
+      `SELECT name FROM ${this.s}.job j WHERE name LIKE $1 AND state < 'active' AND start_after < now() AND ${this.notBehindRunning('j')}
        GROUP BY name ORDER BY min(created_on) LIMIT $2`,
       [QUEUE_NAME_PATTERN, limit],
     );
     return (rows as { name: string }[]).map((r) => r.name);
+  }
+
+  /**
+   * Starts the oldest job of `queue` that can start, as pg-boss's `fetch`
+   * does (SKIP LOCKED, so two workers never get the same job), skipping jobs
+   * whose key is running. Undefined when there is none, or another worker
+   * started a job of the same key at the same moment.
+   */
+  async claim<Data extends object>(queue: string): Promise<{ id: string; data: Data } | undefined> {
+    try {
+      const { rows } = await this.boss.getDb().executeSql(
+        `WITH next AS (
+           SELECT id FROM ${this.s}.job j
+           WHERE name = $1 AND state < 'active' AND start_after < now() AND ${this.notBehindRunning('j')}
+           ORDER BY priority DESC, created_on, id
+           LIMIT 1
+           FOR UPDATE SKIP LOCKED
+         )
+         UPDATE ${this.s}.job j SET state = 'active', started_on = now(),
+           retry_count = CASE WHEN started_on IS NOT NULL THEN retry_count + 1 ELSE retry_count END
+         FROM next WHERE j.name = $1 AND j.id = next.id
+         RETURNING j.id, j.data`,
+        [queue],
+      );
+      return (rows as { id: string; data: Data }[])[0];
+    } catch (error) {
+      // A job of the same key started meanwhile (its waiting and its retrying job raced): the unique index refused this one.
+      if ((error as { code?: string }).code === '23505') return undefined;
+      throw error;
+    }
+  }
+
+  private notBehindRunning(alias: string): string {
+    return `NOT EXISTS (SELECT 1 FROM ${this.s}.job a WHERE a.name = ${alias}.name AND a.state = 'active'
+      AND COALESCE(a.singleton_key, '') = COALESCE(${alias}.singleton_key, ''))`;
   }
 
   /** Pushes a running job's expiry to `leaseMs` from now and records which worker runs it. */

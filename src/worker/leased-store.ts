@@ -70,11 +70,16 @@ export function leasedStore(store: StateStore, hooks: LeaseHooks): StateStore {
     },
   };
 
+  // Bound once per method, not on every call: the run calls the store several times per record.
+  const bound = new Map<PropertyKey, unknown>();
   return new Proxy(store, {
     get(target, property, receiver) {
       if (typeof property === 'string' && property in overrides) return overrides[property as keyof StateStore];
       const value: unknown = Reflect.get(target, property, receiver);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      if (typeof value !== 'function') return value;
+      let method = bound.get(property);
+      if (method === undefined) bound.set(property, (method = (value as (...args: unknown[]) => unknown).bind(target)));
+      return method;
     },
   });
 }

@@ -17,11 +17,14 @@ import { withRedactedWrites } from '../runtime/redacted-state.js';
 import { Dispatcher } from './dispatcher.js';
 import type { ClaimedJob } from './dispatcher.js';
 import { executeRun } from './execute.js';
+import { fanOut, isFanOut } from './fan-out.js';
+import { listenForWork } from './wake.js';
 import type { RunOutcome } from './execute.js';
 import { startHealthServer } from './health.js';
 import { JobTable } from './job-table.js';
 import { leasedStore } from './leased-store.js';
-import { SharedRateBudget } from './rate-budget.js';
+import { openSharedBudget } from '../runtime/rate-budget.js';
+import type { SharedRateBudget } from '../runtime/rate-budget.js';
 import { DEFAULT_QUEUE_SETTINGS, createBoss, registerQueues, sharedState } from './queue.js';
 import type { QueueSettings } from './queue.js';
 
@@ -59,7 +62,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
 
   // Free-text writes (dead-letter, runs.error) are redacted, as for `ferry run`.
   const store: StateStore = withRedactedWrites(await openStateStore(url, { schema }));
-  const budget = await SharedRateBudget.open(url, schema, config.service.apiKey ?? '', config.service.maxRequestsPerSecond);
+  const budget = await openSharedBudget(config);
   const scheduled = await registerQueues(config, settings);
   const boss = createBoss(config, 'worker', settings);
   boss.on('error', (error) => log.warn({ err: error }, 'queue maintenance error'));
@@ -75,7 +78,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     concurrency: options.concurrency ?? 2,
     pollMs: options.pollMs ?? 1000,
     logger: log,
-    run: (job) => runJob(job, { config, store, budget, jobs, settings, workerId: id, logger: log, stop: stopRuns.signal, ...(metrics ? { metrics } : {}) }),
+    run: (job) =>
+      // A partitioned sync's scheduled run becomes one job per slice, for any free worker to take.
+      isFanOut(config, job.request)
+        ? fanOut(boss, jobs, config, job.queue, job.request)
+        : runJob(job, { config, store, budget, jobs, settings, workerId: id, logger: log, stop: stopRuns.signal, ...(metrics ? { metrics } : {}) }),
   });
 
   let health: { server: Server; port: number } | undefined;
@@ -89,6 +96,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   }
 
   dispatcher.start();
+  // `ferry run --queue` and fan-outs notify: take their jobs at once, not at the next poll.
+  const wake = await listenForWork(url, queueSchema, () => dispatcher.nudge(), log);
   ready = true;
   log.info({ queueSchema, concurrency: options.concurrency ?? 2, scheduled, leaseMs: settings.leaseMs, healthPort: health?.port }, 'worker started');
 
@@ -103,10 +112,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       ready = false;
       log.info({ running: dispatcher.running.size }, 'worker stopping: finishing in-flight requests, checkpointing, handing runs back');
       stopRuns.abort();
+      await wake.close();
       await dispatcher.stop();
       await boss.stop({ graceful: true, wait: true, timeout: 10_000 });
       await store.close();
-      await budget.close();
+      await budget?.close();
       await new Promise<void>((resolve) => (health ? health.server.close(() => resolve()) : resolve()));
       log.info('worker stopped');
     })().finally(markDone);
@@ -121,7 +131,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
 interface JobContext {
   config: LoadedConfig;
   store: StateStore;
-  budget: SharedRateBudget;
+  budget: SharedRateBudget | undefined;
   jobs: JobTable;
   settings: QueueSettings;
   workerId: string;

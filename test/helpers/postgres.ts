@@ -8,6 +8,19 @@ import pg from 'pg';
 
 export const PG_URL = process.env.FERRY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
+/** Whether the local PostgreSQL answers (tests that only add a PostgreSQL case skip it when not). */
+export async function postgresReachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 /** A schema name no other test uses. */
 export function freshSchema(prefix = 'ferry_t'): string {
   return `${prefix}_${randomBytes(5).toString('hex')}`;

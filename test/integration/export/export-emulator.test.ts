@@ -20,20 +20,10 @@ import { FerryError } from '../../../src/sdk/errors.js';
 import { openStateStore } from '../../../src/state/index.js';
 import type { StateStore } from '../../../src/state/index.js';
 import { tempDir } from '../../unit/export/helpers.js';
+import { PG_URL, postgresReachable } from '../../helpers/postgres.js';
 
-const PG_URL = process.env.FERRY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const PG_TABLE = `ferry_export_test_${process.pid}_${Date.now() % 100000}`;
-const pgAvailable = await (async () => {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-})();
+const pgAvailable = await postgresReachable();
 
 const logger = pino({ level: 'silent' });
 const T0 = Date.parse('2024-03-01T09:00:00Z');

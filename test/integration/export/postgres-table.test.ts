@@ -3,20 +3,10 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import postgresTable from '../../../connectors/destinations/postgres-table/index.js';
 import { contextFor, conversationRecord, openWriter, tempDir } from '../../unit/export/helpers.js';
+import { PG_URL, postgresReachable } from '../../helpers/postgres.js';
 
-const PG_URL = process.env.FERRY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const SCHEMA = `ferry_export_${process.pid}`;
-const available = await (async () => {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-})();
+const available = await postgresReachable();
 
 async function query(sql: string, values: unknown[] = []): Promise<Record<string, unknown>[]> {
   const client = new pg.Client({ connectionString: PG_URL });

@@ -1,7 +1,8 @@
 /**
  * A partitioned sync (`partitions: { count }`) of a PostgreSQL table, on the
- * local PostgreSQL: three `ferry worker` processes take its slices from the
- * queue in parallel and the service receives each row exactly once; and a
+ * local PostgreSQL: three `ferry worker` processes take the slices of a
+ * 100k-row table from the queue in parallel and the service receives each
+ * row exactly once; its schedule fans out into one job per slice; and a
  * plain `ferry run` goes through the slices one after another, each slice
  * keeping its own cursor, with the ledger shared between them.
  */
@@ -10,7 +11,9 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import PgBoss from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StandInService } from '../../../bench/stand-in/service.js';
 import { startEmulator } from '../../../src/emulator/index.js';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { runProject } from '../../../src/pipeline/run-project.js';
@@ -21,7 +24,7 @@ import { startWriteCounter } from './write-counter.js';
 import type { WriteCounter } from './write-counter.js';
 
 const BIN = resolve(import.meta.dirname, '../../../bin/ferry.js');
-const ROWS = 20_000;
+const ROWS = 100_000;
 const SLICES = 6;
 
 function projectYaml(baseUrl: string, stateSchema: string, sourceSchema: string, extra = ''): string {
@@ -68,42 +71,47 @@ function spawnFerry(dir: string, apiKey: string, args: string[]): { child: Child
 }
 
 describe('a partitioned sync across three ferry workers', () => {
-  let emulator: RunningEmulator;
-  let counter: WriteCounter;
+  // The stand-in service (not the emulator) keeps 100k records cheaply and counts each record's writes.
+  let service: StandInService;
   let dir: string;
   const stateSchema = freshSchema('ferry_p');
   const sourceSchema = freshSchema('ferry_src');
   const workers: ChildProcess[] = [];
+  const apiKey = 'partitions-test-key';
+
+  /** Writes the service received per record id, and the stage each record ended with. */
+  const landedAtStandIn = () =>
+    new Map([...service.records.values()].map((r) => {
+      const body = JSON.parse(r.body) as { id: string; fields?: { stage?: { value?: unknown } } };
+      return [body.id, { writes: r.writes, stage: body.fields?.stage?.value }];
+    }));
 
   beforeAll(async () => {
-    emulator = await startEmulator({ db: ':memory:' });
-    counter = await startWriteCounter(emulator.url);
+    service = await new StandInService().start();
     dir = mkdtempSync(join(tmpdir(), 'ferry-partitions-'));
     await createOrders(sourceSchema, ROWS);
-    writeFileSync(join(dir, 'ferry.yaml'), projectYaml(counter.url, stateSchema, sourceSchema));
+    // A schedule that does not come due during the test: the test fires it itself, as pg-boss's cron does.
+    writeFileSync(join(dir, 'ferry.yaml'), projectYaml(service.url, stateSchema, sourceSchema, '\n    schedule: "0 0 1 1 *"'));
   });
 
   afterAll(async () => {
     for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
-    await counter.close();
-    await emulator.close();
+    await service.close();
     await dropSchemas(stateSchema, `${stateSchema}_queue`, sourceSchema);
     rmSync(dir, { recursive: true, force: true });
   });
 
   it('lands every row exactly once, each slice a job of its own', async () => {
-    const apiKey = emulator.devKey!;
     for (let i = 0; i < 3; i++) workers.push(spawnFerry(dir, apiKey, ['worker', '-c', 'ferry.yaml', '--concurrency', '2', '--lease-seconds', '10']).child);
     const queued = await spawnFerry(dir, apiKey, ['run', '--queue', '--wait', 'orders']).done;
     expect(queued.code, queued.stderr).toBe(0);
     for (let i = 0; i < SLICES; i++) expect(queued.stdout).toContain(`orders#${i}/${SLICES}`);
 
     // Each id written once service-side, and the end state equals the table.
-    expect(counter.writes.size).toBe(ROWS);
-    expect([...counter.writes.values()].every((n) => n === 1)).toBe(true);
-    const rows = landed(emulator);
+    const rows = landedAtStandIn();
     expect(rows.size).toBe(ROWS);
-    for (const id of [1, 2, 777, 12_345, ROWS]) expect(rows.get(String(id))).toBe(`stage-${id % 7}`);
+    expect([...rows.values()].every((r) => r.writes === 1)).toBe(true);
+    for (let id = 1; id <= ROWS; id++) expect(rows.get(String(id))?.stage).toBe(`stage-${id % 7}`);
 
     // One job per slice, spread over more than one worker; one ledger for the sync, a cursor row per slice.
     const jobs = await pgQuery<{ key: string; worker: string }>(
@@ -119,6 +127,40 @@ describe('a partitioned sync across three ferry workers', () => {
     } finally {
       await store.close();
     }
+  }, 240_000);
+
+  it('fans a scheduled run out into one job per slice, taken by several workers', async () => {
+    const queue = 'ferry-sync-orders';
+    const before = new Set((await pgQuery<{ id: string }>(`SELECT id FROM "${stateSchema}_queue".job WHERE name = $1`, [queue])).map((r) => r.id));
+    // What pg-boss's cron sends when the schedule comes due: one job with the schedule's data, for the whole sync.
+    const boss = new PgBoss({ connectionString: PG_URL, schema: `${stateSchema}_queue`, supervise: false, schedule: false });
+    await boss.start();
+    try {
+      const [schedule] = (await boss.getSchedules()).filter((s) => s.name === queue);
+      expect(schedule?.data).toEqual({ kind: 'sync', name: 'orders' });
+      await boss.send(queue, schedule!.data as object, schedule!.options ?? {});
+    } finally {
+      await boss.stop({ graceful: false, wait: true });
+    }
+
+    const jobsOfThisRun = async () =>
+      (await pgQuery<{ id: string; key: string; state: string; worker: string | null; queued: unknown }>(
+        `SELECT id, singleton_key AS key, state, output->>'worker' AS worker, output->'queued' AS queued FROM "${stateSchema}_queue".job WHERE name = $1`,
+        [queue],
+      )).filter((j) => !before.has(j.id));
+    let jobs = await jobsOfThisRun();
+    for (let i = 0; i < 600 && (jobs.length < SLICES + 1 || jobs.some((j) => j.state !== 'completed')); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      jobs = await jobsOfThisRun();
+    }
+    const fanOutJob = jobs.find((j) => j.key === 'orders');
+    const slices = jobs.filter((j) => j.key !== 'orders');
+    expect((fanOutJob?.queued as { key: string }[] | undefined)?.map((q) => q.key)).toEqual(Array.from({ length: SLICES }, (_, i) => `orders#${i}/${SLICES}`));
+    expect(slices.map((j) => j.key).sort()).toEqual(Array.from({ length: SLICES }, (_, i) => `orders#${i}/${SLICES}`).sort());
+    expect(slices.every((j) => j.state === 'completed')).toBe(true);
+    expect(new Set(slices.map((j) => j.worker)).size).toBeGreaterThan(1);
+    // Nothing changed in the table: the slices found every row unchanged, and nothing was written twice.
+    expect([...landedAtStandIn().values()].every((r) => r.writes === 1)).toBe(true);
   }, 120_000);
 });
 

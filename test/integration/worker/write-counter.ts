@@ -10,6 +10,8 @@ export interface WriteCounter {
   url: string;
   /** Writes per `<sourceId>/<remote id>`. */
   writes: Map<string, number>;
+  /** Every request the proxy passed on, writes or not. */
+  requests: number;
   close(): Promise<void>;
 }
 
@@ -17,11 +19,13 @@ const HOP_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-e
 
 export async function startWriteCounter(target: string): Promise<WriteCounter> {
   const writes = new Map<string, number>();
+  const counter: WriteCounter = { url: '', writes, requests: 0, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
+      counter.requests++;
       const url = new URL(req.url ?? '/', target);
       countWrite(req.method ?? 'GET', url, body, writes);
       const headers = Object.fromEntries(Object.entries(req.headers).filter(([k, v]) => !HOP_HEADERS.has(k) && typeof v === 'string')) as Record<string, string>;
@@ -40,11 +44,8 @@ export async function startWriteCounter(target: string): Promise<WriteCounter> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    writes,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  counter.url = `http://127.0.0.1:${port}`;
+  return counter;
 }
 
 function countWrite(method: string, url: URL, body: Buffer, writes: Map<string, number>): void {

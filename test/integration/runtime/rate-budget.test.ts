@@ -1,0 +1,112 @@
+/**
+ * The request-rate budget shared per API key, on the local PostgreSQL: one
+ * row per key (hashed), drawn on by every worker, and by one-shot runs and
+ * exports whose state is on the same database.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator } from '../../../src/emulator/index.js';
+import type { RunningEmulator } from '../../../src/emulator/index.js';
+import { runExports } from '../../../src/export/run-exports.js';
+import { runProject } from '../../../src/pipeline/run-project.js';
+import { createLogger } from '../../../src/runtime/logger.js';
+import { SharedRateBudget } from '../../../src/runtime/rate-budget.js';
+import { PG_URL, dropSchemas, freshSchema, pgQuery } from '../../helpers/postgres.js';
+import { startWriteCounter } from '../worker/write-counter.js';
+import type { WriteCounter } from '../worker/write-counter.js';
+
+describe('SharedRateBudget', () => {
+  const schema = freshSchema('ferry_rb');
+  const open: SharedRateBudget[] = [];
+  afterAll(async () => {
+    for (const budget of open) await budget.close();
+    await dropSchemas(schema);
+  });
+
+  it('is one bucket per API key across workers, and never stores the key', async () => {
+    await pgQuery(`CREATE SCHEMA "${schema}"`);
+    // A slow refill (one token per 20 s): what one worker took, another cannot take again.
+    const [a, b, other] = await Promise.all([
+      SharedRateBudget.open(PG_URL, schema, 'key-one-secret', 0.05),
+      SharedRateBudget.open(PG_URL, schema, 'key-one-secret', 0.05),
+      SharedRateBudget.open(PG_URL, schema, 'key-two-secret', 0.05),
+    ]);
+    open.push(a!, b!, other!);
+    expect(await a!.take(5)).toBe(1);
+    expect(await b!.take(5)).toBe(0);
+    expect(await other!.take(5)).toBe(1);
+    const rows = await pgQuery<{ key: string }>(`SELECT key FROM "${schema}".rate_budget`);
+    expect(rows).toHaveLength(2);
+    expect(rows.map((r) => r.key).join()).not.toContain('secret');
+  });
+
+  it('hands out whole tokens from a full bucket of one second', async () => {
+    const budget = await SharedRateBudget.open(PG_URL, schema, 'key-three', 50);
+    open.push(budget);
+    const granted = await budget.take(500);
+    expect(granted).toBeGreaterThanOrEqual(50);
+    expect(granted).toBeLessThanOrEqual(51);
+    expect(Number.isInteger(granted)).toBe(true);
+  });
+});
+
+describe('one-shot runs and exports with PostgreSQL state', () => {
+  const stateSchema = freshSchema('ferry_rb');
+  let emulator: RunningEmulator;
+  let counter: WriteCounter;
+  let dir: string;
+
+  beforeAll(async () => {
+    emulator = await startEmulator({ db: ':memory:' });
+    counter = await startWriteCounter(emulator.url);
+    dir = mkdtempSync(join(tmpdir(), 'ferry-budget-'));
+    writeFileSync(join(dir, 'deals.csv'), ['id,stage', ...Array.from({ length: 40 }, (_, i) => `d${i},stage-${i % 3}`)].join('\n') + '\n');
+    writeFileSync(
+      join(dir, 'ferry.yaml'),
+      `version: 1
+service: { baseUrl: ${counter.url}, apiKey: "\${FERRY_API_KEY}", concurrency: 4, maxRequestsPerSecond: 50 }
+state: { url: "${PG_URL}", schema: ${stateSchema} }
+syncs:
+  - name: deals
+    source: { type: csv, path: deals.csv, primaryKey: id }
+    target: { type: row, source: { name: deals }, objectType: { name: deal }, map: { id: id, name: id, public: true, fields: { stage: stage } } }
+exports:
+  - { name: rows-out, resource: rows, destination: { type: file, path: out/rows.csv } }
+`,
+    );
+    process.env.FERRY_API_KEY = emulator.devKey!;
+  });
+
+  afterAll(async () => {
+    delete process.env.FERRY_API_KEY;
+    await counter.close();
+    await emulator.close();
+    await dropSchemas(stateSchema);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Tokens the API key's shared budget has handed out so far. */
+  async function granted(): Promise<number> {
+    const rows = await pgQuery<{ granted: string }>(`SELECT granted FROM "${stateSchema}".rate_budget`);
+    expect(rows).toHaveLength(1);
+    return Number(rows[0]!.granted);
+  }
+
+  it('draw every request on the API key\'s shared budget, as workers do', async () => {
+    const logger = createLogger({ level: 'warn' });
+    const [run] = await runProject({ configFile: join(dir, 'ferry.yaml'), syncNames: [], logger });
+    expect(run).toMatchObject({ status: 'succeeded', counts: { created: 40 } });
+    const afterRun = await granted();
+    expect(counter.requests).toBeGreaterThan(40);
+    expect(afterRun).toBeGreaterThanOrEqual(counter.requests);
+
+    const before = counter.requests;
+    const [exported] = await runExports({ configFile: join(dir, 'ferry.yaml'), names: ['rows-out'], logger });
+    expect(exported).toMatchObject({ status: 'succeeded', exported: 40 });
+    expect(counter.requests).toBeGreaterThan(before);
+    // The export's process has a budget handle of its own: it took at least one token per request it sent.
+    expect((await granted()) - afterRun).toBeGreaterThanOrEqual(counter.requests - before);
+  }, 60_000);
+});
