@@ -22,6 +22,9 @@ interface Scenario {
 }
 
 const tsx = resolve(import.meta.dirname, '../node_modules/tsx/dist/cli.mjs');
+// The push benches run ferry from dist/, as `ferry run` does: build it when a source is newer.
+execFileSync(process.execPath, [resolve(import.meta.dirname, '../scripts/build.js'), '--if-stale'], { stdio: ['ignore', 'ignore', 'inherit'] });
+
 function scenario(rows: number, ...flags: string[]): Scenario {
   const out = execFileSync(process.execPath, [tsx, resolve(import.meta.dirname, 'sync-scenario.ts'), String(rows), ...flags], {
     encoding: 'utf8',

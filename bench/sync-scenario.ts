@@ -11,7 +11,10 @@ import { join, resolve } from 'node:path';
 import pino from 'pino';
 import { startEmulator } from '../src/emulator/index.js';
 import { runProject } from '../src/pipeline/run-project.js';
+import { applyHeapDefaults } from '../src/runtime/heap.js';
 
+// As `ferry run` starts (src/cli/main.ts).
+applyHeapDefaults();
 const rows = Number(process.argv[2] ?? 10_000);
 const dryRun = process.argv.includes('--dry-run');
 const dir = mkdtempSync(join(tmpdir(), 'ferry-bench-'));

@@ -7,12 +7,13 @@ import { join, resolve } from 'node:path';
 
 const DATASET = resolve(import.meta.dirname, '../../../shared/datasets/crm-sales-opportunities/sales_pipeline.csv');
 
-export async function writeDealsCsv(path: string, rows: number): Promise<void> {
+/** Writes `rows` deals with ids `${prefix}0`, `${prefix}1`, …, so that files with different prefixes never share an id. */
+export async function writeDealsCsv(path: string, rows: number, prefix = 'D'): Promise<void> {
   const [header, ...lines] = readFileSync(DATASET, 'utf8').split(/\r?\n/).filter((l) => l.length > 0);
   const out = createWriteStream(path);
   out.write(`${header}\n`);
   for (let i = 0; i < rows; i++) {
-    const line = `${lines[i % lines.length]!.replace(/^[^,]+/, `D${i}`)}\n`;
+    const line = `${lines[i % lines.length]!.replace(/^[^,]+/, `${prefix}${i}`)}\n`;
     if (!out.write(line)) await new Promise<void>((r) => out.once('drain', () => r()));
   }
   await new Promise<void>((r) => out.end(r));

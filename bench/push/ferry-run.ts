@@ -2,24 +2,51 @@
  * One ferry run of the deals sync against a service URL, in a process of its
  * own so that its peak RSS is its own. Prints one JSON line.
  *
- * Usage: tsx bench/push/ferry-run.ts <baseUrl> <csvPath> <concurrency> <maxRequestsPerSecond>
+ * Usage: tsx bench/push/ferry-run.ts <baseUrl> <csvPath> <concurrency> <maxRequestsPerSecond> [stateDir]
+ *
+ * With a stateDir the project (and its state) lives there and is kept, so a
+ * second call is a re-run against the first one's ledger.
+ *
+ * ferry itself is loaded from dist/ (the compiled JavaScript `ferry run`
+ * executes), not through tsx: tsx's transform adds work per call (it wraps
+ * every closure to keep its name) and some 20-30 MB of RSS that a user never
+ * pays. BENCH_FROM_SOURCE=1 loads src/ instead, for profiling a change
+ * before building (a traced run, PROBE_TRACE, always does). `npm run bench` builds dist/ first when it is stale.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { runProject } from '../../src/pipeline/run-project.js';
 import { writeDealsConfig } from './deals.js';
+import type * as RunProjectModule from '../../src/pipeline/run-project.js';
+import type * as HeapModule from '../../src/runtime/heap.js';
 
-const [baseUrl, csvPath, concurrency, maxRequestsPerSecond] = process.argv.slice(2);
-const dir = mkdtempSync(join(tmpdir(), 'ferry-push-bench-'));
+// The flow trace (PROBE_TRACE) patches the classes of src/, so a traced run loads src/ too.
+const root = process.env.BENCH_FROM_SOURCE || process.env.PROBE_TRACE ? '../../src' : '../../dist/src';
+const { runProject } = (await import(`${root}/pipeline/run-project.js`)) as typeof RunProjectModule;
+const { applyHeapDefaults } = (await import(`${root}/runtime/heap.js`)) as typeof HeapModule;
+
+// As `ferry run` starts (src/cli/main.ts).
+applyHeapDefaults();
+if (process.env.PROBE_TRACE) await import('./flow-trace.js').then((m) => m.traceFlow(process.env.PROBE_TRACE!));
+
+const [baseUrl, csvPath, concurrency, maxRequestsPerSecond, stateDir] = process.argv.slice(2);
+const dir = stateDir ?? mkdtempSync(join(tmpdir(), 'ferry-push-bench-'));
 const configFile = writeDealsConfig(dir, csvPath!, baseUrl!, { concurrency: Number(concurrency), maxRequestsPerSecond: Number(maxRequestsPerSecond) });
 
-let peakRss = process.memoryUsage.rss();
-const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 25);
+const startRss = process.memoryUsage.rss();
+let peakRss = startRss;
+let peakHeap = 0;
+const sampler = setInterval(() => {
+  const usage = process.memoryUsage();
+  peakRss = Math.max(peakRss, usage.rss);
+  peakHeap = Math.max(peakHeap, usage.heapTotal);
+}, 25);
 const started = performance.now();
+const cpuBefore = process.cpuUsage();
 const [summary] = await runProject({ configFile, syncNames: [], logger: pino({ level: process.env.BENCH_LOG ?? 'silent' }) });
+const cpu = process.cpuUsage(cpuBefore);
 const seconds = (performance.now() - started) / 1000;
 clearInterval(sampler);
-rmSync(dir, { recursive: true, force: true });
-console.log(JSON.stringify({ seconds, counts: summary?.counts, status: summary?.status, error: summary?.error, peakRssMb: peakRss / 1024 / 1024 }));
+if (!stateDir) rmSync(dir, { recursive: true, force: true });
+console.log(JSON.stringify({ seconds, counts: summary?.counts, status: summary?.status, error: summary?.error, peakRssMb: peakRss / 1024 / 1024, cpuUs: cpu.user + cpu.system, startRssMb: startRss / 1024 / 1024, peakHeapTotalMb: peakHeap / 1024 / 1024 }));

@@ -13,6 +13,7 @@
  * validates bodies the way the real service does: that is the emulator's job.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -40,6 +41,32 @@ export interface StandInStats {
   changedBodies: number;
 }
 
+/**
+ * Record writes answered 2xx as the stand-in saw them: `[id, arrived, answered]`,
+ * arrived when its body was read, both in epoch ms with sub-millisecond
+ * precision (comparable with another process's), for the latency probe to
+ * find where a client leaves request slots idle.
+ */
+export interface StandInTimeline {
+  writes: [string, number, number][];
+  /** CPU ms the stand-in used since the reset, and how late its event loop ran (ms summed over ticks more than 2 ms late). */
+  cpuMs?: number;
+  loopLateMs?: number;
+  /** Ms the stand-in's main thread was runnable but waiting for a CPU (Linux), since the reset. */
+  runQueueMs?: number;
+}
+
+const epochNow = (): number => performance.timeOrigin + performance.now();
+
+/** Ms this thread was runnable but waiting for a CPU (Linux schedstat; NaN elsewhere). */
+function runQueueWaitMs(): number {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[1]) / 1e6;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 interface Stored {
   body: string;
   writes: number;
@@ -65,6 +92,11 @@ export class StandInService {
   /** End state: `${kind} ${sourceId} ${id}` → last body and how many writes it took. */
   readonly records = new Map<string, Stored>();
   stats: StandInStats = emptyStats();
+  timeline: StandInTimeline = { writes: [] };
+  private cpuAtReset = process.cpuUsage();
+  private loopLateMs = 0;
+  private waitedAtReset = runQueueWaitMs();
+  private loopTimer: NodeJS.Timeout | undefined;
   url = '';
 
   constructor(mode: StandInMode = { kind: 'instant' }, options: { seed?: number } = {}) {
@@ -87,6 +119,10 @@ export class StandInService {
   reset(): void {
     this.records.clear();
     this.stats = emptyStats();
+    this.timeline = { writes: [] };
+    this.cpuAtReset = process.cpuUsage();
+    this.waitedAtReset = runQueueWaitMs();
+    this.loopLateMs = 0;
   }
 
   async start(port = 0): Promise<this> {
@@ -100,11 +136,19 @@ export class StandInService {
       socket.on('close', () => this.sockets.delete(socket));
     });
     await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
+    let last = performance.now();
+    this.loopTimer = setInterval(() => {
+      const now = performance.now();
+      if (now - last > 3) this.loopLateMs += now - last - 1;
+      last = now;
+    }, 1);
+    this.loopTimer.unref();
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;
   }
 
   async close(): Promise<void> {
+    clearInterval(this.loopTimer);
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
@@ -128,9 +172,10 @@ export class StandInService {
         return;
       }
       if (refusal) return void send(res, refusal.status, refusal.body, refusal.headers);
+      const arrivedAt = epochNow();
       const delay = this.mode.kind === 'latency' ? this.mode.ms : this.mode.kind === 'faults' ? (this.mode.latencyMs ?? 0) : 0;
-      if (delay > 0) setTimeout(() => this.route(req, body, res), delay);
-      else this.route(req, body, res);
+      if (delay > 0) setTimeout(() => this.route(req, body, res, arrivedAt), delay);
+      else this.route(req, body, res, arrivedAt);
     });
   }
 
@@ -164,10 +209,10 @@ export class StandInService {
     return undefined;
   }
 
-  private route(req: IncomingMessage, body: string, res: ServerResponse): void {
+  private route(req: IncomingMessage, body: string, res: ServerResponse, arrivedAt = epochNow()): void {
     const url = new URL(req.url ?? '/', 'http://stand-in');
     const kind = RECORD_PATHS.get(url.pathname);
-    if (kind && req.method === 'POST') return this.write(kind, body, res);
+    if (kind && req.method === 'POST') return this.write(kind, body, res, arrivedAt);
     if (kind && req.method === 'DELETE') return this.remove(kind, url, res);
     if (url.pathname === '/v1/sources') return req.method === 'POST' ? this.createSource(body, res) : this.listSources(url, res);
     if (url.pathname === '/v1/object-types') return req.method === 'POST' ? this.createObjectType(body, res) : this.listObjectTypes(url, res);
@@ -177,8 +222,9 @@ export class StandInService {
     send(res, 404, { detail: `the stand-in has no ${req.method} ${url.pathname}` });
   }
 
-  private write(kind: string, text: string, res: ServerResponse): void {
+  private write(kind: string, text: string, res: ServerResponse, arrivedAt: number): void {
     const body = JSON.parse(text) as { id: string; sourceId: string };
+    this.timeline.writes.push([body.id, arrivedAt, epochNow()]);
     const key = `${kind} ${body.sourceId} ${body.id}`;
     const existing = this.records.get(key);
     if (existing && existing.body !== text) this.stats.changedBodies++;
@@ -237,6 +283,10 @@ export class StandInService {
   private control(path: string, res: ServerResponse): void {
     const url = new URL(path, 'http://stand-in');
     this.stats.requests--;
+    if (url.pathname === '/__stand-in/timeline') {
+      const cpu = process.cpuUsage(this.cpuAtReset);
+      return void send(res, 200, { ...this.timeline, cpuMs: (cpu.user + cpu.system) / 1000, loopLateMs: this.loopLateMs, runQueueMs: runQueueWaitMs() - this.waitedAtReset });
+    }
     if (url.pathname === '/__stand-in/body') {
       const stored = [...this.records.entries()].find(([key]) => key.endsWith(` ${url.searchParams.get('id')}`));
       return void send(res, stored ? 200 : 404, stored ? JSON.parse(stored[1].body) : { detail: 'no such record' });

@@ -1,0 +1,79 @@
+/**
+ * CPU per record, ferry against the hand-written client, at zero latency:
+ * a figure that holds up when other processes share the machine (the push
+ * bench's records/s ratio does not). Not part of `npm run bench`; run it by hand:
+ *
+ *   tsx bench/push/cpu.ts [rows=20000] [rounds=2] [concurrency=16]
+ *
+ * BENCH_CPU_PROF=dir writes a `--cpu-prof` profile of each child into dir;
+ * BENCH_NODE_FLAGS adds other node flags (`--heap-prof --heap-prof-dir=...`).
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { get } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { writeDealsCsv } from './deals.js';
+
+const [rowsText = '20000', roundsText = '2', concurrencyText = '16'] = process.argv.slice(2);
+const rows = Number(rowsText);
+const tsx = resolve(import.meta.dirname, '../../node_modules/tsx/dist/cli.mjs');
+const profileDir = process.env.BENCH_CPU_PROF;
+
+function child(script: string, args: (string | number)[]): { cpuUs: number } {
+  // In-process loader (not tsx's CLI, which runs the script in a child of its own) so the profile is the script's.
+  const flags = [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [])];
+  const runner = flags.length > 0 ? [...flags, '--import', 'tsx'] : [tsx];
+  const out = execFileSync(process.execPath, [...runner, resolve(import.meta.dirname, script), ...args.map(String)], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return JSON.parse(out.trim().split('\n').pop()!) as { cpuUs: number };
+}
+
+function getJson(url: string): Promise<{ stats: { written: number; firstWriteAt: number; lastWriteAt: number } }> {
+  return new Promise((ok, fail) => {
+    get(url, { agent: false }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+      res.on('end', () => ok(JSON.parse(text)));
+    }).on('error', fail);
+  });
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'ferry-push-cpu-'));
+const standIn = spawn(process.execPath, [tsx, resolve(import.meta.dirname, '../stand-in/main.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+try {
+  const url = (await new Promise<string>((ok) => createInterface({ input: standIn.stdout }).once('line', ok))).trim();
+  const csv = join(dir, 'deals.csv');
+  await writeDealsCsv(csv, rows);
+  const rate = async () => {
+    const { stats } = await getJson(`${url}/__stand-in/stats`);
+    return (stats.written * 1000) / Math.max(1, stats.lastWriteAt - stats.firstWriteAt);
+  };
+  const reset = () => getJson(`${url}/__stand-in/mode?reset=1&json=${encodeURIComponent(JSON.stringify({ kind: 'instant' }))}`);
+  for (let round = 1; round <= Number(roundsText); round++) {
+    await reset();
+    const ferry = child('ferry-run.ts', [url, csv, concurrencyText, 100_000]);
+    const ferryRate = await rate();
+    await reset();
+    const baseline = child('baseline.ts', [url, csv, concurrencyText]);
+    const baselineRate = await rate();
+    const perRecord = (us: number) => +(us / rows).toFixed(1);
+    console.log(
+      JSON.stringify({
+        round,
+        ferryCpuUsPerRecord: perRecord(ferry.cpuUs),
+        baselineCpuUsPerRecord: perRecord(baseline.cpuUs),
+        cpuRatio: +(ferry.cpuUs / baseline.cpuUs).toFixed(2),
+        ferryRate: Math.round(ferryRate),
+        baselineRate: Math.round(baselineRate),
+        rateRatio: +(ferryRate / baselineRate).toFixed(3),
+      }),
+    );
+  }
+} finally {
+  standIn.kill('SIGTERM');
+  rmSync(dir, { recursive: true, force: true });
+}
