@@ -19,14 +19,25 @@ import { pathToFileURL } from 'node:url';
 import { parse } from 'csv-parse';
 import pino from 'pino';
 import type { ObjectTypeResponse, RecordResponse, SourceResponse } from '../src/api/schemas/index.js';
-import { prepareSync, selectSyncs } from '../src/pipeline/prepare.js';
-import { loadProject, openProjectState } from '../src/runtime/project.js';
-import { runSync } from '../src/pipeline/run-sync.js';
+import type * as PrepareModule from '../src/pipeline/prepare.js';
+import type * as ProjectModule from '../src/runtime/project.js';
+import type * as RunSyncModule from '../src/pipeline/run-sync.js';
 import type { RunSummary } from '../src/pipeline/run-sync.js';
-import { fingerprint } from '../src/mapping/index.js';
-import { PLANNED_ID } from '../src/sink/index.js';
+import type * as MappingModule from '../src/mapping/index.js';
+import type * as SinkModule from '../src/sink/index.js';
 import type { SinkService } from '../src/sink/index.js';
-import { applyHeapDefaults } from '../src/runtime/heap.js';
+import type * as HeapModule from '../src/runtime/heap.js';
+
+// ferry is loaded from dist/ (the compiled JavaScript `ferry run` executes), as the push bench does
+// (bench/push/ferry-run.ts): tsx's transform adds work per call that a user never pays, and the
+// csv-parse baseline is not transformed either. BENCH_FROM_SOURCE=1 loads src/ instead.
+const root = process.env.BENCH_FROM_SOURCE ? '../src' : '../dist/src';
+const { prepareSync, selectSyncs } = (await import(`${root}/pipeline/prepare.js`)) as typeof PrepareModule;
+const { loadProject, openProjectState } = (await import(`${root}/runtime/project.js`)) as typeof ProjectModule;
+const { runSync } = (await import(`${root}/pipeline/run-sync.js`)) as typeof RunSyncModule;
+const { fingerprint } = (await import(`${root}/mapping/index.js`)) as typeof MappingModule;
+const { PLANNED_ID } = (await import(`${root}/sink/index.js`)) as typeof SinkModule;
+const { applyHeapDefaults } = (await import(`${root}/runtime/heap.js`)) as typeof HeapModule;
 
 const NOW = '2024-05-01T00:00:00.000Z';
 
