@@ -79,11 +79,13 @@ interface ReadyUnit {
   sourcePrint?: string;
 }
 
-/** What a batch's look at its sources found: per unit its candidate (by index), and the ledger's entries for them. */
+/** What a batch's look at its sources found: per unit its candidate and whether it is unchanged (by index), and the ledger's entries for the rest. */
 interface EarlyLook {
   candidates: (SourceCandidate | undefined)[];
+  /** 1 where the ledger holds the unit's candidate as pushed with the same source fingerprint. */
+  unchanged: Uint8Array;
   ledger: Map<string, FingerprintHit>;
-  /** The remote ids the look asked the ledger about (found or not). */
+  /** The remote ids whose entries `ledger` holds (found or not): those of the candidates not unchanged. */
   asked: Set<string>;
 }
 
@@ -136,8 +138,7 @@ export class UnitProcessor {
       this.deps.counts.read++;
       const ticket = this.deps.checkpointer.begin(unit.position, unit.lowestCursor);
       const candidate = early.candidates[i];
-      const known = candidate && early.ledger.get(candidate.remoteId);
-      if (candidate && known?.status === 'pushed' && known.sourceFingerprint === candidate.sourcePrint) {
+      if (candidate && early.unchanged[i] === 1) {
         const pending = this.deps.duplicates.isDuplicate(candidate.remoteId, unit.origin)
           ? this.skipDuplicate(unit, ticket)
           : this.unchangedAtSource(unit, ticket, candidate.remoteId);
@@ -170,12 +171,18 @@ export class UnitProcessor {
     return !this.deps.stop.failed;
   }
 
-  /** Source fingerprints and the ledger's entries for the units' remote ids (from `map.id` alone), in one query. */
+  /**
+   * Source fingerprints, and in one query per batch which of them the ledger
+   * holds unchanged; full entries come back only for the others.
+   */
   private async lookAtSources(items: readonly (Unit | MappedUnit)[]): Promise<EarlyLook> {
     const fingerprinter = this.deps.sourcePrints;
-    if (!fingerprinter) return { candidates: [], ledger: new Map(), asked: new Set() };
+    const unchanged = new Uint8Array(items.length);
+    if (!fingerprinter) return { candidates: [], unchanged, ledger: new Map(), asked: new Set() };
     const candidates: (SourceCandidate | undefined)[] = new Array(items.length);
-    const asked = new Set<string>();
+    const remoteIds: string[] = [];
+    const sourcePrints: string[] = [];
+    const at: number[] = [];
     for (let i = 0; i < items.length; i++) {
       const turn = this.deps.slices.due();
       if (turn) await turn;
@@ -183,10 +190,20 @@ export class UnitProcessor {
       const found = fingerprinter.candidate('unit' in item ? item.unit : item);
       const candidate = found instanceof Promise ? await found : found;
       candidates[i] = candidate;
-      if (candidate) asked.add(candidate.remoteId);
+      if (!candidate) continue;
+      remoteIds.push(candidate.remoteId);
+      sourcePrints.push(candidate.sourcePrint);
+      at.push(i);
     }
-    const ledger = asked.size === 0 ? new Map<string, FingerprintHit>() : await this.deps.store.fingerprints(this.deps.sync.name, [...asked]);
-    return { candidates, ledger, asked };
+    if (remoteIds.length === 0) return { candidates, unchanged, ledger: new Map(), asked: new Set() };
+    const look = await this.deps.store.unchangedAtSource(this.deps.sync.name, remoteIds, sourcePrints);
+    // An unchanged id's entry was not fetched: a later unit of the batch that needs it asks again (see ledgerFor).
+    const asked = new Set<string>();
+    for (let k = 0; k < at.length; k++) {
+      if (look.unchanged[k] === 1) unchanged[at[k]!] = 1;
+      else asked.add(remoteIds[k]!);
+    }
+    return { candidates, unchanged, ledger: look.others, asked };
   }
 
   /** The ledger's entries for these ids: what the early look found, plus one query for the ids it did not ask about. */

@@ -130,6 +130,15 @@ export interface StateStore {
   // ledger
   /** Batched lookup of the ledger for many remote ids (pending writes are committed first when they touch these ids). */
   fingerprints(sync: string, remoteIds: readonly string[]): Promise<Map<string, FingerprintHit>>;
+  /**
+   * The no-op re-run's look-up: for each pair (`remoteIds[i]`,
+   * `sourcePrints[i]`), whether the ledger holds that id as pushed with
+   * exactly that source fingerprint. Only the other pairs' entries come back
+   * as objects, so a batch of unchanged records costs one query and no
+   * per-record allocation. Pending writes are committed first when they
+   * touch these ids, as for {@link fingerprints}.
+   */
+  unchangedAtSource(sync: string, remoteIds: readonly string[], sourcePrints: readonly string[]): Promise<SourceLook>;
   ledgerEntry(sync: string, remoteId: string): Promise<LedgerEntry | undefined>;
   /**
    * Remote ids with status `pushed`, in ascending order, page by page so memory
@@ -199,6 +208,14 @@ export interface FingerprintHit {
   recordId: string | null;
   /** As last acknowledged with the body; absent when none was given (the runner then maps the record). Every backend keeps it. */
   sourceFingerprint?: string;
+}
+
+/** What {@link StateStore.unchangedAtSource} found for a batch of (remote id, source fingerprint) pairs. */
+export interface SourceLook {
+  /** Per pair, by index: 1 when the ledger holds the id as pushed with exactly this source fingerprint, else 0. */
+  unchanged: Uint8Array;
+  /** The ledger entries of the ids of the other pairs, as {@link StateStore.fingerprints} gives them (an id the ledger lacks is absent). */
+  others: Map<string, FingerprintHit>;
 }
 
 /** A fresh, all-zero set of run counts. */

@@ -159,6 +159,50 @@ export function describeStateStoreConformance(name: string, createHarness: () =>
         expect([...hits.values()].filter((h) => h.sourceFingerprint !== undefined)).toHaveLength(800);
       });
 
+      it('tells per (remote id, source fingerprint) pair whether it is unchanged, and returns only the others in full', async () => {
+        const store = await fresh();
+        const acked = (remoteId: string, sourceFingerprint?: string, sync = 'deals') =>
+          store.recordAcknowledged({ sync, remoteId, fingerprint: `body-${remoteId}`, recordId: `r-${remoteId}`, ...(sourceFingerprint ? { sourceFingerprint } : {}) });
+        await acked('same', 'src-same');
+        await acked('edited', 'src-old');
+        await acked('no-print');
+        await acked('failed', 'src-failed');
+        await store.recordFailure(failure('deals', 'failed'));
+        await acked('deleted', 'src-deleted');
+        await store.recordDeleted('deals', 'deleted');
+        await acked('elsewhere', 'src-elsewhere', 'notes');
+        await store.flush();
+        const ids = ['same', 'edited', 'no-print', 'failed', 'deleted', 'absent', 'elsewhere', 'same'];
+        const prints = ['src-same', 'src-new', 'src-any', 'src-failed', 'src-deleted', 'src-absent', 'src-elsewhere', 'src-other'];
+        const look = await store.unchangedAtSource('deals', ids, prints);
+        // Only a pushed entry with exactly this source fingerprint is unchanged: the same id with another print is not.
+        expect([...look.unchanged]).toEqual([1, 0, 0, 0, 0, 0, 0, 0]);
+        expect(look.others.get('edited')).toEqual({ fingerprint: 'body-edited', status: 'pushed', recordId: 'r-edited', sourceFingerprint: 'src-old' });
+        expect(look.others.get('no-print')).toEqual({ fingerprint: 'body-no-print', status: 'pushed', recordId: 'r-no-print' });
+        expect(look.others.get('failed')?.status).toBe('failed');
+        expect(look.others.get('deleted')?.status).toBe('deleted');
+        expect(look.others.get('same')).toEqual({ fingerprint: 'body-same', status: 'pushed', recordId: 'r-same', sourceFingerprint: 'src-same' });
+        expect(look.others.has('absent')).toBe(false);
+        expect(look.others.has('elsewhere')).toBe(false);
+        expect((await store.unchangedAtSource('deals', [], [])).unchanged).toHaveLength(0);
+      });
+
+      it('looks source fingerprints up in large batches, whatever the ids, and sees writes still in the buffer', async () => {
+        const store = await fresh({ batchSize: 10_000 });
+        const odd = ['quote"d', "apo'strophe", 'back\\slash', 'ünïcödé', 'emoji 🚀', 'line\nbreak', '42', ' padded '];
+        const ids = [...Array.from({ length: 1234 }, (_, i) => `id-${i}`), ...odd];
+        for (const id of ids) await store.recordAcknowledged({ sync: 'deals', remoteId: id, fingerprint: 'b', recordId: 'r', sourceFingerprint: `src-${id}` });
+        // Not flushed: the look must commit what touches its ids first.
+        const asked = [...ids, 'absent'];
+        const prints = asked.map((id, i) => (i % 100 === 7 ? 'edited' : `src-${id}`));
+        const look = await store.unchangedAtSource('deals', asked, prints);
+        const changed = asked.filter((_, i) => look.unchanged[i] === 0);
+        expect(changed).toEqual([...asked.filter((_, i) => i % 100 === 7), 'absent']);
+        expect(look.others.size).toBe(changed.length - 1);
+        expect(look.others.get('id-7')?.sourceFingerprint).toBe('src-id-7');
+        expect(look.unchanged[ids.indexOf('emoji 🚀')]).toBe(1);
+      });
+
       it('lets reads see writes still in the buffer, even before they were awaited', async () => {
         const store = await fresh();
         void ack(store, 'a', 'v1');

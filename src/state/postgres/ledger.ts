@@ -5,7 +5,7 @@
  * trip, not 500.
  */
 import { ledgerEntryOf, type LedgerRow } from '../rows.js';
-import type { AcknowledgedWrite, FailureWrite, FingerprintHit, LedgerEntry } from '../types.js';
+import type { AcknowledgedWrite, FailureWrite, FingerprintHit, LedgerEntry, SourceLook } from '../types.js';
 import type { Queryable } from './database.js';
 
 /** Ids per lookup query; bounded so one statement stays a reasonable size. */
@@ -30,6 +30,29 @@ export class PgLedger {
       }
     }
     return found;
+  }
+
+  /** Rows for the pairs that are not unchanged only (the others cost the index look-up and nothing more). */
+  async unchangedAtSource(db: Queryable, sync: string, remoteIds: readonly string[], sourcePrints: readonly string[]): Promise<SourceLook> {
+    const unchanged = new Uint8Array(remoteIds.length).fill(1);
+    const others = new Map<string, FingerprintHit>();
+    for (let start = 0; start < remoteIds.length; start += LOOKUP_CHUNK) {
+      const { rows } = await db.query<{ pair: number } & Pick<LedgerRow, 'fingerprint' | 'status' | 'record_id' | 'source_fingerprint'> & { remote_id: string | null }>(
+        `SELECT pair.ord::int - 1 AS pair, l.remote_id, l.fingerprint, l.status, l.record_id, l.source_fingerprint
+         FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS pair(remote_id, source_print, ord)
+         LEFT JOIN ${this.s}.ledger l ON l.sync = $1 AND l.remote_id = pair.remote_id
+         WHERE l.status IS DISTINCT FROM 'pushed' OR l.source_fingerprint IS DISTINCT FROM pair.source_print`,
+        [sync, remoteIds.slice(start, start + LOOKUP_CHUNK), sourcePrints.slice(start, start + LOOKUP_CHUNK)],
+      );
+      for (const row of rows) {
+        unchanged[start + row.pair] = 0;
+        if (row.remote_id === null) continue;
+        const hit: FingerprintHit = { fingerprint: row.fingerprint, status: row.status, recordId: row.record_id };
+        if (row.source_fingerprint !== null) hit.sourceFingerprint = row.source_fingerprint;
+        others.set(row.remote_id, hit);
+      }
+    }
+    return { unchanged, others };
   }
 
   async entry(db: Queryable, sync: string, remoteId: string): Promise<LedgerEntry | undefined> {

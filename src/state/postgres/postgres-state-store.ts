@@ -21,6 +21,7 @@ import type {
   RunCounts,
   RunEntry,
   RunStatus,
+  SourceLook,
   StateStore,
 } from '../types.js';
 import { decodeCursor, encodeCursor } from '../sqlite/cursor-codec.js';
@@ -95,6 +96,13 @@ export class PostgresStateStore implements StateStore {
     return this.guard('look up fingerprints', async () => {
       if (this.buffer.touches(sync, remoteIds)) await this.commit(undefined);
       return this.ledger.fingerprints(this.pool, sync, remoteIds);
+    });
+  }
+
+  async unchangedAtSource(sync: string, remoteIds: readonly string[], sourcePrints: readonly string[]): Promise<SourceLook> {
+    return this.guard('look up source fingerprints', async () => {
+      if (this.buffer.touches(sync, remoteIds)) await this.commit(undefined);
+      return this.ledger.unchangedAtSource(this.pool, sync, remoteIds, sourcePrints);
     });
   }
 

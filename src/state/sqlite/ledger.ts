@@ -5,7 +5,7 @@
  */
 import { ledgerEntryOf, type LedgerRow } from '../rows.js';
 import type { Statement } from 'better-sqlite3';
-import type { AcknowledgedWrite, FailureWrite, FingerprintHit, LedgerEntry } from '../types.js';
+import type { AcknowledgedWrite, FailureWrite, FingerprintHit, LedgerEntry, SourceLook } from '../types.js';
 import type { Db } from './database.js';
 
 /** Ids per lookup statement (one JSON array parameter each). */
@@ -15,6 +15,8 @@ export const LIVE_PAGE = 1000;
 export class LedgerTable {
   /** Rows as arrays (no per-row object with named keys): remote_id, fingerprint, status, record_id, source_fingerprint. */
   private readonly lookupStmt: Statement<[string, string], [string, string, LedgerRow['status'], string | null, string | null]>;
+  /** Rows for the pairs that are not unchanged only: pair index, then the lookup's columns (null when the ledger lacks the id). */
+  private readonly sourceLookStmt: Statement<[string, string], [number, string | null, string, LedgerRow['status'], string | null, string | null]>;
   private readonly entryStmt: Statement<[string, string], LedgerRow>;
   private readonly firstLivePage: Statement<[string, number], string>;
   private readonly nextLivePage: Statement<[string, string, number], string>;
@@ -27,6 +29,15 @@ export class LedgerTable {
     this.lookupStmt = db
       .prepare<[string, string], [string, string, LedgerRow['status'], string | null, string | null]>(
         'SELECT remote_id, fingerprint, status, record_id, source_fingerprint FROM ledger WHERE sync = ? AND remote_id IN (SELECT value FROM json_each(?))',
+      )
+      .raw();
+    // The pairs come as one JSON array of [remoteId, sourcePrint]; an unchanged pair yields no row,
+    // so the common case of a no-op re-run reads the index and hands nothing to JavaScript.
+    this.sourceLookStmt = db
+      .prepare<[string, string], [number, string | null, string, LedgerRow['status'], string | null, string | null]>(
+        `SELECT pair.key, ledger.remote_id, ledger.fingerprint, ledger.status, ledger.record_id, ledger.source_fingerprint
+         FROM json_each(?) AS pair LEFT JOIN ledger ON ledger.sync = ? AND ledger.remote_id = pair.value ->> 0
+         WHERE ledger.status IS NOT 'pushed' OR ledger.source_fingerprint IS NOT pair.value ->> 1`,
       )
       .raw();
     this.entryStmt = db.prepare('SELECT * FROM ledger WHERE sync = ? AND remote_id = ?');
@@ -71,6 +82,26 @@ export class LedgerTable {
       }
     }
     return found;
+  }
+
+  unchangedAtSource(sync: string, remoteIds: readonly string[], sourcePrints: readonly string[]): SourceLook {
+    const unchanged = new Uint8Array(remoteIds.length).fill(1);
+    const others = new Map<string, FingerprintHit>();
+    for (let start = 0; start < remoteIds.length; start += MAX_IN) {
+      const end = Math.min(remoteIds.length, start + MAX_IN);
+      const pairs: [string, string][] = new Array(end - start);
+      for (let i = start; i < end; i++) pairs[i - start] = [remoteIds[i]!, sourcePrints[i]!];
+      const rows = this.sourceLookStmt.all(JSON.stringify(pairs), sync);
+      for (let r = 0; r < rows.length; r++) {
+        const row = rows[r]!;
+        unchanged[start + row[0]] = 0;
+        if (row[1] === null) continue;
+        const hit: FingerprintHit = { fingerprint: row[2], status: row[3], recordId: row[4] };
+        if (row[5] !== null) hit.sourceFingerprint = row[5];
+        others.set(row[1], hit);
+      }
+    }
+    return { unchanged, others };
   }
 
   entry(sync: string, remoteId: string): LedgerEntry | undefined {

@@ -21,6 +21,7 @@ import type {
   RunCounts,
   RunEntry,
   RunStatus,
+  SourceLook,
   StateStore,
 } from '../types.js';
 import { CursorTable } from './cursors.js';
@@ -82,6 +83,13 @@ export class SqliteStateStore implements StateStore {
     return this.guard('look up fingerprints', () => {
       if (this.buffer.touches(sync, remoteIds)) this.commit(undefined);
       return this.ledger.fingerprints(sync, remoteIds);
+    });
+  }
+
+  async unchangedAtSource(sync: string, remoteIds: readonly string[], sourcePrints: readonly string[]): Promise<SourceLook> {
+    return this.guard('look up source fingerprints', () => {
+      if (this.buffer.touches(sync, remoteIds)) this.commit(undefined);
+      return this.ledger.unchangedAtSource(sync, remoteIds, sourcePrints);
     });
   }
 
