@@ -6,10 +6,17 @@
  * unit's hash equals the stored one, mapping it again would build the same
  * body, so the runner skips mapping, building and hashing the body.
  *
- * It stays exact because any doubt means the slow path: a changed mapping or
- * object type changes the identity (and every record is mapped and compared
- * by body, as before); an edited record changes its own hash; a mapping that
- * reads the clock or random numbers never takes the fast path.
+ * The record's side of the hash is its `dataText` when the source gave one
+ * (see SourceRecord.dataText: equal texts mean equal data under the same
+ * connector options and code, so the connector options and ferry's version
+ * are part of the identity), else its data serialised here. The two are kept
+ * apart by a tag, so a text never stands for another record's JSON.
+ *
+ * It stays exact because any doubt means the slow path: a changed mapping,
+ * object type or connector option changes the identity (and every record is
+ * mapped and compared by body, as before); an edited record changes its own
+ * hash; a mapping that reads the clock or random numbers never takes the
+ * fast path.
  */
 import { createHash, hash } from 'node:crypto';
 import { ferryPackageVersion } from '../sdk/ferry-package.js';
@@ -24,6 +31,9 @@ import type { Unit } from './units.js';
  * package version covers releases; this covers changes between them).
  */
 const BODY_RULES_VERSION = 1;
+
+/** Bump when what a source fingerprint covers changes (2: connector options, and `dataText`). */
+const SOURCE_PRINT_RULES = 2;
 
 /** JSONata functions whose result is not a function of the record. */
 const NON_DETERMINISTIC = /\$(now|millis|random|uuid)\b/;
@@ -71,19 +81,21 @@ export class SourceFingerprinter {
   candidate(unit: Unit): SourceCandidate | undefined | Promise<SourceCandidate | undefined> {
     const input = unit.input;
     if (this.idField !== undefined && typeof input === 'object' && input !== null && !Array.isArray(input)) {
-      return this.candidateFor(Object.hasOwn(input, this.idField) ? (input as Record<string, unknown>)[this.idField] : undefined, input);
+      return this.candidateFor(Object.hasOwn(input, this.idField) ? (input as Record<string, unknown>)[this.idField] : undefined, unit);
     }
     return this.idMapping.evaluate(input).then(
-      ({ id }) => this.candidateFor(id, input),
+      ({ id }) => this.candidateFor(id, unit),
       () => undefined,
     );
   }
 
-  private candidateFor(id: unknown, input: unknown): SourceCandidate | undefined {
+  private candidateFor(id: unknown, unit: Unit): SourceCandidate | undefined {
     if (typeof id === 'number' || typeof id === 'bigint') id = String(id);
     if (typeof id !== 'string' || id === '') return undefined;
     const identity = this.identity();
-    return { remoteId: id, sourcePrint: hash('sha256', `${identity}\n${serialize(input)}`), identity };
+    // The source's own text when it has one: no serialisation per record.
+    const record = unit.inputText !== undefined ? `T${unit.inputText}` : `J${serialize(unit.input)}`;
+    return { remoteId: id, sourcePrint: hash('sha256', `${identity}\n${record}`), identity };
   }
 
   /**
@@ -105,8 +117,11 @@ export class SourceFingerprinter {
     if (count !== this.identityFieldCount) {
       const parts = [
         BODY_RULES_VERSION,
+        SOURCE_PRINT_RULES,
         ferryPackageVersion(),
         canonicalJson(this.prepared.sync.target),
+        // A source's dataText stands for its data only under the same options (as written: plain YAML data).
+        canonicalJson(this.prepared.sync.source),
         this.target.sourceId,
         this.target.evolver?.objectTypeId ?? null,
         fieldTypes ? [...fieldTypes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : null,

@@ -11,6 +11,8 @@ import type { CursorPosition, RecordOrigin, SourceData, SourceRecord } from '../
 export interface Unit {
   /** What the mapping evaluates against: the record's data, or `{ key, records }`. */
   input: unknown;
+  /** The record's `dataText` (a single record's unit only): `input` follows from it, so its hash stands for `input`'s. */
+  inputText?: string;
   origin: string;
   position?: CursorPosition;
   /**
@@ -39,6 +41,7 @@ function positionOf(record: SourceRecord, primaryKey: readonly string[] | undefi
 
 function unitOf(record: SourceRecord, primaryKey: readonly string[] | undefined): Unit {
   const unit: Unit = { input: record.data, origin: formatOrigin(record.origin) };
+  if (record.dataText !== undefined) unit.inputText = record.dataText;
   const position = positionOf(record, primaryKey);
   if (position) unit.position = position;
   return unit;

@@ -212,6 +212,17 @@ function describeReadChecks<Schema extends z.ZodType>(kit: Kit<Schema>): void {
     }
   });
 
+  it('gives equal data to records whose dataText is equal (when it gives one)', async () => {
+    const byText = new Map<string, SourceRecord>();
+    for (const record of await full()) {
+      if (record.dataText === undefined) continue;
+      expect(typeof record.dataText, `${formatOrigin(record.origin)}: dataText is not text`).toBe('string');
+      const earlier = byText.get(record.dataText);
+      if (earlier) expect(record.data, `${formatOrigin(record.origin)} has the dataText of ${formatOrigin(earlier.origin)}`).toEqual(earlier.data);
+      else byText.set(record.dataText, record);
+    }
+  });
+
   if (primaryKey && primaryKey.length > 0) {
     it('yields unique, non-null primary keys', async () => {
       const seen = new Map<string, string>();

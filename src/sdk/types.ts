@@ -57,6 +57,23 @@ export interface SourceRecord<T extends SourceData = SourceData> {
   origin: RecordOrigin;
   /** The record's cursor value when the sync is incremental. */
   cursor?: string | number | null;
+  /**
+   * Optional: text the record's `data` follows from entirely, which the
+   * source has at hand anyway (a file's header and the row's values, a
+   * message's bytes). On a re-run ferry hashes it, instead of serialising
+   * `data`, to tell an unchanged record before mapping it.
+   *
+   * The rule: within one sync, two records whose `dataText` are equal must
+   * have equal `data`, under the same connector options and the same
+   * connector code. ferry adds the options and its own version to the hash;
+   * a plugin that changes how it derives `data` from the same input must
+   * change the text too (prefix it with a version of the derivation). Leave
+   * it out when unsure: ferry then hashes `data` itself, which is always
+   * exact.
+   *
+   * @example `${headerDigest}${JSON.stringify(values)}` (the built-in csv source)
+   */
+  dataText?: string;
 }
 
 /** A field of a discovered stream, with the object-type field type it maps to. */

@@ -14,6 +14,8 @@ export interface FileRow {
   line: number;
   /** A fallback key when no primary key is declared (e.g. an array index). */
   key?: string;
+  /** Text `data` follows from entirely (SourceRecord.dataText), when the parser has it at hand. */
+  dataText?: string;
 }
 
 /**
@@ -31,8 +33,12 @@ export function recordEmitter(options: {
     const key = recordKey(row.data, options.primaryKey) ?? row.key;
     const origin: RecordOrigin = { stream: options.stream, file: row.file, line: row.line };
     if (key !== undefined) origin.key = key;
-    if (!filter) return { data: row.data, origin };
+    const record: SourceRecord = { data: row.data, origin };
+    if (row.dataText !== undefined) record.dataText = row.dataText;
+    if (!filter) return record;
     const cursor = filter.cursorOf(row.data);
-    return filter.isNew(cursor, key) ? { data: row.data, origin, cursor } : undefined;
+    if (!filter.isNew(cursor, key)) return undefined;
+    record.cursor = cursor;
+    return record;
   };
 }

@@ -2,6 +2,7 @@
  * Stream one CSV file into records keyed by column name, with the line each
  * record starts on.
  */
+import { hash } from 'node:crypto';
 import { pipeline } from 'node:stream';
 import { parse } from 'csv-parse';
 import type { SourceValue } from '../../../src/sdk/index.js';
@@ -50,6 +51,22 @@ export function normalizeHeader(names: readonly string[], trim: boolean): string
   });
 }
 
+/** The header's digest, for dataText: fixed length (or "-"), so it never runs into the values that follow. */
+function printOf(header: readonly string[]): string {
+  return hash('sha256', JSON.stringify(header), 'base64');
+}
+
+/**
+ * The values as one text that tells them apart: their count, then each
+ * after a NUL. A value with a NUL of its own would make that ambiguous: such
+ * a record gives no text (ferry then hashes its data). Joining costs far
+ * less than JSON, which scans every value for characters to escape.
+ */
+function valuesText(values: readonly string[]): string | undefined {
+  for (let i = 0; i < values.length; i++) if (values[i]!.includes('\u0000')) return undefined;
+  return `${values.length}\u0000${values.join('\u0000')}`;
+}
+
 export interface CsvFileRow extends FileRow {
   /** The header in effect (for discover). */
   columns: readonly string[];
@@ -83,6 +100,9 @@ export async function* parseCsvFile(file: InputFile, options: CsvOptions, contex
   });
 
   let header = Array.isArray(options.header) ? normalizeHeader(options.header, options.trim) : undefined;
+  // A record's data follows from the header and its values (and the options, which ferry hashes
+  // alongside), so the header's digest and the values are its dataText: no object serialised.
+  let headerPrint = header === undefined ? '-' : printOf(header);
   // Once per file, not per record.
   const convert = (raw: string): SourceValue => {
     const value = options.trim ? raw.trim() : raw;
@@ -105,6 +125,7 @@ export async function* parseCsvFile(file: InputFile, options: CsvOptions, contex
       if (header === undefined) {
         if (options.header === true) {
           header = normalizeHeader(values, options.trim);
+          headerPrint = printOf(header);
           continue;
         }
       }
@@ -128,7 +149,10 @@ export async function* parseCsvFile(file: InputFile, options: CsvOptions, contex
           );
         }
       }
-      yield { data, file: file.relative, line, columns };
+      const row: CsvFileRow = { data, file: file.relative, line, columns };
+      const text = valuesText(values);
+      if (text !== undefined) row.dataText = headerPrint + text;
+      yield row;
     }
     encoding.finish();
   } catch (error) {

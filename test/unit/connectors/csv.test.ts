@@ -31,6 +31,7 @@ describe('csv source on the CRM files (CRLF, blanks, escaped quotes)', () => {
         close_value: '1054',
       },
       origin: { stream: 'sales_pipeline.csv', file: 'sales_pipeline.csv', line: 2, key: '1C1I7A6R' },
+      dataText: expect.any(String),
     });
     expect(records.at(-1)?.origin.line).toBe(8801);
     expect(records.map((r) => r.origin.line)).toEqual(records.map((_, i) => i + 2));
@@ -136,6 +137,29 @@ describe('csv source options', () => {
     ]);
     const numbered = await readAll(csv, { path: 'plain.csv', header: false }, { baseDir: dir });
     expect(numbered[1]?.data).toEqual({ column_1: 'y', column_2: '2' });
+  });
+
+  it('gives each record a dataText that is equal only where the data is (header included), and none for a value with a NUL', async () => {
+    const dir = fixture({
+      'a.csv': 'id,note\n1,same\n2,same\n1,same\n3,"x\u0000y"\n4,"a"",""b"\n4,a\n',
+      'b.csv': 'id,remark\n1,same\n',
+    });
+    const records = await readAll(csv, { path: '*.csv' }, { baseDir: dir });
+    const texts = records.map((r) => r.dataText);
+    expect(records.map((r) => r.data)).toEqual([
+      { id: '1', note: 'same' },
+      { id: '2', note: 'same' },
+      { id: '1', note: 'same' },
+      { id: '3', note: 'x\u0000y' },
+      { id: '4', note: 'a","b' },
+      { id: '4', note: 'a' },
+      { id: '1', remark: 'same' },
+    ]);
+    expect(texts[0]).toBe(texts[2]);
+    expect(texts[3]).toBeUndefined();
+    // Every other pair differs: another value, another header (b.csv), or values that join alike.
+    const others = [texts[0], texts[1], texts[4], texts[5], texts[6]];
+    expect(new Set(others).size).toBe(others.length);
   });
 
   it('honours delimiter, quote, blank-header and duplicate-header handling', async () => {

@@ -56,9 +56,9 @@ describe('unchanged records decided before mapping', () => {
   });
 
   /** Runs the sync as configured now; `mapped` counts the records the mapping evaluated. */
-  async function run(yaml: string, lines: readonly string[]) {
+  async function run(yaml: string, lines: readonly string[], header = HEADER!) {
     writeFileSync(join(dir, 'ferry.yaml'), yaml);
-    writeFileSync(join(dir, 'deals.csv'), [HEADER, ...lines].join('\n') + '\n');
+    writeFileSync(join(dir, 'deals.csv'), [header, ...lines].join('\n') + '\n');
     const loaded = await loadProject(join(dir, 'ferry.yaml'));
     const prepared: PreparedSync = await prepareSync(loaded, selectSyncs(loaded, ['deals'])[0]!);
     let mapped = 0;
@@ -95,6 +95,24 @@ describe('unchanged records decided before mapping', () => {
     expect(await run(changed, ROWS)).toMatchObject({ counts: { pushed: withValues, unchanged: 300 - withValues }, mapped: 300, pushed: withValues });
     // The unchanged bodies were vouched for with the new mapping: no mapping needed any more.
     expect(await run(changed, ROWS)).toMatchObject({ counts: { unchanged: 300 }, mapped: SAMPLED, pushed: 0 });
+  });
+
+  it('maps every record again when the file header or a source option changes, even where the line text does not', async () => {
+    await run(config(), ROWS);
+    // The mapping reads neither column: the bodies stay the same, but the records' data changed.
+    const renamed = HEADER!.replace('account', 'client');
+    expect(renamed).not.toBe(HEADER);
+    expect(await run(config(), ROWS, renamed)).toMatchObject({ counts: { unchanged: 300 }, mapped: 300, pushed: 0 });
+    expect(await run(config(), ROWS, renamed)).toMatchObject({ counts: { unchanged: 300 }, mapped: SAMPLED, pushed: 0 });
+    const cast = config().replace('primaryKey: opportunity_id }', 'primaryKey: opportunity_id, cast: true }');
+    expect(cast).not.toBe(config());
+    expect(await run(cast, ROWS, renamed)).toMatchObject({ counts: { unchanged: 300 }, mapped: 300, pushed: 0 });
+  });
+
+  it('counts a repeated id as a duplicate on a no-op re-run too, not as unchanged', async () => {
+    const repeated = [...ROWS, ROWS[0]!];
+    expect(await run(config(), repeated)).toMatchObject({ counts: { created: 300, duplicates: 1 }, pushed: 300 });
+    expect(await run(config(), repeated)).toMatchObject({ counts: { unchanged: 300, duplicates: 1, read: 301 }, mapped: SAMPLED, pushed: 0 });
   });
 
   it('never skips mapping when the mapping reads the clock', async () => {
