@@ -93,9 +93,9 @@ export class SourceFingerprinter {
     if (typeof id === 'number' || typeof id === 'bigint') id = String(id);
     if (typeof id !== 'string' || id === '') return undefined;
     const identity = this.identity();
-    // The source's own text when it has one: no serialisation per record.
-    const record = unit.inputText !== undefined ? `T${unit.inputText}` : `J${serialize(unit.input)}`;
-    return { remoteId: id, sourcePrint: hash('sha256', `${identity}\n${record}`), identity };
+    // The source's own text when it has one: no serialisation per record. Base64: a shorter string to keep and compare.
+    const text = unit.inputText !== undefined ? `${identity}\nT${unit.inputText}` : `${identity}\nJ${serialize(unit.input)}`;
+    return { remoteId: id, sourcePrint: hash('sha256', text, 'base64'), identity };
   }
 
   /**

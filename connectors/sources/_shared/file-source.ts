@@ -22,23 +22,86 @@ export async function checkFilesReadable(ctx: { options: FileSourceOptions; base
 export function readFileSource<Options extends FileSourceOptions>(
   ctx: ReadContext<Options> & ParseContext,
   parse: (file: InputFile, options: Options, context: ParseContext) => AsyncIterable<FileRow>,
-): AsyncGenerator<SourceRecord> {
+): AsyncIterableIterator<SourceRecord> {
   const { options } = ctx;
   const emit = recordEmitter({
     stream: options.path,
     primaryKey: toKeyList(options.primaryKey) ?? ctx.primaryKey,
     incremental: ctx.incremental,
   });
-  async function* records(): AsyncGenerator<SourceRecord> {
-    const files = await resolveFiles(options.path, ctx.baseDir, ctx.syncName);
+  return new FileRecords(
+    () => resolveFiles(options.path, ctx.baseDir, ctx.syncName),
     // A partitioned sync reads whole files: each file's slice is a hash of its path.
-    for (const file of files) {
-      if (!inPartition(file.relative, ctx.partition)) continue;
-      for await (const row of parse(file, options, ctx)) {
-        const record = emit(row);
-        if (record !== undefined) yield record;
-      }
-    }
+    (file) => (inPartition(file.relative, ctx.partition) ? parse(file, options, ctx)[Symbol.asyncIterator]() : undefined),
+    emit,
+  );
+}
+
+/**
+ * The records of every file, one file after another. A hand-written
+ * iterator that steps each file's rows directly rather than an async
+ * generator around them: a generator stage costs a few promises and objects
+ * per record, and a re-run of unchanged records is bound by exactly that.
+ */
+class FileRecords implements AsyncIterableIterator<SourceRecord> {
+  private files: InputFile[] | undefined;
+  private index = 0;
+  private rows: AsyncIterator<FileRow> | undefined;
+  private ended = false;
+
+  constructor(
+    private readonly listFiles: () => Promise<InputFile[]>,
+    /** The file's rows, or undefined when it is not this partition's. */
+    private readonly open: (file: InputFile) => AsyncIterator<FileRow> | undefined,
+    private readonly emit: (row: FileRow) => SourceRecord | undefined,
+  ) {}
+
+  [Symbol.asyncIterator](): this {
+    return this;
   }
-  return records();
+
+  next(): Promise<IteratorResult<SourceRecord>> {
+    return this.rows ? this.rows.next().then(this.step) : this.nextFile();
+  }
+
+  async return(): Promise<IteratorResult<SourceRecord>> {
+    this.ended = true;
+    const rows = this.rows;
+    this.rows = undefined;
+    await rows?.return?.();
+    return { done: true, value: undefined };
+  }
+
+  private readonly step = (result: IteratorResult<FileRow>): IteratorResult<SourceRecord> | Promise<IteratorResult<SourceRecord>> => {
+    if (result.done) {
+      this.rows = undefined;
+      return this.nextFile();
+    }
+    const record = this.emit(result.value);
+    return record === undefined ? this.skipping() : { done: false, value: record };
+  };
+
+  /** An incremental read drops what it already delivered: rows in a loop, not a chain of promises as long as the run of dropped rows. */
+  private async skipping(): Promise<IteratorResult<SourceRecord>> {
+    while (this.rows) {
+      const result = await this.rows.next();
+      if (result.done) break;
+      const record = this.emit(result.value);
+      if (record !== undefined) return { done: false, value: record };
+    }
+    this.rows = undefined;
+    return this.nextFile();
+  }
+
+  private async nextFile(): Promise<IteratorResult<SourceRecord>> {
+    this.files ??= await this.listFiles();
+    while (!this.ended && this.index < this.files.length) {
+      const rows = this.open(this.files[this.index++]!);
+      if (rows === undefined) continue;
+      this.rows = rows;
+      return this.next();
+    }
+    this.ended = true;
+    return { done: true, value: undefined };
+  }
 }
