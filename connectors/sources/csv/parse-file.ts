@@ -9,6 +9,7 @@ import type { SourceValue } from '../../../src/sdk/index.js';
 import type { FileRow } from '../_shared/emit.js';
 import { openText, readFailure, type InputFile, type ParseContext } from '../_shared/files.js';
 import { InvalidEncodingGuard } from '../_shared/invalid-encoding.js';
+import { readableOrEnded } from '../_shared/readable.js';
 import type { CsvOptions } from './options.js';
 
 /** How many mismatched rows per file are warned about one by one. */
@@ -115,7 +116,13 @@ export async function* parseCsvFile(file: InputFile, options: CsvOptions, contex
   let line = 0;
   let mismatched = 0;
   try {
-    for await (const values of parser as AsyncIterable<string[]>) {
+    for (;;) {
+      // Rows the parser has buffered are taken without a promise each; it is awaited only when it has none.
+      const values = parser.read() as string[] | null;
+      if (values === null) {
+        if (await readableOrEnded(parser)) break;
+        continue;
+      }
       signal.throwIfAborted();
       line = previousEnd + 1;
       previousEnd = line + lineBreaks(values);
