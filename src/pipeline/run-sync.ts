@@ -313,19 +313,33 @@ class SyncRun {
   }
 }
 
-/** The next unit, or undefined at the end. A source that throws something other than a FerryError failed its read. */
-async function nextUnit(units: AsyncIterator<Unit>, sync: string): Promise<Unit | undefined> {
+/**
+ * The next unit, or undefined at the end. A source that throws something
+ * other than a FerryError failed its read. One `then` rather than an async
+ * function around an `await`: it runs once per record.
+ */
+function nextUnit(units: AsyncIterator<Unit>, sync: string): Promise<Unit | undefined> {
+  let next: Promise<IteratorResult<Unit>>;
   try {
-    const next = await units.next();
-    return next.done ? undefined : next.value;
+    next = units.next();
   } catch (error) {
-    if (isFerryError(error)) throw error;
-    throw new FerryError('FERRY_SOURCE_READ_FAILED', `the source of sync "${sync}" failed while being read: ${error instanceof Error ? error.message : String(error)}`, {
-      cause: error,
-      where: `sync ${sync}`,
-      hint: 'see the cause; the next run resumes from the last checkpoint',
-    });
+    return Promise.reject(readFailure(error, sync));
   }
+  return next.then(
+    (result) => (result.done ? undefined : result.value),
+    (error: unknown) => {
+      throw readFailure(error, sync);
+    },
+  );
+}
+
+function readFailure(error: unknown, sync: string): unknown {
+  if (isFerryError(error)) return error;
+  return new FerryError('FERRY_SOURCE_READ_FAILED', `the source of sync "${sync}" failed while being read: ${error instanceof Error ? error.message : String(error)}`, {
+    cause: error,
+    where: `sync ${sync}`,
+    hint: 'see the cause; the next run resumes from the last checkpoint',
+  });
 }
 
 /** The primary key the source declares for its stream (`keys()` of the source definition). */
