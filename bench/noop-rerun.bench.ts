@@ -27,6 +27,7 @@ import type * as MappingModule from '../src/mapping/index.js';
 import type * as SinkModule from '../src/sink/index.js';
 import type { SinkService } from '../src/sink/index.js';
 import type * as HeapModule from '../src/runtime/heap.js';
+import { threadCpuMs } from './thread-cpu.js';
 
 // ferry is loaded from dist/ (the compiled JavaScript `ferry run` executes), as the push bench does
 // (bench/push/ferry-run.ts): tsx's transform adds work per call that a user never pays, and the
@@ -90,18 +91,7 @@ async function writeCsv(path: string, rows: number): Promise<void> {
   await new Promise<void>((r) => out.end(r));
 }
 
-/**
- * CPU seconds of the main thread alone (Linux: /proc), without the GC helper
- * and libuv threads that `process.cpuUsage()` adds in; NaN elsewhere.
- */
-function mainThreadCpu(): number {
-  try {
-    const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks of 10 ms
-  } catch {
-    return Number.NaN;
-  }
-}
+const mainThreadCpu = (): number => threadCpuMs() / 1000;
 
 /** Wall and CPU seconds of `fn` (CPU time is the steadier figure on a shared machine). */
 async function measure<T>(fn: () => Promise<T>): Promise<{ wall: number; cpu: number; mainCpu: number; value: T }> {

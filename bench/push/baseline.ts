@@ -9,6 +9,7 @@
 import { createReadStream } from 'node:fs';
 import { parse } from 'csv-parse';
 import { Pool } from 'undici';
+import { threadCpuMs } from '../thread-cpu.js';
 
 const [baseUrl, csvPath, concurrencyText] = process.argv.slice(2);
 const concurrency = Number(concurrencyText);
@@ -42,6 +43,7 @@ function body(d: Deal): string {
 
 const started = performance.now();
 const cpuBefore = process.cpuUsage();
+const mainBefore = threadCpuMs();
 let sent = 0;
 const inFlight = new Set<Promise<void>>();
 for await (const deal of createReadStream(csvPath!).pipe(parse({ columns: true }))) {
@@ -59,6 +61,7 @@ for await (const deal of createReadStream(csvPath!).pipe(parse({ columns: true }
 }
 await Promise.all(inFlight);
 const cpu = process.cpuUsage(cpuBefore);
+const mainCpuUs = (threadCpuMs() - mainBefore) * 1000;
 const seconds = (performance.now() - started) / 1000;
 await pool.close();
-console.log(JSON.stringify({ seconds, records: sent, cpuUs: cpu.user + cpu.system }));
+console.log(JSON.stringify({ seconds, records: sent, cpuUs: cpu.user + cpu.system, mainCpuUs }));

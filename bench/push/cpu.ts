@@ -21,7 +21,7 @@ const rows = Number(rowsText);
 const tsx = resolve(import.meta.dirname, '../../node_modules/tsx/dist/cli.mjs');
 const profileDir = process.env.BENCH_CPU_PROF;
 
-function child(script: string, args: (string | number)[]): { cpuUs: number } {
+function child(script: string, args: (string | number)[]): { cpuUs: number; mainCpuUs: number } {
   // In-process loader (not tsx's CLI, which runs the script in a child of its own) so the profile is the script's.
   const flags = [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [])];
   const runner = flags.length > 0 ? [...flags, '--import', 'tsx'] : [tsx];
@@ -29,7 +29,7 @@ function child(script: string, args: (string | number)[]): { cpuUs: number } {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  return JSON.parse(out.trim().split('\n').pop()!) as { cpuUs: number };
+  return JSON.parse(out.trim().split('\n').pop()!) as { cpuUs: number; mainCpuUs: number };
 }
 
 function getJson(url: string): Promise<{ stats: { written: number; firstWriteAt: number; lastWriteAt: number } }> {
@@ -67,6 +67,8 @@ try {
         ferryCpuUsPerRecord: perRecord(ferry.cpuUs),
         baselineCpuUsPerRecord: perRecord(baseline.cpuUs),
         cpuRatio: +(ferry.cpuUs / baseline.cpuUs).toFixed(2),
+        ferryMainUsPerRecord: perRecord(ferry.mainCpuUs),
+        baselineMainUsPerRecord: perRecord(baseline.mainCpuUs),
         ferryRate: Math.round(ferryRate),
         baselineRate: Math.round(baselineRate),
         rateRatio: +(ferryRate / baselineRate).toFixed(3),

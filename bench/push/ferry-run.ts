@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { writeDealsConfig } from './deals.js';
+import { threadCpuMs } from '../thread-cpu.js';
 import type * as RunProjectModule from '../../src/pipeline/run-project.js';
 import type * as HeapModule from '../../src/runtime/heap.js';
 
@@ -44,9 +45,11 @@ const sampler = setInterval(() => {
 }, 25);
 const started = performance.now();
 const cpuBefore = process.cpuUsage();
+const mainBefore = threadCpuMs();
 const [summary] = await runProject({ configFile, syncNames: [], logger: pino({ level: process.env.BENCH_LOG ?? 'silent' }) });
 const cpu = process.cpuUsage(cpuBefore);
+const mainCpuUs = (threadCpuMs() - mainBefore) * 1000;
 const seconds = (performance.now() - started) / 1000;
 clearInterval(sampler);
 if (!stateDir) rmSync(dir, { recursive: true, force: true });
-console.log(JSON.stringify({ seconds, counts: summary?.counts, status: summary?.status, error: summary?.error, peakRssMb: peakRss / 1024 / 1024, cpuUs: cpu.user + cpu.system, startRssMb: startRss / 1024 / 1024, peakHeapTotalMb: peakHeap / 1024 / 1024 }));
+console.log(JSON.stringify({ seconds, counts: summary?.counts, status: summary?.status, error: summary?.error, peakRssMb: peakRss / 1024 / 1024, cpuUs: cpu.user + cpu.system, mainCpuUs, startRssMb: startRss / 1024 / 1024, peakHeapTotalMb: peakHeap / 1024 / 1024 }));

@@ -10,7 +10,8 @@
  * pauses, and the main thread's run-queue wait.
  */
 import { subscribe } from 'node:diagnostics_channel';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { threadRunQueueMs as runQueueWaitMs } from '../thread-cpu.js';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { Parser } from 'csv-parse';
 import { Pusher } from '../../src/sink/pusher.js';
@@ -122,14 +123,6 @@ function concurrencyOf(pusher: Pusher): number {
 
 const epochNow = (): number => performance.timeOrigin + performance.now();
 
-/** Time this process's main thread spent runnable but waiting for a CPU (Linux schedstat), ms. */
-export function runQueueWaitMs(): number {
-  try {
-    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[1]) / 1e6;
-  } catch {
-    return Number.NaN;
-  }
-}
 
 interface CallTimes {
   n: number;

@@ -13,11 +13,11 @@
  * validates bodies the way the real service does: that is the emulator's job.
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { seededRandom } from '../../src/emulator/faults.js';
+import { threadRunQueueMs as runQueueWaitMs } from '../thread-cpu.js';
 
 export type StandInMode =
   | { kind: 'instant' }
@@ -58,14 +58,6 @@ export interface StandInTimeline {
 
 const epochNow = (): number => performance.timeOrigin + performance.now();
 
-/** Ms this thread was runnable but waiting for a CPU (Linux schedstat; NaN elsewhere). */
-function runQueueWaitMs(): number {
-  try {
-    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[1]) / 1e6;
-  } catch {
-    return Number.NaN;
-  }
-}
 
 interface Stored {
   body: string;
