@@ -18,14 +18,25 @@ export const DEFAULT_HEAP_GROWING_PERCENT = 50;
  * (`--heap-growing-percent` in the command line or NODE_OPTIONS).
  * `FERRY_HEAP_GROWING_PERCENT` overrides the default; 0 leaves V8's own
  * heuristics. Returns the percentage in effect, or undefined when left alone.
+ *
+ * Also turns V8's allocation-site pretenuring off (unless the command line
+ * says otherwise). A run holds each batch of records for a moment, long
+ * enough that most of them are alive at a young-generation collection; V8
+ * then decides that the sites allocating records, their values and their
+ * units make long-lived objects and allocates them straight in the old
+ * generation. Every record then became old-generation garbage: on a no-op
+ * re-run of 200k CSV rows the collector ran a full collection every 150 ms
+ * and took about a fifth of the CPU, and the run used some 30 % more CPU
+ * than with pretenuring off.
  */
 export function applyHeapDefaults(
   env: NodeJS.ProcessEnv = process.env,
   execArgv: readonly string[] = process.execArgv,
   setFlags: (flags: string) => void = setFlagsFromString,
 ): number | undefined {
-  const given = [...execArgv, env.NODE_OPTIONS ?? ''].some((arg) => /--heap[-_]growing[-_]percent/.test(arg));
-  if (given) return undefined;
+  const given = (flag: RegExp): boolean => [...execArgv, env.NODE_OPTIONS ?? ''].some((arg) => flag.test(arg));
+  if (!given(/--(no[-_])?allocation[-_]site[-_]pretenuring/)) setFlags('--no-allocation-site-pretenuring');
+  if (given(/--heap[-_]growing[-_]percent/)) return undefined;
   const wanted = env.FERRY_HEAP_GROWING_PERCENT === undefined || env.FERRY_HEAP_GROWING_PERCENT === '' ? DEFAULT_HEAP_GROWING_PERCENT : Number(env.FERRY_HEAP_GROWING_PERCENT);
   if (!Number.isInteger(wanted) || wanted <= 0) return undefined;
   setFlags(`--heap-growing-percent=${wanted}`);
