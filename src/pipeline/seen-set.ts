@@ -51,9 +51,9 @@ export class SeenSet {
     }
     const spill = this.spilled;
     if (!spill) return true; // closed: the run is over, nothing asks any more
-    if (spill.pending.has(id)) return false;
-    // Adding first is safe: an id already in the file has its bits set anyway.
-    if (spill.bloom.addAndTell(id) && spill.lookup.get(id) !== undefined) return false;
+    // Adding first is safe: an id already in the file or in pending has its bits set anyway, so a
+    // "certainly new" answer needs no look at either (the common case: one hash, one Set add).
+    if (spill.bloom.addAndTell(id) && (spill.pending.has(id) || spill.lookup.get(id) !== undefined)) return false;
     spill.pending.add(id);
     if (spill.pending.size >= BATCH) this.write(spill);
     return true;

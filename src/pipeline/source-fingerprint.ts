@@ -126,7 +126,8 @@ export class SourceFingerprinter {
         this.target.evolver?.objectTypeId ?? null,
         fieldTypes ? [...fieldTypes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : null,
       ];
-      this.identityPrint = createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+      // Base64: hashed again with every record, and a shorter prefix is fewer bytes to hash each time.
+      this.identityPrint = createHash('sha256').update(JSON.stringify(parts)).digest('base64');
       this.identityFieldCount = count;
     }
     return this.identityPrint;
