@@ -39,7 +39,7 @@ describe('ferry connector new', () => {
     // The package's own test run, as `npm test` would start it.
     const tests = await node([join(pkg, 'node_modules/.bin/vitest'), 'run', '--reporter=verbose'], pkg);
     expect(tests.code, `${tests.stdout}\n${tests.stderr}`).toBe(0);
-    expect(tests.stdout).toMatch(/Tests\s+13 passed/);
+    expect(tests.stdout).toMatch(/Tests\s+14 passed/);
     expect(tests.stdout).toMatch(/resumes an interrupted read/);
 
     // A second scaffold into the same folder is refused rather than overwriting the author's work.
