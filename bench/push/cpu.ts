@@ -8,13 +8,12 @@
  * BENCH_CPU_PROF=dir writes a `--cpu-prof` profile of each child into dir;
  * BENCH_NODE_FLAGS adds other node flags (`--heap-prof --heap-prof-dir=...`).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { writeDealsCsv } from './deals.js';
+import { StandIn } from '../stand-in/client.js';
 
 const [rowsText = '20000', roundsText = '2', concurrencyText = '16'] = process.argv.slice(2);
 const rows = Number(rowsText);
@@ -32,27 +31,14 @@ function child(script: string, args: (string | number)[]): { cpuUs: number; main
   return JSON.parse(out.trim().split('\n').pop()!) as { cpuUs: number; mainCpuUs: number };
 }
 
-function getJson(url: string): Promise<{ stats: { written: number; firstWriteAt: number; lastWriteAt: number } }> {
-  return new Promise((ok, fail) => {
-    get(url, { agent: false }, (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-      res.on('end', () => ok(JSON.parse(text)));
-    }).on('error', fail);
-  });
-}
-
 const dir = mkdtempSync(join(tmpdir(), 'ferry-push-cpu-'));
-const standIn = spawn(process.execPath, [tsx, resolve(import.meta.dirname, '../stand-in/main.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+const standIn = await StandIn.start();
 try {
-  const url = (await new Promise<string>((ok) => createInterface({ input: standIn.stdout }).once('line', ok))).trim();
+  const url = standIn.url;
   const csv = join(dir, 'deals.csv');
   await writeDealsCsv(csv, rows);
-  const rate = async () => {
-    const { stats } = await getJson(`${url}/__stand-in/stats`);
-    return (stats.written * 1000) / Math.max(1, stats.lastWriteAt - stats.firstWriteAt);
-  };
-  const reset = () => getJson(`${url}/__stand-in/mode?reset=1&json=${encodeURIComponent(JSON.stringify({ kind: 'instant' }))}`);
+  const rate = () => standIn.writeRate();
+  const reset = () => standIn.mode({ kind: 'instant' });
   for (let round = 1; round <= Number(roundsText); round++) {
     await reset();
     const ferry = child('ferry-run.ts', [url, csv, concurrencyText, 100_000]);
@@ -76,6 +62,6 @@ try {
     );
   }
 } finally {
-  standIn.kill('SIGTERM');
+  standIn.close();
   rmSync(dir, { recursive: true, force: true });
 }
