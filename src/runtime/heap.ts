@@ -15,7 +15,8 @@ export const DEFAULT_HEAP_GROWING_PERCENT = 50;
 
 /**
  * Sets the growth factor unless the process was started with its own
- * (`--heap-growing-percent` in the command line or NODE_OPTIONS).
+ * (`--heap-growing-percent` on node's command line; node refuses it in
+ * NODE_OPTIONS, which is looked at all the same).
  * `FERRY_HEAP_GROWING_PERCENT` overrides the default; 0 leaves V8's own
  * heuristics. Returns the percentage in effect, or undefined when left alone.
  *
