@@ -225,8 +225,42 @@ export interface SourceDefinition<Schema extends z.ZodType = z.ZodType> {
    * `partitions:` on a sync whose source does not declare it.
    */
   readonly partitionable?: boolean;
-  /** Records in source order; with `incremental`, ordered by cursor then key, starting after `after`. */
+  /**
+   * Records in source order; with `incremental`, ordered by cursor then key,
+   * starting after `after`. Its iterator may also offer
+   * {@link BufferedIterator.takeBuffered}, a way to hand over records it
+   * already holds without a promise each.
+   */
   read(ctx: ReadContext<z.output<Schema>>): AsyncIterable<SourceRecord>;
+}
+
+/**
+ * An async iterator that may also hand over, synchronously, what it already
+ * holds. ferry calls `next()` on a source's iterator per record otherwise,
+ * and every call costs promises and a trip through the microtask queue: on a
+ * re-run where every record is unchanged that is a large part of the run.
+ */
+export interface BufferedIterator<T> extends AsyncIterator<T> {
+  /**
+   * Optional: up to `max` of the items the iterator already holds (rows a
+   * parser has buffered, the rest of a fetched page), taken without waiting
+   * for anything; possibly none. Implement it when items arrive in buffers
+   * (a file parser, a paged API, a database cursor fetching many rows); an
+   * async generator cannot offer it, a hand-written iterator can.
+   *
+   * The contract:
+   * - The items are exactly those `next()` would have given, in the same
+   *   order: a caller may interleave both freely, and every item comes out
+   *   once, through one or the other.
+   * - It never blocks and never starts I/O it waits for: when nothing is at
+   *   hand it returns an empty array, and the caller then awaits `next()`
+   *   (which also reports the end of the items).
+   * - It is called only while no `next()` is pending.
+   * - A failure is thrown from it (as `next()` would reject with it),
+   *   preferably only once the items before the failure were handed over:
+   *   items taken and not returned are lost to the caller.
+   */
+  takeBuffered?(max: number): T[];
 }
 
 /** A batch a destination receives during a reverse export. */
