@@ -4,8 +4,8 @@
  */
 import { hash } from 'node:crypto';
 import { pipeline } from 'node:stream';
-import { parse } from 'csv-parse';
-import type { SourceValue } from '../../../src/sdk/index.js';
+import { parse, type Parser } from 'csv-parse';
+import type { BufferedIterator, SourceValue } from '../../../src/sdk/index.js';
 import type { FileRow } from '../_shared/emit.js';
 import { openText, readFailure, type InputFile, type ParseContext } from '../_shared/files.js';
 import { InvalidEncodingGuard } from '../_shared/invalid-encoding.js';
@@ -30,6 +30,11 @@ function castValue(text: string): SourceValue {
   if (text === 'true' || text === 'TRUE' || text === 'True') return true;
   if (text === 'false' || text === 'FALSE' || text === 'False') return false;
   return text;
+}
+
+function convert(raw: string, trim: boolean, cast: boolean): SourceValue {
+  const value = trim ? raw.trim() : raw;
+  return cast ? castValue(value) : value;
 }
 
 /** Line breaks inside a record's (quoted) values; `\r\n` counts once. */
@@ -78,99 +83,196 @@ export interface CsvFileRow extends FileRow {
  * (missing columns absent, surplus values under `_extra`) and, unless
  * `relaxColumnCount`, reported as repaired and warned about with file:line.
  * Bytes not valid in the encoding are handled as `onInvalidEncoding` says.
+ * Nothing is opened until the rows are first asked for.
  */
-export async function* parseCsvFile(file: InputFile, options: CsvOptions, context: ParseContext): AsyncGenerator<CsvFileRow> {
-  const { signal, logger } = context;
-  signal.throwIfAborted();
-  const parser = parse({
-    delimiter: options.delimiter,
-    quote: options.quote === false ? null : options.quote,
-    escape: options.escape ?? (options.quote === false ? null : options.quote),
-    // Column counts are checked here, so that a ragged row is kept rather than fatal.
-    relax_column_count: true,
-    relax_quotes: options.relaxQuotes,
-    // Blank lines come through as [''] and are skipped below, which keeps
-    // line counting exact without csv-parse's `info` (4x slower).
-    skip_empty_lines: false,
-    bom: true,
-  });
-  const encoding = new InvalidEncodingGuard({ ...context, file: file.relative, stream: options.path, encoding: options.encoding, mode: options.onInvalidEncoding });
-  const text = openText(file.absolute, { encoding: options.encoding, compression: options.compression, signal, check: encoding.check });
-  pipeline(text, parser, () => {
-    // Errors surface through the parser's iteration below.
-  });
+export function parseCsvFile(file: InputFile, options: CsvOptions, context: ParseContext): CsvFileRows {
+  return new CsvFileRows(file, options, context);
+}
 
-  let header = Array.isArray(options.header) ? normalizeHeader(options.header, options.trim) : undefined;
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
+/**
+ * One file's rows. A hand-written iterator rather than an async generator so
+ * that the rows csv-parse has already buffered can also be taken without a
+ * promise each ({@link takeBuffered}); `next()` and `takeBuffered()` share
+ * one synchronous step, {@link bufferedRow}.
+ */
+export class CsvFileRows implements AsyncIterableIterator<CsvFileRow>, BufferedIterator<CsvFileRow> {
+  private readonly file: InputFile;
+  private readonly options: CsvOptions;
+  private readonly context: ParseContext;
+  private parser: Parser | undefined;
+  private encoding: InvalidEncodingGuard | undefined;
+  private state: 'new' | 'reading' | 'done' = 'new';
+  /** A failure met by takeBuffered() after it had taken rows: thrown by the next call, so those rows are handed over first. */
+  private failure: { error: unknown } | undefined;
+  private header: string[] | undefined;
   // A record's data follows from the header and its values (and the options, which ferry hashes
   // alongside), so the header's digest and the values are its dataText: no object serialised.
-  let headerPrint = header === undefined ? '-' : printOf(header);
-  // Once per file, not per record.
-  const convert = (raw: string): SourceValue => {
-    const value = options.trim ? raw.trim() : raw;
-    return options.cast ? castValue(value) : value;
-  };
+  private headerPrint: string;
   // csv-parse's own line counter counts a CRLF inside quotes twice, so each
   // record starts on the line after the previous one ended, and ends after
   // the line breaks inside its own (quoted) values.
-  let previousEnd = 0;
-  let line = 0;
-  let mismatched = 0;
-  try {
-    for (;;) {
-      // Rows the parser has buffered are taken without a promise each; it is awaited only when it has none.
-      const values = parser.read() as string[] | null;
-      if (values === null) {
+  private previousEnd = 0;
+  private line = 0;
+  private mismatched = 0;
+
+  constructor(file: InputFile, options: CsvOptions, context: ParseContext) {
+    this.file = file;
+    this.options = options;
+    this.context = context;
+    this.header = Array.isArray(options.header) ? normalizeHeader(options.header, options.trim) : undefined;
+    this.headerPrint = this.header === undefined ? '-' : printOf(this.header);
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  async next(): Promise<IteratorResult<CsvFileRow>> {
+    if (this.failure) return this.rethrow();
+    if (this.state === 'done') return DONE;
+    try {
+      const parser = this.parser ?? this.start();
+      for (;;) {
+        // Rows the parser has buffered are taken without a promise each; it is awaited only when it has none.
+        const row = this.bufferedRow(parser);
+        if (row !== undefined) return { done: false, value: row };
         if (await readableOrEnded(parser)) break;
-        continue;
       }
-      signal.throwIfAborted();
-      line = previousEnd + 1;
-      previousEnd = line + lineBreaks(values);
-      encoding.before(previousEnd);
+      this.encoding!.finish();
+    } catch (error) {
+      throw this.fail(error);
+    }
+    this.close();
+    if (this.mismatched > WARN_EACH) {
+      this.context.logger.warn(
+        { file: this.file.relative, rows: this.mismatched },
+        `${this.file.relative}: ${this.mismatched} rows in all had a column count different from the header (set relaxColumnCount: true if that is expected)`,
+      );
+    }
+    return DONE;
+  }
+
+  /**
+   * Up to `max` of the rows the parser has already buffered, without
+   * waiting; none before the first next() (nothing is open yet), at the end,
+   * or while the parser waits for more text.
+   */
+  takeBuffered(max: number): CsvFileRow[] {
+    if (this.failure) return this.rethrow();
+    const rows: CsvFileRow[] = [];
+    const parser = this.parser;
+    if (this.state !== 'reading' || parser === undefined) return rows;
+    try {
+      while (rows.length < max) {
+        const row = this.bufferedRow(parser);
+        if (row === undefined) break;
+        rows.push(row);
+      }
+    } catch (error) {
+      const failure = this.fail(error);
+      if (rows.length === 0) throw failure;
+      this.failure = { error: failure };
+    }
+    return rows;
+  }
+
+  async return(): Promise<IteratorResult<CsvFileRow>> {
+    this.failure = undefined;
+    this.close();
+    return DONE;
+  }
+
+  private start(): Parser {
+    const { file, options, context } = this;
+    const { signal } = context;
+    signal.throwIfAborted();
+    const parser = parse({
+      delimiter: options.delimiter,
+      quote: options.quote === false ? null : options.quote,
+      escape: options.escape ?? (options.quote === false ? null : options.quote),
+      // Column counts are checked here, so that a ragged row is kept rather than fatal.
+      relax_column_count: true,
+      relax_quotes: options.relaxQuotes,
+      // Blank lines come through as [''] and are skipped below, which keeps
+      // line counting exact without csv-parse's `info` (4x slower).
+      skip_empty_lines: false,
+      bom: true,
+    });
+    const encoding = new InvalidEncodingGuard({ ...context, file: file.relative, stream: options.path, encoding: options.encoding, mode: options.onInvalidEncoding });
+    const text = openText(file.absolute, { encoding: options.encoding, compression: options.compression, signal, check: encoding.check });
+    pipeline(text, parser, () => {
+      // Errors surface through the parser's iteration (readableOrEnded).
+    });
+    this.parser = parser;
+    this.encoding = encoding;
+    this.state = 'reading';
+    return parser;
+  }
+
+  /** The next row among those the parser has buffered (header and skipped blank lines consumed on the way), or undefined when it has none. Throws as the read would. */
+  private bufferedRow(parser: Parser): CsvFileRow | undefined {
+    const { options, context, file } = this;
+    for (;;) {
+      const values = parser.read() as string[] | null;
+      if (values === null) return undefined;
+      context.signal.throwIfAborted();
+      const line = (this.line = this.previousEnd + 1);
+      this.previousEnd = line + lineBreaks(values);
+      this.encoding!.before(this.previousEnd);
       if (options.skipEmptyLines && values.length === 1 && values[0] === '') continue;
 
-      if (header === undefined) {
-        if (options.header === true) {
-          header = normalizeHeader(values, options.trim);
-          headerPrint = printOf(header);
-          continue;
-        }
+      if (this.header === undefined && options.header === true) {
+        this.header = normalizeHeader(values, options.trim);
+        this.headerPrint = printOf(this.header);
+        continue;
       }
-      const columns = header ?? values.map((_, index) => `column_${index + 1}`);
+      const columns = this.header ?? values.map((_, index) => `column_${index + 1}`);
       const data: Record<string, SourceValue> = {};
       const shared = Math.min(columns.length, values.length);
-      for (let index = 0; index < shared; index += 1) data[columns[index]!] = convert(values[index]!);
-      if (values.length > columns.length) data._extra = values.slice(columns.length).map(convert);
-      if (values.length !== columns.length && !options.relaxColumnCount) {
-        mismatched += 1;
-        context.reportSkipped?.({
-          action: 'repaired',
-          origin: { stream: options.path, file: file.relative, line },
-          reason: `${values.length} columns where the header has ${columns.length}`,
-        });
-        if (mismatched <= WARN_EACH) {
-          logger.warn(
-            { file: file.relative, line, expected: columns.length, found: values.length },
-            `${file.relative}:${line}: ${values.length} columns where the header has ${columns.length}; row kept` +
-              (values.length > columns.length ? ' with the surplus under _extra' : ' with the missing columns empty'),
-          );
-        }
-      }
+      const { trim, cast } = options;
+      for (let index = 0; index < shared; index += 1) data[columns[index]!] = convert(values[index]!, trim, cast);
+      if (values.length > columns.length) data._extra = values.slice(columns.length).map((value) => convert(value, trim, cast));
+      if (values.length !== columns.length && !options.relaxColumnCount) this.reportMismatch(line, columns.length, values.length);
       const row: CsvFileRow = { data, file: file.relative, line, columns };
       const text = valuesText(values);
-      if (text !== undefined) row.dataText = headerPrint + text;
-      yield row;
+      if (text !== undefined) row.dataText = this.headerPrint + text;
+      return row;
     }
-    encoding.finish();
-  } catch (error) {
-    throw readFailure(error, `${file.relative}:${line + 1}`, context.syncName, signal);
-  } finally {
-    parser.destroy();
   }
-  if (mismatched > WARN_EACH) {
-    logger.warn(
-      { file: file.relative, rows: mismatched },
-      `${file.relative}: ${mismatched} rows in all had a column count different from the header (set relaxColumnCount: true if that is expected)`,
-    );
+
+  private reportMismatch(line: number, expected: number, found: number): void {
+    const { file, options, context } = this;
+    this.mismatched += 1;
+    context.reportSkipped?.({
+      action: 'repaired',
+      origin: { stream: options.path, file: file.relative, line },
+      reason: `${found} columns where the header has ${expected}`,
+    });
+    if (this.mismatched <= WARN_EACH) {
+      context.logger.warn(
+        { file: file.relative, line, expected, found },
+        `${file.relative}:${line}: ${found} columns where the header has ${expected}; row kept` +
+          (found > expected ? ' with the surplus under _extra' : ' with the missing columns empty'),
+      );
+    }
+  }
+
+  /** Ends the read after `error`, and gives what to throw for it. */
+  private fail(error: unknown): unknown {
+    this.close();
+    return readFailure(error, `${this.file.relative}:${this.line + 1}`, this.context.syncName, this.context.signal);
+  }
+
+  private rethrow(): never {
+    const { error } = this.failure!;
+    this.failure = undefined;
+    throw error;
+  }
+
+  private close(): void {
+    this.state = 'done';
+    this.parser?.destroy();
   }
 }
