@@ -3,7 +3,7 @@
  * the files `path` names, in this run's partition, parsed and emitted as
  * records. Only the parser differs.
  */
-import { inPartition, type ReadContext, type SourceRecord } from '../../../src/sdk/index.js';
+import { inPartition, type BufferedIterator, type ReadContext, type SourceRecord } from '../../../src/sdk/index.js';
 import { recordEmitter, type FileRow } from './emit.js';
 import { assertReadable, resolveFiles, toKeyList, type InputFile, type ParseContext } from './files.js';
 
@@ -42,17 +42,19 @@ export function readFileSource<Options extends FileSourceOptions>(
  * iterator that steps each file's rows directly rather than an async
  * generator around them: a generator stage costs a few promises and objects
  * per record, and a re-run of unchanged records is bound by exactly that.
+ * For the same reason it passes on the rows a file's parser already holds
+ * (takeBuffered) when the parser offers them.
  */
-class FileRecords implements AsyncIterableIterator<SourceRecord> {
+class FileRecords implements AsyncIterableIterator<SourceRecord>, BufferedIterator<SourceRecord> {
   private files: InputFile[] | undefined;
   private index = 0;
-  private rows: AsyncIterator<FileRow> | undefined;
+  private rows: BufferedIterator<FileRow> | undefined;
   private ended = false;
 
   constructor(
     private readonly listFiles: () => Promise<InputFile[]>,
     /** The file's rows, or undefined when it is not this partition's. */
-    private readonly open: (file: InputFile) => AsyncIterator<FileRow> | undefined,
+    private readonly open: (file: InputFile) => BufferedIterator<FileRow> | undefined,
     private readonly emit: (row: FileRow) => SourceRecord | undefined,
   ) {}
 
@@ -62,6 +64,27 @@ class FileRecords implements AsyncIterableIterator<SourceRecord> {
 
   next(): Promise<IteratorResult<SourceRecord>> {
     return this.rows ? this.rows.next().then(this.step) : this.nextFile();
+  }
+
+  /**
+   * The records of the rows the current file's parser holds, up to `max`;
+   * none between files (next() opens the next one) or when the parser does
+   * not offer its rows. Rows an incremental read drops are taken again, in
+   * one take at a time, so that a failure never loses records already
+   * taken.
+   */
+  takeBuffered(max: number): SourceRecord[] {
+    const records: SourceRecord[] = [];
+    const rows = this.rows;
+    if (rows?.takeBuffered === undefined) return records;
+    for (;;) {
+      const taken = rows.takeBuffered(max);
+      for (const row of taken) {
+        const record = this.emit(row);
+        if (record !== undefined) records.push(record);
+      }
+      if (records.length > 0 || taken.length === 0) return records;
+    }
   }
 
   async return(): Promise<IteratorResult<SourceRecord>> {
