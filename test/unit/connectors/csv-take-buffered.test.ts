@@ -99,7 +99,7 @@ describe('csv takeBuffered', () => {
     // The fixture has what it should: lines past blank and multi-line records, ragged rows reported.
     const byId = new Map(plain.records.map((r) => [r.data.id, r]));
     expect(byId.get('a11')?.data.note).toBe('two\nlines and a "quote"');
-    expect(byId.get('a12')?.origin.line).toBe(byId.get('a11')!.origin.line + 2);
+    expect(byId.get('a12')?.origin.line).toBe(byId.get('a11')!.origin.line! + 2);
     expect(byId.get('a3')?.data._extra).toEqual(['surplus']);
     expect(byId.get('b0')?.data.remark).toBe('note 0');
     expect(plain.captured.skipped!.filter((s) => s.action === 'repaired').length).toBeGreaterThan(50);
