@@ -12,7 +12,7 @@
  */
 import type { Logger } from 'pino';
 import { FerryError, isFerryError } from '../sdk/errors.js';
-import type { CursorPosition, ReadPartition } from '../sdk/types.js';
+import type { BufferedIterator, CursorPosition, ReadPartition } from '../sdk/types.js';
 import { Pusher } from '../sink/index.js';
 import type { SchemaChange, SinkService } from '../sink/index.js';
 import type { RunCounts, StateStore } from '../state/index.js';
@@ -165,6 +165,7 @@ class SyncRun {
   private async pushAll(): Promise<void> {
     const units = this.openUnits();
     const next = () => nextUnit(units, this.prepared.sync.name);
+    const take = bufferedUnits(units, this.prepared.sync.name);
     const target = await setUpTarget(this.prepared, next, { service: this.deps.service, dryRun: this.dryRun, log: this.log });
     this.changes = target.changes;
     this.sourceId = target.sourceId;
@@ -193,21 +194,33 @@ class SyncRun {
       for (let i = 0; i < target.sampled.length && !this.stop.stopping; i += UNIT_BATCH) {
         await processor.processBatch(target.sampled.slice(i, i + UNIT_BATCH));
       }
-      await this.processRest(processor, next);
+      await this.processRest(processor, next, take);
     } finally {
       if (!this.readComplete) await units.return?.();
     }
     await processor.drain();
   }
 
-  /** Reads and processes the rest of the source, a batch at a time, until it ends or the run stops. */
-  private async processRest(processor: UnitProcessor, next: () => Promise<Unit | undefined>): Promise<void> {
+  /**
+   * Reads and processes the rest of the source, a batch at a time, until it
+   * ends or the run stops. Units the source already holds are taken first
+   * (`take`, when it offers them), without a promise each; `next()` waits
+   * for more, or finds the end.
+   */
+  private async processRest(processor: UnitProcessor, next: () => Promise<Unit | undefined>, take: ((max: number) => Unit[]) | undefined): Promise<void> {
     while (!this.stop.stopping) {
       const batch: Unit[] = [];
       let ended = false;
       while (!ended && batch.length < UNIT_BATCH) {
         const turn = this.slices.due();
         if (turn) await turn;
+        if (take) {
+          const taken = take(UNIT_BATCH - batch.length);
+          if (taken.length > 0) {
+            for (const unit of taken) batch.push(unit);
+            continue;
+          }
+        }
         const unit = await next();
         if (unit === undefined) ended = true;
         else batch.push(unit);
@@ -221,7 +234,7 @@ class SyncRun {
     }
   }
 
-  private openUnits(): AsyncIterator<Unit> {
+  private openUnits(): BufferedIterator<Unit> {
     if (this.options.replay) return this.options.replay[Symbol.asyncIterator]();
     const { prepared, storedCursor } = this;
     const { sync } = prepared;
@@ -331,6 +344,23 @@ function nextUnit(units: AsyncIterator<Unit>, sync: string): Promise<Unit | unde
       throw readFailure(error, sync);
     },
   );
+}
+
+/**
+ * The units the source already holds, taken synchronously (up to `max`,
+ * possibly none), when its iterator offers that; failures as nextUnit
+ * reports them.
+ */
+function bufferedUnits(units: BufferedIterator<Unit>, sync: string): ((max: number) => Unit[]) | undefined {
+  if (typeof units.takeBuffered !== 'function') return undefined;
+  const take = units.takeBuffered.bind(units);
+  return (max) => {
+    try {
+      return take(max);
+    } catch (error) {
+      throw readFailure(error, sync);
+    }
+  };
 }
 
 function readFailure(error: unknown, sync: string): unknown {

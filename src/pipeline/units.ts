@@ -6,7 +6,7 @@
 import { canonicalJson, groupKeyOf, groupRecords } from '../mapping/index.js';
 import { compareCursorValues } from '../sdk/cursor.js';
 import { formatOrigin } from '../sdk/origin.js';
-import type { CursorPosition, RecordOrigin, SourceData, SourceRecord } from '../sdk/types.js';
+import type { BufferedIterator, CursorPosition, RecordOrigin, SourceData, SourceRecord } from '../sdk/types.js';
 
 export interface Unit {
   /** What the mapping evaluates against: the record's data, or `{ key, records }`. */
@@ -47,7 +47,10 @@ function unitOf(record: SourceRecord, primaryKey: readonly string[] | undefined)
   return unit;
 }
 
-/** Turn a record stream into units, grouping when asked. */
+/**
+ * Turn a record stream into units, grouping when asked. Ungrouped, the
+ * units' iterator offers takeBuffered when the source's does.
+ */
 export function toUnits(
   records: AsyncIterable<SourceRecord>,
   options: { groupBy?: string | string[]; sortedByGroup?: boolean; primaryKey?: readonly string[] },
@@ -56,17 +59,27 @@ export function toUnits(
   const { primaryKey } = options;
   // One record, one unit: a mapped iterator rather than a generator stage, which costs a few promises per record.
   return {
-    [Symbol.asyncIterator](): AsyncIterator<Unit> {
-      const inner = records[Symbol.asyncIterator]();
+    [Symbol.asyncIterator](): BufferedIterator<Unit> {
+      const inner: BufferedIterator<SourceRecord> = records[Symbol.asyncIterator]();
       const step = (result: IteratorResult<SourceRecord>): IteratorResult<Unit> =>
         result.done ? { done: true, value: undefined } : { done: false, value: unitOf(result.value, primaryKey) };
-      return {
+      const units: BufferedIterator<Unit> = {
         next: () => inner.next().then(step),
         return: async () => {
           await inner.return?.();
           return { done: true, value: undefined };
         },
       };
+      if (typeof inner.takeBuffered === 'function') {
+        const take = inner.takeBuffered.bind(inner);
+        units.takeBuffered = (max) => {
+          const taken = take(max);
+          const mapped = new Array<Unit>(taken.length);
+          for (let i = 0; i < taken.length; i++) mapped[i] = unitOf(taken[i]!, primaryKey);
+          return mapped;
+        };
+      }
+      return units;
     },
   };
 }
