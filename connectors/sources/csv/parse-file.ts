@@ -89,8 +89,6 @@ export function parseCsvFile(file: InputFile, options: CsvOptions, context: Pars
   return new CsvFileRows(file, options, context);
 }
 
-const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
-
 /**
  * One file's rows. A hand-written iterator rather than an async generator so
  * that the rows csv-parse has already buffered can also be taken without a
@@ -131,7 +129,7 @@ export class CsvFileRows implements AsyncIterableIterator<CsvFileRow>, BufferedI
 
   async next(): Promise<IteratorResult<CsvFileRow>> {
     if (this.failure) return this.rethrow();
-    if (this.state === 'done') return DONE;
+    if (this.state === 'done') return { done: true, value: undefined };
     try {
       const parser = this.parser ?? this.start();
       for (;;) {
@@ -151,7 +149,7 @@ export class CsvFileRows implements AsyncIterableIterator<CsvFileRow>, BufferedI
         `${this.file.relative}: ${this.mismatched} rows in all had a column count different from the header (set relaxColumnCount: true if that is expected)`,
       );
     }
-    return DONE;
+    return { done: true, value: undefined };
   }
 
   /**
@@ -181,7 +179,7 @@ export class CsvFileRows implements AsyncIterableIterator<CsvFileRow>, BufferedI
   async return(): Promise<IteratorResult<CsvFileRow>> {
     this.failure = undefined;
     this.close();
-    return DONE;
+    return { done: true, value: undefined };
   }
 
   private start(): Parser {
