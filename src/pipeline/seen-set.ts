@@ -1,8 +1,9 @@
 /**
  * The remote ids one read saw: for `deletes: mirror` after a complete read,
- * and for duplicate ids within a read. Small sets stay in memory; past a
- * threshold the ids move to a temporary SQLite file, so a 10-million-record
- * sync keeps its memory flat.
+ * and for duplicate ids within a read. Up to a memory budget the ids stay in
+ * a {@link CompactIdSet} (a few hundred thousand ids of ten characters); past it they
+ * move to a temporary SQLite file, so a 10-million-record sync keeps its
+ * memory flat.
  *
  * Once spilled, new ids wait in a small in-memory batch and are written a
  * batch at a time (one statement per batch), and a fixed-size Bloom filter
@@ -15,9 +16,14 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 import { BloomFilter } from './bloom-filter.js';
+import { CompactIdSet } from './compact-id-set.js';
 
-/** Ids kept in memory before spilling (a few MB at most; a larger run's memory stays where this one's is). */
-const IN_MEMORY_LIMIT = 20_000;
+/**
+ * Memory the ids may take before spilling. About what the spilled form
+ * itself holds (a 2 MiB Bloom filter, SQLite's page cache, a pending batch)
+ * times four: a larger run's memory stays where this one's is.
+ */
+const IN_MEMORY_BYTES = 16 * 1024 * 1024;
 const BATCH = 5_000;
 
 interface Spill {
@@ -30,11 +36,23 @@ interface Spill {
   lookup: Statement<[string], number>;
 }
 
-export class SeenSet {
-  private memory: Set<string> | undefined = new Set();
-  private spilled: Spill | undefined;
+export interface SeenSetLimits {
+  /** Bytes the in-memory ids may take (default 16 MiB). */
+  bytes?: number;
+  /** Ids kept in memory at most (no limit by default; tests spill early with it). */
+  ids?: number;
+}
 
-  constructor(private readonly limit = IN_MEMORY_LIMIT) {}
+export class SeenSet {
+  private memory: CompactIdSet | undefined = new CompactIdSet();
+  private spilled: Spill | undefined;
+  private readonly maxBytes: number;
+  private readonly maxIds: number;
+
+  constructor(limits: SeenSetLimits = {}) {
+    this.maxBytes = limits.bytes ?? IN_MEMORY_BYTES;
+    this.maxIds = limits.ids ?? Number.POSITIVE_INFINITY;
+  }
 
   add(id: string): void {
     this.addNew(id);
@@ -44,9 +62,8 @@ export class SeenSet {
   addNew(id: string): boolean {
     const memory = this.memory;
     if (memory) {
-      if (memory.has(id)) return false;
-      memory.add(id);
-      if (memory.size > this.limit) this.spill(memory);
+      if (!memory.addNew(id)) return false;
+      if (memory.bytes > this.maxBytes || memory.size > this.maxIds) this.spill(memory);
       return true;
     }
     const spill = this.spilled;
@@ -75,7 +92,7 @@ export class SeenSet {
     rmSync(spill.dir, { recursive: true, force: true });
   }
 
-  private spill(memory: Set<string>): void {
+  private spill(memory: CompactIdSet): void {
     const dir = mkdtempSync(join(tmpdir(), 'ferry-seen-'));
     const db = new Database(join(dir, 'seen.db'));
     db.pragma('journal_mode = OFF');
@@ -92,8 +109,12 @@ export class SeenSet {
     };
     this.spilled = spill;
     this.memory = undefined;
-    for (const id of memory) spill.bloom.add(id);
-    insert(spill, memory);
+    for (const id of memory.ids()) {
+      spill.bloom.add(id);
+      spill.pending.add(id);
+      if (spill.pending.size >= BATCH) this.write(spill);
+    }
+    this.write(spill);
   }
 
   private write(spill: Spill): void {

@@ -5,7 +5,7 @@ import { SeenSet } from '../../../src/pipeline/seen-set.js';
 
 describe('SeenSet.addNew', () => {
   it('tells new ids from repeats, in memory and after spilling to disk', () => {
-    const set = new SeenSet(10);
+    const set = new SeenSet({ ids: 10 });
     const answers: boolean[] = [];
     for (let i = 0; i < 30; i++) answers.push(set.addNew(`id-${i % 20}`));
     expect(answers).toEqual([...Array.from({ length: 20 }, () => true), ...Array.from({ length: 10 }, () => false)]);
@@ -33,7 +33,7 @@ describe('DuplicateIds', () => {
 
 describe('SeenSet after spilling', () => {
   it('knows every id it was given, and no other, whatever the characters (lone surrogates, quotes, non-ASCII)', () => {
-    const set = new SeenSet(3);
+    const set = new SeenSet({ ids: 3 });
     const odd = ['plain', 'quote"d', 'back\\slash', 'ünïcödé', '\ud800lone', 'x\udfff', 'emoji 🚀', 'nul\u0000byte', 'line\nbreak'];
     const many = Array.from({ length: 12_000 }, (_, i) => `id-${i}`);
     for (const id of [...odd, ...many]) expect(set.addNew(id)).toBe(true);
@@ -42,6 +42,19 @@ describe('SeenSet after spilling', () => {
       expect(set.addNew(id)).toBe(false);
     }
     for (const id of ['id-12000', 'Plain', '']) expect(set.has(id)).toBe(false);
+    set.close();
+  });
+});
+
+describe('SeenSet past its memory budget', () => {
+  it('spills by bytes and still answers every id exactly, in memory and after', () => {
+    const set = new SeenSet({ bytes: 64 * 1024 });
+    const ids = Array.from({ length: 20_000 }, (_, i) => `order-${i}-${'x'.repeat(i % 7)}`);
+    for (const id of ids.slice(0, 100)) expect(set.addNew(id)).toBe(true);
+    expect(set.addNew(ids[50]!)).toBe(false); // still in memory
+    for (const id of ids.slice(100)) expect(set.addNew(id)).toBe(true);
+    for (const id of ids) expect(set.addNew(id)).toBe(false);
+    expect(set.has('order-20000-')).toBe(false);
     set.close();
   });
 });

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { CompactIdSet } from '../../../src/pipeline/compact-id-set.js';
+
+describe('CompactIdSet', () => {
+  it('answers exactly whatever the characters: empty, lone surrogates, astral, NUL, long', () => {
+    const odd = ['', 'plain', 'ünïcödé', '\ud800lone', 'x\udfff', 'emoji 🚀', 'nul\u0000byte', 'line\nbreak', 'y'.repeat(10_000)];
+    const set = new CompactIdSet();
+    for (const id of odd) expect(set.addNew(id)).toBe(true);
+    for (const id of odd) {
+      expect(set.has(id)).toBe(true);
+      expect(set.addNew(id)).toBe(false);
+    }
+    for (const id of ['Plain', 'plai', 'plainn', '\ud800', 'y'.repeat(9_999), 'nul\u0001byte']) expect(set.has(id)).toBe(false);
+    expect(set.size).toBe(odd.length);
+    expect([...set.ids()]).toEqual(odd);
+  });
+
+  it('keeps every id through its arrays growing and its table rehashing', () => {
+    const set = new CompactIdSet();
+    const ids = Array.from({ length: 50_000 }, (_, i) => `D${i}`);
+    let grewTo = set.bytes;
+    for (const id of ids) expect(set.addNew(id)).toBe(true);
+    grewTo = set.bytes - grewTo;
+    expect(grewTo).toBeGreaterThan(0);
+    for (const id of ids) expect(set.has(id)).toBe(true);
+    // Ids that share a prefix and length with those held (probing runs over neighbours in the table).
+    for (let i = 50_000; i < 60_000; i++) expect(set.has(`D${i}`)).toBe(false);
+    expect([...set.ids()]).toEqual(ids);
+  });
+
+  it('takes a few bytes per id, outside the JS heap (a Set<string> of the same ids takes about 50)', () => {
+    const set = new CompactIdSet();
+    for (let i = 0; i < 100_000; i++) set.addNew(`D${i}`);
+    // 2 bytes per code unit (~6), plus start, hash and at most two table slots of 4 bytes, with power-of-two growth.
+    expect(set.bytes / set.size).toBeLessThan(2 * (2 * 6 + 16));
+  });
+});
