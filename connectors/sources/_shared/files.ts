@@ -153,29 +153,48 @@ export function sampling(ctx: { signal: AbortSignal; syncName: string }): ParseC
   return { signal: ctx.signal, syncName: ctx.syncName, logger: SILENT };
 }
 
+/** One line of text, numbered from 1, without its line break. */
+export interface TextLine {
+  line: number;
+  text: string;
+}
+
 /**
- * Split a text stream into lines, numbered from 1; `\r\n`, `\n` and a final
- * line without a newline all work.
+ * Splits text pushed chunk by chunk into lines, numbered from 1; `\r\n`,
+ * `\n` and a final line without a newline all work. Lines are taken one at
+ * a time and synchronously, so a parser can drain what it holds without a
+ * promise per line.
  */
-export async function* readLines(text: AsyncIterable<string | Buffer>): AsyncGenerator<{ line: number; text: string }> {
-  let carry = '';
-  let line = 0;
-  for await (const chunk of text) {
-    const data = carry + (typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
-    let start = 0;
-    let newline = data.indexOf('\n', start);
-    while (newline !== -1) {
-      line += 1;
-      const end = newline > start && data.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
-      yield { line, text: data.slice(start, end) };
-      start = newline + 1;
-      newline = data.indexOf('\n', start);
-    }
-    carry = data.slice(start);
+export class LineSplitter {
+  private data = '';
+  private start = 0;
+  private line = 0;
+  private ended = false;
+
+  /** Add the next chunk; call only once {@link take} has returned undefined. */
+  push(chunk: string | Buffer): void {
+    const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+    this.data = this.start < this.data.length ? this.data.slice(this.start) + text : text;
+    this.start = 0;
   }
-  if (carry.length > 0) {
-    line += 1;
-    yield { line, text: carry.endsWith('\r') ? carry.slice(0, -1) : carry };
+
+  /** No more chunks: the text after the last line break is a last line. */
+  end(): void {
+    this.ended = true;
+  }
+
+  /** The next whole line, or undefined when the text pushed so far holds none. */
+  take(): TextLine | undefined {
+    const { data, start } = this;
+    const newline = data.indexOf('\n', start);
+    if (newline === -1) {
+      if (!this.ended || start >= data.length) return undefined;
+      this.start = data.length;
+      return { line: ++this.line, text: data.endsWith('\r') ? data.slice(start, -1) : data.slice(start) };
+    }
+    this.start = newline + 1;
+    const end = newline > start && data.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
+    return { line: ++this.line, text: data.slice(start, end) };
   }
 }
 

@@ -1,11 +1,13 @@
 /**
  * Stream one JSON Lines or JSON file into records with the line each starts on.
  */
-import { FerryError, isRecord, messageOf, type SourceData, type SourceValue } from '../../../src/sdk/index.js';
+import type { Readable } from 'node:stream';
+import { FerryError, isRecord, messageOf, type BufferedIterator, type SourceData, type SourceValue } from '../../../src/sdk/index.js';
 import type { FileRow } from '../_shared/emit.js';
-import { openText, readFailure, readLines, withoutGz, type InputFile, type ParseContext } from '../_shared/files.js';
+import { LineSplitter, openText, readFailure, withoutGz, type InputFile, type ParseContext, type TextLine } from '../_shared/files.js';
 import { InvalidEncodingGuard } from '../_shared/invalid-encoding.js';
-import { JsonSplitError, JsonSplitter } from './json-splitter.js';
+import { JsonSplitError, JsonSplitter, type JsonPiece } from './json-splitter.js';
+import { readableOrEnded } from '../_shared/readable.js';
 import type { JsonlOptions } from './options.js';
 import { parsePointer, select } from './pointer.js';
 
@@ -21,58 +23,223 @@ export function formatOf(file: string, format: JsonlOptions['format']): 'json' |
  * Parse one file. A malformed value stops the read with FERRY_SOURCE_READ_FAILED
  * naming file:line, or with `onInvalidLine: skip` is reported as skipped and
  * warned about. Bytes not valid in the encoding are handled as `onInvalidEncoding` says.
+ * Nothing is opened until the rows are first asked for.
  */
-export async function* parseJsonFile(file: InputFile, options: JsonlOptions, context: ParseContext): AsyncGenerator<FileRow> {
-  const { signal, syncName } = context;
-  signal.throwIfAborted();
-  const values = new FileValues(file, options, context);
-  const encoding = new InvalidEncodingGuard({ ...context, file: file.relative, stream: options.path, encoding: options.encoding, mode: options.onInvalidEncoding });
-  const text = openText(file.absolute, { encoding: options.encoding, compression: options.compression, signal, check: encoding.check });
-  let line = 0;
-  try {
-    if (formatOf(file.absolute, options.format) === 'jsonl') {
-      for await (const next of readLines(text)) {
-        signal.throwIfAborted();
-        line = next.line;
-        encoding.before(line);
-        const body = line === 1 && next.text.charCodeAt(0) === 0xfeff ? next.text.slice(1) : next.text;
-        if (body.trim() !== '') yield* values.parse(body, line, undefined);
+export function parseJsonFile(file: InputFile, options: JsonlOptions, context: ParseContext): JsonFileRows {
+  return new JsonFileRows(file, options, context);
+}
+
+/** A piece of text holding one JSON value: a line, or an array element or top-level value of a .json file. */
+interface Piece {
+  text: string;
+  line: number;
+  key: string | undefined;
+}
+
+/**
+ * One file's rows. A hand-written iterator rather than an async generator so
+ * that the rows whose text has already been read can also be taken without
+ * a promise each ({@link takeBuffered}); `next()` and `takeBuffered()` share
+ * one synchronous step, {@link bufferedRow}. The stream is awaited only when
+ * the text read so far holds no further row.
+ */
+export class JsonFileRows implements AsyncIterableIterator<FileRow>, BufferedIterator<FileRow> {
+  private readonly values: FileValues;
+  private readonly jsonl: boolean;
+  private text: Readable | undefined;
+  private encoding: InvalidEncodingGuard | undefined;
+  private lines: LineSplitter | undefined;
+  private splitter: JsonSplitter | undefined;
+  /** Pieces the splitter gave (json format), from {@link pieceIndex} on. */
+  private pieces: JsonPiece[] = [];
+  private pieceIndex = 0;
+  /** Rows of the last piece not handed over yet (a pointer may select an array: several rows per piece), from {@link rowIndex} on. */
+  private rows: FileRow[] = [];
+  private rowIndex = 0;
+  private state: 'new' | 'reading' | 'ending' | 'done' = 'new';
+  /** The text has ended and the splitter's rest has been taken in. */
+  private drained = false;
+  /** A failure met by takeBuffered() after it had taken rows: thrown by the next call, so those rows are handed over first. */
+  private failure: { error: unknown } | undefined;
+  /** The line of the last piece: where a failure is reported. */
+  private line = 0;
+
+  constructor(
+    private readonly file: InputFile,
+    private readonly options: JsonlOptions,
+    private readonly context: ParseContext,
+  ) {
+    this.values = new FileValues(file, options, context);
+    this.jsonl = formatOf(file.absolute, options.format) === 'jsonl';
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  async next(): Promise<IteratorResult<FileRow>> {
+    if (this.failure) return this.rethrow();
+    if (this.state === 'done') return { done: true, value: undefined };
+    try {
+      const text = this.text ?? this.start();
+      for (;;) {
+        const row = this.bufferedRow(text);
+        if (row !== undefined) return { done: false, value: row };
+        if (this.drained) break;
+        if (await readableOrEnded(text)) this.state = 'ending';
       }
-    } else {
-      const splitter = new JsonSplitter();
-      const parsePieces = function* (pieces: ReturnType<JsonSplitter['push']>): Generator<FileRow> {
-        for (const piece of pieces) {
-          line = piece.line;
-          // A value may span lines the splitter does not report: every invalid line seen so far is settled here.
-          encoding.before(Number.POSITIVE_INFINITY);
-          yield* values.parse(piece.text, piece.line, piece.index === undefined ? undefined : String(piece.index));
-        }
-      };
-      for await (const chunk of text as AsyncIterable<string>) {
-        signal.throwIfAborted();
-        yield* parsePieces(splitter.push(chunk));
-      }
-      yield* parsePieces(splitter.end());
+      this.encoding!.finish();
+    } catch (error) {
+      throw this.fail(error);
     }
-    encoding.finish();
-  } catch (error) {
+    this.close();
+    this.values.finish();
+    return { done: true, value: undefined };
+  }
+
+  /**
+   * Up to `max` of the rows in the text already read, without waiting; none
+   * before the first next() (nothing is open yet), at the end, or while the
+   * stream has no text to give.
+   */
+  takeBuffered(max: number): FileRow[] {
+    if (this.failure) return this.rethrow();
+    const rows: FileRow[] = [];
+    const text = this.text;
+    if ((this.state !== 'reading' && this.state !== 'ending') || text === undefined) return rows;
+    try {
+      while (rows.length < max) {
+        const row = this.bufferedRow(text);
+        if (row === undefined) break;
+        rows.push(row);
+      }
+    } catch (error) {
+      const failure = this.fail(error);
+      if (rows.length === 0) throw failure;
+      this.failure = { error: failure };
+    }
+    return rows;
+  }
+
+  async return(): Promise<IteratorResult<FileRow>> {
+    this.failure = undefined;
+    this.close();
+    return { done: true, value: undefined };
+  }
+
+  private start(): Readable {
+    const { file, options, context } = this;
+    const { signal } = context;
+    signal.throwIfAborted();
+    const encoding = new InvalidEncodingGuard({ ...context, file: file.relative, stream: options.path, encoding: options.encoding, mode: options.onInvalidEncoding });
+    const text = openText(file.absolute, { encoding: options.encoding, compression: options.compression, signal, check: encoding.check });
+    if (this.jsonl) this.lines = new LineSplitter();
+    else this.splitter = new JsonSplitter();
+    this.text = text;
+    this.encoding = encoding;
+    this.state = 'reading';
+    return text;
+  }
+
+  /** The next row in the text read so far (blank, invalid and empty-pointer values consumed on the way), or undefined when it holds none. Throws as the read would. */
+  private bufferedRow(text: Readable): FileRow | undefined {
+    for (;;) {
+      if (this.rowIndex < this.rows.length) return this.rows[this.rowIndex++];
+      const piece = this.jsonl ? this.nextLine(text) : this.nextPiece(text);
+      if (piece === undefined) return undefined;
+      this.rows.length = 0;
+      this.rowIndex = 0;
+      this.values.parse(piece.text, piece.line, piece.key, this.rows);
+    }
+  }
+
+  /** The next non-blank line (BOM stripped from line 1), with the encoding settled up to it. */
+  private nextLine(text: Readable): Piece | undefined {
+    const lines = this.lines!;
+    for (;;) {
+      const next = lines.take() ?? this.more(text, lines);
+      if (next === undefined) return undefined;
+      this.context.signal.throwIfAborted();
+      const line = (this.line = next.line);
+      this.encoding!.before(line);
+      const body = line === 1 && next.text.charCodeAt(0) === 0xfeff ? next.text.slice(1) : next.text;
+      if (body.trim() !== '') return { text: body, line, key: undefined };
+    }
+  }
+
+  /** The next line once the stream's next chunk (or its end) is taken in; undefined when it has none at hand. */
+  private more(text: Readable, lines: LineSplitter): TextLine | undefined {
+    for (;;) {
+      const chunk = this.read(text);
+      if (chunk === undefined) return undefined;
+      if (chunk === END) lines.end();
+      else lines.push(chunk);
+      const next = lines.take();
+      if (next !== undefined || chunk === END) return next;
+    }
+  }
+
+  /** The next value of a .json file; every invalid line seen so far is settled first (a value may span lines the splitter does not report). */
+  private nextPiece(text: Readable): Piece | undefined {
+    const splitter = this.splitter!;
+    while (this.pieceIndex >= this.pieces.length) {
+      const chunk = this.read(text);
+      if (chunk === undefined) return undefined;
+      this.context.signal.throwIfAborted();
+      this.pieces = chunk === END ? splitter.end() : splitter.push(chunk);
+      this.pieceIndex = 0;
+    }
+    const piece = this.pieces[this.pieceIndex++]!;
+    this.line = piece.line;
+    this.encoding!.before(Number.POSITIVE_INFINITY);
+    return { text: piece.text, line: piece.line, key: piece.index === undefined ? undefined : String(piece.index) };
+  }
+
+  /** The stream's next chunk, END once (after it ended), or undefined when it has nothing at hand. */
+  private read(text: Readable): string | typeof END | undefined {
+    if (this.drained) return undefined;
+    // The decoder's readable side is string-encoded: read() gives all the text it holds, as one string.
+    const chunk = text.read() as string | null;
+    if (chunk !== null) return chunk;
+    if (this.state !== 'ending') return undefined;
+    this.drained = true;
+    return END;
+  }
+
+  /** Ends the read after `error`, and gives what to throw for it. */
+  private fail(error: unknown): unknown {
+    this.close();
+    const { file, context } = this;
     if (error instanceof JsonSplitError) {
-      throw readFailure(
+      return readFailure(
         new FerryError('FERRY_SOURCE_READ_FAILED', `invalid JSON at ${file.relative}:${error.line}: ${error.message}`, {
-          where: `${file.relative}:${error.line} (sync ${syncName})`,
+          where: `${file.relative}:${error.line} (sync ${context.syncName})`,
           hint: 'a .json file must hold one JSON value (an array is split into records); use format: jsonl for one value per line',
         }),
         file.relative,
-        syncName,
-        signal,
+        context.syncName,
+        context.signal,
       );
     }
-    throw readFailure(error, `${file.relative}:${line}`, syncName, signal);
-  } finally {
-    text.destroy();
+    return readFailure(error, `${file.relative}:${this.line}`, context.syncName, context.signal);
   }
-  values.finish();
+
+  private rethrow(): never {
+    const { error } = this.failure!;
+    this.failure = undefined;
+    throw error;
+  }
+
+  private close(): void {
+    this.state = 'done';
+    this.rows.length = 0;
+    this.rowIndex = 0;
+    this.text?.destroy();
+  }
 }
+
+/** What {@link JsonFileRows.read} gives once the stream has ended. */
+const END = Symbol('end');
 
 /**
  * The values of one file turned into rows (through `pointer`, with `_file`),
@@ -84,6 +251,7 @@ class FileValues {
   private readonly pointer: ReturnType<typeof parsePointer> | undefined;
   private skipped = 0;
   private missing = 0;
+  private readonly textPrefix: string;
 
   constructor(
     private readonly file: InputFile,
@@ -91,10 +259,12 @@ class FileValues {
     private readonly context: ParseContext,
   ) {
     this.pointer = options.pointer === undefined ? undefined : parsePointer(options.pointer);
+    // `_file` is in the data but not in the text: the file's name (which holds no NUL) leads the text then.
+    this.textPrefix = options.includeFileName ? `${file.relative}\u0000` : '';
   }
 
-  /** Rows of one JSON text that starts on `line`. */
-  *parse(text: string, line: number, key: string | undefined): Generator<FileRow> {
+  /** Rows of one JSON text that starts on `line`, added to `out`. */
+  parse(text: string, line: number, key: string | undefined, out: FileRow[]): void {
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -102,7 +272,7 @@ class FileValues {
       this.invalid(line, error, text);
       return;
     }
-    yield* this.rows(value, line, key);
+    this.rows(value, line, key, text, out);
   }
 
   /** Warn about the totals of what was skipped beyond the first few. */
@@ -127,10 +297,13 @@ class FileValues {
     if (this.skipped <= WARN_EACH) context.logger.warn({ file: file.relative, line, reason }, `${file.relative}:${line}: invalid JSON skipped (${reason})`);
   }
 
-  private *rows(value: unknown, line: number, key: string | undefined): Generator<FileRow> {
+  private rows(value: unknown, line: number, key: string | undefined, text: string, out: FileRow[]): void {
     const { file, options, context, pointer } = this;
     if (!pointer) {
-      yield this.row(value, line, key);
+      const row = this.row(value, line, key);
+      // The data follows from the text alone (JSON.parse is deterministic; `_file` is the prefix).
+      row.dataText = this.textPrefix + text;
+      out.push(row);
       return;
     }
     const selected = select(value, pointer);
@@ -140,11 +313,12 @@ class FileValues {
       if (this.missing <= WARN_EACH) context.logger.warn({ file: file.relative, line, pointer: options.pointer }, `${file.relative}:${line}: nothing at pointer "${options.pointer}"; skipped`);
       return;
     }
+    // No dataText under a pointer: one text gives several records (an array's elements), so it would not tell their data apart.
     if (!Array.isArray(selected)) {
-      yield this.row(selected, line, key);
+      out.push(this.row(selected, line, key));
       return;
     }
-    for (const [index, element] of selected.entries()) yield this.row(element, line, key === undefined ? String(index) : `${key}/${index}`);
+    for (const [index, element] of selected.entries()) out.push(this.row(element, line, key === undefined ? String(index) : `${key}/${index}`));
   }
 
   private row(value: unknown, line: number, key: string | undefined): FileRow {

@@ -21,10 +21,25 @@ describe('jsonl source: JSON Lines', () => {
     const dir = fixture({ 'events.jsonl': '{"id":1,"v":"a"}\r\n\r\n  \r\n{"id":2,"v":"b"}\r\n{"id":3,"nested":{"x":[1,2]}}' });
     const records = await readAll(jsonl, { path: 'events.jsonl', primaryKey: 'id' }, { baseDir: dir });
     expect(records).toEqual([
-      { data: { id: 1, v: 'a' }, origin: { stream: 'events.jsonl', file: 'events.jsonl', line: 1, key: '1' } },
-      { data: { id: 2, v: 'b' }, origin: { stream: 'events.jsonl', file: 'events.jsonl', line: 4, key: '2' } },
-      { data: { id: 3, nested: { x: [1, 2] } }, origin: { stream: 'events.jsonl', file: 'events.jsonl', line: 5, key: '3' } },
+      { data: { id: 1, v: 'a' }, origin: { stream: 'events.jsonl', file: 'events.jsonl', line: 1, key: '1' }, dataText: '{"id":1,"v":"a"}' },
+      { data: { id: 2, v: 'b' }, origin: { stream: 'events.jsonl', file: 'events.jsonl', line: 4, key: '2' }, dataText: '{"id":2,"v":"b"}' },
+      { data: { id: 3, nested: { x: [1, 2] } }, origin: { stream: 'events.jsonl', file: 'events.jsonl', line: 5, key: '3' }, dataText: '{"id":3,"nested":{"x":[1,2]}}' },
     ]);
+  });
+
+  it('gives the line as dataText (after the file name with includeFileName), and none under a pointer', async () => {
+    const dir = fixture({ 'a.jsonl': '{"id":1}\n7\n', 'b.jsonl': '{"id":1}\n', 'p.jsonl': '{"items":[{"id":1},{"id":2}]}\n' });
+    const plain = await readAll(jsonl, { path: '[ab].jsonl' }, { baseDir: dir });
+    expect(plain.map((r) => [r.data, r.dataText])).toEqual([
+      [{ id: 1 }, '{"id":1}'],
+      [{ value: 7 }, '7'],
+      [{ id: 1 }, '{"id":1}'],
+    ]);
+    const named = await readAll(jsonl, { path: '[ab].jsonl', includeFileName: true }, { baseDir: dir });
+    expect(named.map((r) => r.dataText)).toEqual(['a.jsonl\u0000{"id":1}', 'a.jsonl\u00007', 'b.jsonl\u0000{"id":1}']);
+    const pointed = await readAll(jsonl, { path: 'p.jsonl', pointer: '/items' }, { baseDir: dir });
+    expect(pointed.map((r) => r.data)).toEqual([{ id: 1 }, { id: 2 }]);
+    expect(pointed.every((r) => r.dataText === undefined)).toBe(true);
   });
 
   it('fails on a malformed line naming file:line, or skips it with a warning when asked', async () => {
