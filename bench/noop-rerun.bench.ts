@@ -16,6 +16,7 @@ import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { createInterface } from 'node:readline';
 import { parse } from 'csv-parse';
 import pino from 'pino';
 import type { ObjectTypeResponse, RecordResponse, SourceResponse } from '../src/api/schemas/index.js';
@@ -91,6 +92,15 @@ async function writeCsv(path: string, rows: number): Promise<void> {
   await new Promise<void>((r) => out.end(r));
 }
 
+/** The same rows as JSON lines (values as the csv source reads them: text). */
+async function writeJsonl(csvPath: string, path: string): Promise<void> {
+  const out = createWriteStream(path);
+  for await (const row of createReadStream(csvPath).pipe(parse({ columns: true }))) {
+    if (!out.write(`${JSON.stringify(row)}\n`)) await new Promise<void>((r) => out.once('drain', () => r()));
+  }
+  await new Promise<void>((r) => out.end(r));
+}
+
 const mainThreadCpu = (): number => threadCpuMs() / 1000;
 
 /** Wall and CPU seconds of `fn` (CPU time is the steadier figure on a shared machine). */
@@ -130,11 +140,22 @@ async function plainParse(path: string): Promise<number> {
   return n;
 }
 
+/** The jsonl baseline: readline over the file, JSON.parse per line. */
+async function plainJsonl(path: string): Promise<number> {
+  let n = 0;
+  for await (const line of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) {
+    if (line.length > 0 && JSON.parse(line) !== undefined) n++;
+  }
+  if (n === 0) throw new Error('parsed nothing');
+  return n;
+}
+
 export async function run(rows = Number(process.env.BENCH_NOOP_ROWS ?? 200_000)): Promise<Record<string, number>> {
   applyHeapDefaults(); // as `ferry run` starts (src/cli/main.ts); the parse baseline runs under it too
   const dir = mkdtempSync(join(tmpdir(), 'ferry-noop-bench-'));
   try {
     await writeCsv(join(dir, 'deals.csv'), rows);
+    await writeJsonl(join(dir, 'deals.csv'), join(dir, 'deals.jsonl'));
     writeFileSync(
       join(dir, 'ferry.yaml'),
       `version: 1
@@ -152,36 +173,57 @@ syncs:
         name: "account ? account & ' – ' & product : product"
         public: true
         fields: { stage: deal_stage, agent: sales_agent, product: product, value: close_value, closed: close_date }
+  - name: deals-jsonl
+    source: { type: jsonl, path: deals.jsonl, primaryKey: opportunity_id }
+    target:
+      type: row
+      source: { name: crm-jsonl }
+      objectType: { name: deal }
+      map:
+        id: opportunity_id
+        name: "account ? account & ' – ' & product : product"
+        public: true
+        fields: { stage: deal_stage, agent: sales_agent, product: product, value: close_value, closed: close_date }
 `,
     );
     const config = await loadProject(join(dir, 'ferry.yaml'));
-    const prepared = await prepareSync(config, selectSyncs(config, ['deals'])[0]!);
     const store = await openProjectState(config);
     const service = instantService();
     const options = { signal: new AbortController().signal, logger: pino({ level: 'silent' }), concurrency: 32, maxRequestsPerSecond: 1_000_000, maxAttempts: 3 };
-    try {
+    /** CPU and wall time of a no-op re-run of `name`, after seeding its state, and of `baseline`. */
+    const noopRun = async (name: string, baseline: () => Promise<number>, profile: boolean) => {
+      const prepared = await prepareSync(config, selectSyncs(config, [name])[0]!);
       // Seed: what a first run would have acknowledged.
       const seeding: Promise<void>[] = [];
       await runSync(prepared, { store, service }, {
         ...options,
         dryRun: true,
         onSample: ({ body }) => {
-          if (body) seeding.push(store.recordAcknowledged({ sync: 'deals', remoteId: String(body.id), fingerprint: fingerprint(body), recordId: randomUUID() }));
+          if (body) seeding.push(store.recordAcknowledged({ sync: name, remoteId: String(body.id), fingerprint: fingerprint(body), recordId: randomUUID() }));
         },
       });
       await Promise.all(seeding);
       await store.flush();
       // A first no-op run stores the source fingerprints a real first run would have stored with each body.
       await runSync(prepared, { store, service }, options);
-      const parsed = await measure(() => plainParse(join(dir, 'deals.csv')));
-      const noop = await measure((): Promise<RunSummary> => profiled(() => runSync(prepared, { store, service }, options)));
-      if (noop.value.counts.unchanged !== rows) throw new Error(`no-op run found ${noop.value.counts.unchanged} of ${rows} unchanged`);
+      const parsed = await measure(baseline);
+      const run = (): Promise<RunSummary> => runSync(prepared, { store, service }, options);
+      const noop = await measure((): Promise<RunSummary> => (profile ? profiled(run) : run()));
+      if (noop.value.counts.unchanged !== rows) throw new Error(`no-op run of ${name} found ${noop.value.counts.unchanged} of ${rows} unchanged`);
+      return { parsed, noop };
+    };
+    try {
+      const { parsed, noop } = await noopRun('deals', () => plainParse(join(dir, 'deals.csv')), true);
+      // The same rows as JSON lines, against readline + JSON.parse: a figure to watch, with no goal of its own.
+      const jsonl = await noopRun('deals-jsonl', () => plainJsonl(join(dir, 'deals.jsonl')), false);
       return {
         [`no-op re-run ÷ streaming csv-parse (${rows} rows, goal ≤ 2)`]: +(noop.wall / parsed.wall).toFixed(2),
         'no-op re-run ÷ streaming csv-parse, CPU time': +(noop.cpu / parsed.cpu).toFixed(2),
         'no-op re-run ÷ streaming csv-parse, main-thread CPU time': +(noop.mainCpu / parsed.mainCpu).toFixed(2),
         'no-op re-run: unchanged records/s': Math.round(rows / noop.wall),
         'streaming csv-parse: records/s': Math.round(rows / parsed.wall),
+        'jsonl no-op re-run ÷ readline + JSON.parse, CPU time': +(jsonl.noop.cpu / jsonl.parsed.cpu).toFixed(2),
+        'jsonl no-op re-run ÷ readline + JSON.parse, main-thread CPU time': +(jsonl.noop.mainCpu / jsonl.parsed.mainCpu).toFixed(2),
       };
     } finally {
       await store.close();
