@@ -67,20 +67,6 @@ export class CompactIdSet {
     return true;
   }
 
-  /** Every id, in the order added. */
-  *ids(): IterableIterator<string> {
-    for (let i = 0; i < this.count; i++) yield this.idAt(i);
-  }
-
-  private idAt(index: number): string {
-    const start = this.starts[index]!;
-    const end = this.starts[index + 1]!;
-    let text = '';
-    // In pieces: fromCharCode's arguments are on the stack.
-    for (let at = start; at < end; at += 4096) text += String.fromCharCode(...this.units.subarray(at, Math.min(end, at + 4096)));
-    return text;
-  }
-
   /** The slot holding `id`, or -1. */
   private find(id: string, hash: number): number {
     const mask = this.slots.length - 1;
