@@ -46,13 +46,12 @@ export interface SeenSetLimits {
 }
 
 export class SeenSet {
-  private memory: CompactIdSet | undefined = new CompactIdSet();
+  private memory: CompactIdSet | undefined;
   private spilled: Spill | undefined;
-  private readonly maxBytes: number;
   private readonly maxIds: number;
 
   constructor(limits: SeenSetLimits = {}) {
-    this.maxBytes = limits.bytes ?? IN_MEMORY_BYTES;
+    this.memory = new CompactIdSet(limits.bytes ?? IN_MEMORY_BYTES);
     this.maxIds = limits.ids ?? Number.POSITIVE_INFINITY;
   }
 
@@ -66,9 +65,11 @@ export class SeenSet {
     if (!memory) return true; // closed: the run is over, nothing asks any more
     const spill = this.spilled;
     if (!spill) {
-      if (!memory.addNew(id)) return false;
-      if (memory.bytes > this.maxBytes || memory.size > this.maxIds) this.spilled = openSpill();
-      return true;
+      const added = memory.size < this.maxIds ? memory.addNew(id) : memory.has(id) ? false : undefined;
+      if (added !== undefined) return added;
+      // Full: the ids held stay where they are; this one and the ones after it go to the file.
+      this.spilled = openSpill();
+      return this.addNew(id);
     }
     if (memory.has(id)) return false;
     // Adding first is safe: an id already in the file or in pending has its bits set anyway, so a

@@ -33,4 +33,21 @@ describe('CompactIdSet', () => {
     // 2 bytes per code unit (~6), plus start, hash and at most two table slots of 4 bytes, with power-of-two growth.
     expect(set.bytes / set.size).toBeLessThan(2 * (2 * 6 + 16));
   });
+
+  it('never takes more than its byte limit: a new id that would grow it past the limit is refused, not added', () => {
+    const set = new CompactIdSet(64 * 1024);
+    let added = 0;
+    let refused: string | undefined;
+    for (let i = 0; refused === undefined; i++) {
+      const id = `id-${i}`;
+      const answer = set.addNew(id);
+      if (answer === undefined) refused = id;
+      else added++;
+      expect(set.bytes).toBeLessThanOrEqual(64 * 1024);
+    }
+    expect(set.size).toBe(added);
+    expect(set.has(refused)).toBe(false);
+    expect(set.addNew('id-0')).toBe(false); // ids held still answer as such
+  });
 });
+
