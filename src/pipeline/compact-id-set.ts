@@ -45,6 +45,9 @@ export class CompactIdSet {
   private slots = new Int32Array(32);
   private count = 0;
 
+  /** @param maxBytes what the arrays may take at most, growth included. */
+  constructor(private readonly maxBytes = Number.POSITIVE_INFINITY) {}
+
   /** Ids held. */
   get size(): number {
     return this.count;
@@ -60,25 +63,32 @@ export class CompactIdSet {
   }
 
   /** Adds `id` and tells whether it was new. */
-  addNew(id: string): boolean {
+  /**
+   * Adds `id` and tells whether it was new; undefined when it is new but
+   * holding it would take the arrays past the byte limit (it is not added).
+   */
+  addNew(id: string): boolean | undefined {
     const hash = hashOf(id);
     if (this.find(id, hash) >= 0) return false;
+    if (this.bytesWith(id.length) > this.maxBytes) return undefined;
     this.append(id, hash);
     return true;
   }
 
-  /** Every id, in the order added. */
-  *ids(): IterableIterator<string> {
-    for (let i = 0; i < this.count; i++) yield this.idAt(i);
-  }
-
-  private idAt(index: number): string {
-    const start = this.starts[index]!;
-    const end = this.starts[index + 1]!;
-    let text = '';
-    // In pieces: fromCharCode's arguments are on the stack.
-    for (let at = start; at < end; at += 4096) text += String.fromCharCode(...this.units.subarray(at, Math.min(end, at + 4096)));
-    return text;
+  /** What the arrays would take with one more id of `length` code units (each grows by doubling). */
+  private bytesWith(length: number): number {
+    const size = (have: number, need: number): number => {
+      let n = have;
+      while (n < need) n *= 2;
+      return n;
+    };
+    const count = this.count + 1;
+    return (
+      2 * size(this.units.length, this.used + length) +
+      4 * size(this.starts.length, count + 1) +
+      4 * size(this.hashes.length, count) +
+      4 * (count * 2 > this.slots.length ? this.slots.length * 2 : this.slots.length)
+    );
   }
 
   /** The slot holding `id`, or -1. */

@@ -1,11 +1,13 @@
 /**
  * The remote ids one read saw: for `deletes: mirror` after a complete read,
- * and for duplicate ids within a read. Up to a memory budget the ids stay in
- * a {@link CompactIdSet} (a few hundred thousand ids of ten characters); past it they
- * move to a temporary SQLite file, so a 10-million-record sync keeps its
- * memory flat.
+ * and for duplicate ids within a read. Up to a memory budget the ids go into
+ * a {@link CompactIdSet} (a few hundred thousand ids of ten characters);
+ * past it, that set is kept as it is and the ids after it go to a temporary
+ * SQLite file, so a 10-million-record sync keeps its memory flat. Nothing is
+ * moved when the budget is reached: moving half a million ids into the file
+ * held the event loop (and every request in flight) for most of a second.
  *
- * Once spilled, new ids wait in a small in-memory batch and are written a
+ * In the file, new ids wait in a small in-memory batch and are written a
  * batch at a time (one statement per batch), and a fixed-size Bloom filter
  * answers "certainly new" for almost every id without a query: only its
  * rare "maybe" asks the file.
@@ -44,13 +46,12 @@ export interface SeenSetLimits {
 }
 
 export class SeenSet {
-  private memory: CompactIdSet | undefined = new CompactIdSet();
+  private memory: CompactIdSet | undefined;
   private spilled: Spill | undefined;
-  private readonly maxBytes: number;
   private readonly maxIds: number;
 
   constructor(limits: SeenSetLimits = {}) {
-    this.maxBytes = limits.bytes ?? IN_MEMORY_BYTES;
+    this.memory = new CompactIdSet(limits.bytes ?? IN_MEMORY_BYTES);
     this.maxIds = limits.ids ?? Number.POSITIVE_INFINITY;
   }
 
@@ -61,13 +62,16 @@ export class SeenSet {
   /** Adds `id` and tells whether it was new. */
   addNew(id: string): boolean {
     const memory = this.memory;
-    if (memory) {
-      if (!memory.addNew(id)) return false;
-      if (memory.bytes > this.maxBytes || memory.size > this.maxIds) this.spill(memory);
-      return true;
-    }
+    if (!memory) return true; // closed: the run is over, nothing asks any more
     const spill = this.spilled;
-    if (!spill) return true; // closed: the run is over, nothing asks any more
+    if (!spill) {
+      const added = memory.size < this.maxIds ? memory.addNew(id) : memory.has(id) ? false : undefined;
+      if (added !== undefined) return added;
+      // Full: the ids held stay where they are; this one and the ones after it go to the file.
+      this.spilled = openSpill();
+      return this.addNew(id);
+    }
+    if (memory.has(id)) return false;
     // Adding first is safe: an id already in the file or in pending has its bits set anyway, so a
     // "certainly new" answer needs no look at either (the common case: one hash, one Set add).
     if (spill.bloom.addAndTell(id) && (spill.pending.has(id) || spill.lookup.get(id) !== undefined)) return false;
@@ -77,7 +81,7 @@ export class SeenSet {
   }
 
   has(id: string): boolean {
-    if (this.memory) return this.memory.has(id);
+    if (this.memory?.has(id)) return true;
     const spill = this.spilled;
     if (!spill) return false;
     return spill.pending.has(id) || (spill.bloom.mayHave(id) && spill.lookup.get(id) !== undefined);
@@ -92,35 +96,28 @@ export class SeenSet {
     rmSync(spill.dir, { recursive: true, force: true });
   }
 
-  private spill(memory: CompactIdSet): void {
-    const dir = mkdtempSync(join(tmpdir(), 'ferry-seen-'));
-    const db = new Database(join(dir, 'seen.db'));
-    db.pragma('journal_mode = OFF');
-    db.pragma('synchronous = OFF');
-    db.exec('CREATE TABLE seen (id TEXT PRIMARY KEY) WITHOUT ROWID');
-    const spill: Spill = {
-      dir,
-      db,
-      bloom: new BloomFilter(),
-      pending: new Set(),
-      // One statement per batch: the ids go in as one JSON array.
-      insertMany: db.prepare('INSERT OR IGNORE INTO seen (id) SELECT value FROM json_each(?)'),
-      lookup: db.prepare<[string], number>('SELECT 1 FROM seen WHERE id = ?').pluck(),
-    };
-    this.spilled = spill;
-    this.memory = undefined;
-    for (const id of memory.ids()) {
-      spill.bloom.add(id);
-      spill.pending.add(id);
-      if (spill.pending.size >= BATCH) this.write(spill);
-    }
-    this.write(spill);
-  }
-
   private write(spill: Spill): void {
     insert(spill, spill.pending);
     spill.pending.clear();
   }
+}
+
+/** The temporary file (and its filter) for the ids past the in-memory budget. */
+function openSpill(): Spill {
+  const dir = mkdtempSync(join(tmpdir(), 'ferry-seen-'));
+  const db = new Database(join(dir, 'seen.db'));
+  db.pragma('journal_mode = OFF');
+  db.pragma('synchronous = OFF');
+  db.exec('CREATE TABLE seen (id TEXT PRIMARY KEY) WITHOUT ROWID');
+  return {
+    dir,
+    db,
+    bloom: new BloomFilter(),
+    pending: new Set(),
+    // One statement per batch: the ids go in as one JSON array.
+    insertMany: db.prepare('INSERT OR IGNORE INTO seen (id) SELECT value FROM json_each(?)'),
+    lookup: db.prepare<[string], number>('SELECT 1 FROM seen WHERE id = ?').pluck(),
+  };
 }
 
 /** Writes ids in one statement, as one JSON array (the test covers ids JSON escapes: quotes, lone surrogates, NUL). */

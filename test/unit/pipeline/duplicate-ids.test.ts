@@ -58,3 +58,22 @@ describe('SeenSet past its memory budget', () => {
     set.close();
   });
 });
+
+describe('SeenSet once past its budget', () => {
+  it('keeps the ids it holds in memory where they are and answers for both parts, for has() as for addNew()', () => {
+    const set = new SeenSet({ ids: 5 });
+    for (let i = 0; i < 6; i++) expect(set.addNew(`early-${i}`)).toBe(true); // the sixth crosses the limit
+    for (let i = 0; i < 6_000; i++) expect(set.addNew(`late-${i}`)).toBe(true); // past a pending batch: some are in the file
+    for (let i = 0; i < 6; i++) {
+      expect(set.has(`early-${i}`)).toBe(true);
+      expect(set.addNew(`early-${i}`)).toBe(false);
+    }
+    for (const i of [0, 4_999, 5_000, 5_999]) {
+      expect(set.has(`late-${i}`)).toBe(true);
+      expect(set.addNew(`late-${i}`)).toBe(false);
+    }
+    expect(set.has('late-6000')).toBe(false);
+    set.close();
+    expect(set.addNew('early-0')).toBe(true); // closed: nothing asks any more
+  });
+});
