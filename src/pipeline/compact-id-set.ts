@@ -7,17 +7,20 @@
  * set had to leave memory for a SQLite file at 20,000 ids, and from there on
  * every id cost an indexed insert (~0.4 µs, about a tenth of parsing a CSV
  * row; on a no-op re-run of 200k rows, a fifth of ferry's own time). Here an
- * id costs 2 bytes per UTF-16 code unit plus 16, outside the JS heap, and an
- * answer is one pass over its characters and a probe or two; the same memory
- * holds ten times the ids.
+ * id costs a byte per character plus 16 (2 bytes per UTF-16 code unit once
+ * any id has a character past U+00FF), outside the JS heap, and an answer is
+ * one pass over its characters and a probe or two; the same memory holds ten
+ * times the ids.
  *
- * Layout: the ids' code units one after another in `units`; entry i spans
+ * Layout: the ids' code units one after another in `units` (one byte each
+ * while every one fits, as Latin-1; widened to 16 bits by the first that
+ * does not); entry i spans
  * `starts[i]` to `starts[i + 1]`, with its hash in `hashes[i]`. `slots` is an
  * open-addressing table (linear probing, at most half full) of entry index + 1.
  */
 
 /** Grows `array` to at least `length` elements (doubling), copying what it holds. */
-function grown<T extends Uint16Array | Uint32Array | Int32Array>(array: T, length: number, make: (length: number) => T): T {
+function grown<T extends Uint8Array | Uint16Array | Uint32Array | Int32Array>(array: T, length: number, make: (length: number) => T): T {
   if (length <= array.length) return array;
   let size = Math.max(16, array.length);
   while (size < length) size *= 2;
@@ -26,10 +29,19 @@ function grown<T extends Uint16Array | Uint32Array | Int32Array>(array: T, lengt
   return next;
 }
 
+/** Whether the id {@link hashOf} last hashed has a code unit past 0xff: module scratch, set in the same pass. */
+let lastWasWide = false;
+
 /** A 32-bit hash of the code units (FNV-1a steps, then murmur3's finaliser for the low bits the table uses). */
 function hashOf(id: string): number {
   let h = 0x811c9dc5 ^ id.length;
-  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  let bits = 0;
+  for (let i = 0; i < id.length; i++) {
+    const c = id.charCodeAt(i);
+    bits |= c;
+    h = Math.imul(h ^ c, 0x01000193);
+  }
+  lastWasWide = bits > 0xff;
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
@@ -38,7 +50,7 @@ function hashOf(id: string): number {
 }
 
 export class CompactIdSet {
-  private units = new Uint16Array(64);
+  private units: Uint8Array | Uint16Array = new Uint8Array(64);
   private used = 0;
   private starts = new Uint32Array(16);
   private hashes = new Uint32Array(16);
@@ -62,21 +74,21 @@ export class CompactIdSet {
     return this.find(id, hashOf(id)) >= 0;
   }
 
-  /** Adds `id` and tells whether it was new. */
   /**
    * Adds `id` and tells whether it was new; undefined when it is new but
    * holding it would take the arrays past the byte limit (it is not added).
    */
   addNew(id: string): boolean | undefined {
     const hash = hashOf(id);
+    const wide = lastWasWide || this.units instanceof Uint16Array;
     if (this.find(id, hash) >= 0) return false;
-    if (this.bytesWith(id.length) > this.maxBytes) return undefined;
-    this.append(id, hash);
+    if (this.bytesWith(id.length, wide) > this.maxBytes) return undefined;
+    this.append(id, hash, wide);
     return true;
   }
 
-  /** What the arrays would take with one more id of `length` code units (each grows by doubling). */
-  private bytesWith(length: number): number {
+  /** What the arrays would take with one more id of `length` code units, 16-bit ones if `wide` (each grows by doubling). */
+  private bytesWith(length: number, wide: boolean): number {
     const size = (have: number, need: number): number => {
       let n = have;
       while (n < need) n *= 2;
@@ -84,7 +96,7 @@ export class CompactIdSet {
     };
     const count = this.count + 1;
     return (
-      2 * size(this.units.length, this.used + length) +
+      (wide ? 2 : 1) * size(this.units.length, this.used + length) +
       4 * size(this.starts.length, count + 1) +
       4 * size(this.hashes.length, count) +
       4 * (count * 2 > this.slots.length ? this.slots.length * 2 : this.slots.length)
@@ -108,9 +120,11 @@ export class CompactIdSet {
     return true;
   }
 
-  private append(id: string, hash: number): void {
+  private append(id: string, hash: number, wide: boolean): void {
     const entry = this.count;
-    this.units = grown(this.units, this.used + id.length, (n) => new Uint16Array(n));
+    if (wide && this.units instanceof Uint8Array) this.units = Uint16Array.from(this.units);
+    const units = this.units;
+    this.units = units instanceof Uint8Array ? grown(units, this.used + id.length, (n) => new Uint8Array(n)) : grown(units, this.used + id.length, (n) => new Uint16Array(n));
     for (let i = 0; i < id.length; i++) this.units[this.used + i] = id.charCodeAt(i);
     this.used += id.length;
     this.hashes = grown(this.hashes, entry + 1, (n) => new Uint32Array(n));

@@ -27,11 +27,25 @@ describe('CompactIdSet', () => {
     expect(set.size).toBe(ids.length);
   });
 
+  it('keeps Latin-1 ids a byte per character, and answers the same once a wider id widens them', () => {
+    const set = new CompactIdSet();
+    const narrow = Array.from({ length: 1_000 }, (_, i) => `caf\u00e9-${i}`);
+    for (const id of narrow) set.addNew(id);
+    const narrowBytes = set.bytes;
+    expect(set.addNew('wide \u0100')).toBe(true);
+    expect(set.addNew('\u00ff\ud83d\ude80')).toBe(true);
+    expect(set.bytes).toBeGreaterThan(narrowBytes);
+    for (const id of [...narrow, 'wide \u0100', '\u00ff\ud83d\ude80']) expect(set.addNew(id)).toBe(false);
+    // Same low byte, other character: a byte-wide copy would have mistaken one for the other.
+    expect(set.has('wide \u0000')).toBe(false);
+    expect(set.has('caf\u01e9-1')).toBe(false);
+  });
+
   it('takes a few bytes per id, outside the JS heap (a Set<string> of the same ids takes about 50)', () => {
     const set = new CompactIdSet();
     for (let i = 0; i < 100_000; i++) set.addNew(`D${i}`);
-    // 2 bytes per code unit (~6), plus start, hash and at most two table slots of 4 bytes, with power-of-two growth.
-    expect(set.bytes / set.size).toBeLessThan(2 * (2 * 6 + 16));
+    // A byte per character (~6), plus start, hash and at most two table slots of 4 bytes, with power-of-two growth.
+    expect(set.bytes / set.size).toBeLessThan(2 * (6 + 16));
   });
 
   it('never takes more than its byte limit: a new id that would grow it past the limit is refused, not added', () => {
