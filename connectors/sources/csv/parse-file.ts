@@ -10,6 +10,7 @@ import type { FileRow } from '../_shared/emit.js';
 import { openText, readFailure, type InputFile, type ParseContext } from '../_shared/files.js';
 import { InvalidEncodingGuard } from '../_shared/invalid-encoding.js';
 import { readableOrEnded } from '../_shared/readable.js';
+import { takeRows } from '../_shared/take-rows.js';
 import type { CsvOptions } from './options.js';
 
 /** How many mismatched rows per file are warned about one by one. */
@@ -180,21 +181,11 @@ export class CsvFileRows implements AsyncIterableIterator<CsvFileRow>, BufferedI
    */
   takeBuffered(max: number): CsvFileRow[] {
     if (this.failure) return this.rethrow();
-    const rows: CsvFileRow[] = [];
     const parser = this.parser;
-    if (this.state !== 'reading' || parser === undefined) return rows;
-    try {
-      while (rows.length < max) {
-        const row = this.bufferedRow(parser);
-        if (row === undefined) break;
-        rows.push(row);
-      }
-    } catch (error) {
-      const failure = this.fail(error);
-      if (rows.length === 0) throw failure;
-      this.failure = { error: failure };
-    }
-    return rows;
+    if (this.state !== 'reading' || parser === undefined) return [];
+    const taken = takeRows(max, () => this.bufferedRow(parser), (error) => this.fail(error));
+    if (taken.failure) this.failure = taken.failure;
+    return taken.rows;
   }
 
   async return(): Promise<IteratorResult<CsvFileRow>> {

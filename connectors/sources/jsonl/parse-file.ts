@@ -8,6 +8,7 @@ import { LineSplitter, openText, readFailure, withoutGz, type InputFile, type Pa
 import { InvalidEncodingGuard } from '../_shared/invalid-encoding.js';
 import { JsonSplitError, JsonSplitter, type JsonPiece } from './json-splitter.js';
 import { readableOrEnded } from '../_shared/readable.js';
+import { takeRows } from '../_shared/take-rows.js';
 import type { JsonlOptions } from './options.js';
 import { parsePointer, select } from './pointer.js';
 
@@ -104,21 +105,11 @@ export class JsonFileRows implements AsyncIterableIterator<FileRow>, BufferedIte
    */
   takeBuffered(max: number): FileRow[] {
     if (this.failure) return this.rethrow();
-    const rows: FileRow[] = [];
     const text = this.text;
-    if ((this.state !== 'reading' && this.state !== 'ending') || text === undefined) return rows;
-    try {
-      while (rows.length < max) {
-        const row = this.bufferedRow(text);
-        if (row === undefined) break;
-        rows.push(row);
-      }
-    } catch (error) {
-      const failure = this.fail(error);
-      if (rows.length === 0) throw failure;
-      this.failure = { error: failure };
-    }
-    return rows;
+    if ((this.state !== 'reading' && this.state !== 'ending') || text === undefined) return [];
+    const taken = takeRows(max, () => this.bufferedRow(text), (error) => this.fail(error));
+    if (taken.failure) this.failure = taken.failure;
+    return taken.rows;
   }
 
   async return(): Promise<IteratorResult<FileRow>> {
