@@ -12,9 +12,9 @@
  * BENCH_NOOP_ROWS overrides it).
  */
 import { randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createInterface } from 'node:readline';
 import { parse } from 'csv-parse';
@@ -29,6 +29,7 @@ import type * as SinkModule from '../src/sink/index.js';
 import type { SinkService } from '../src/sink/index.js';
 import type * as HeapModule from '../src/runtime/heap.js';
 import { threadCpuMs } from './thread-cpu.js';
+import { dealsTarget, writeDealsCsv } from './push/deals.js';
 
 // ferry is loaded from dist/ (the compiled JavaScript `ferry run` executes), as the push bench does
 // (bench/push/ferry-run.ts): tsx's transform adds work per call that a user never pays, and the
@@ -80,19 +81,6 @@ function instantService(): SinkService {
   };
 }
 
-async function writeCsv(path: string, rows: number): Promise<void> {
-  const source = readFileSync(resolve(import.meta.dirname, '../../shared/datasets/crm-sales-opportunities/sales_pipeline.csv'), 'utf8');
-  const [header, ...lines] = source.split('\r\n').filter((l) => l.length > 0);
-  const out = createWriteStream(path);
-  out.write(`${header}\n`);
-  for (let i = 0; i < rows; i++) {
-    const line = lines[i % lines.length]!;
-    if (!out.write(`${line.replace(/^[^,]+/, `D${i}`)}\n`)) await new Promise<void>((r) => out.once('drain', () => r()));
-  }
-  await new Promise<void>((r) => out.end(r));
-}
-
-/** The same rows as JSON lines (values as the csv source reads them: text). */
 async function writeJsonl(csvPath: string, path: string): Promise<void> {
   const out = createWriteStream(path);
   for await (const row of createReadStream(csvPath).pipe(parse({ columns: true }))) {
@@ -154,7 +142,7 @@ export async function run(rows = Number(process.env.BENCH_NOOP_ROWS ?? 200_000))
   applyHeapDefaults(); // as `ferry run` starts (src/cli/main.ts); the parse baseline runs under it too
   const dir = mkdtempSync(join(tmpdir(), 'ferry-noop-bench-'));
   try {
-    await writeCsv(join(dir, 'deals.csv'), rows);
+    await writeDealsCsv(join(dir, 'deals.csv'), rows);
     await writeJsonl(join(dir, 'deals.csv'), join(dir, 'deals.jsonl'));
     writeFileSync(
       join(dir, 'ferry.yaml'),
@@ -164,27 +152,9 @@ state: { url: "sqlite:${join(dir, 'state.db')}" }
 syncs:
   - name: deals
     source: { type: csv, path: deals.csv, primaryKey: opportunity_id }
-    target:
-      type: row
-      source: { name: crm }
-      objectType: { name: deal }
-      map:
-        id: opportunity_id
-        name: "account ? account & ' – ' & product : product"
-        public: true
-        fields: { stage: deal_stage, agent: sales_agent, product: product, value: close_value, closed: close_date }
-  - name: deals-jsonl
+${dealsTarget('crm')}  - name: deals-jsonl
     source: { type: jsonl, path: deals.jsonl, primaryKey: opportunity_id }
-    target:
-      type: row
-      source: { name: crm-jsonl }
-      objectType: { name: deal }
-      map:
-        id: opportunity_id
-        name: "account ? account & ' – ' & product : product"
-        public: true
-        fields: { stage: deal_stage, agent: sales_agent, product: product, value: close_value, closed: close_date }
-`,
+${dealsTarget('crm-jsonl')}`,
     );
     const config = await loadProject(join(dir, 'ferry.yaml'));
     const store = await openProjectState(config);

@@ -5,13 +5,14 @@
  *
  * Usage: tsx bench/sync-scenario.ts <rows> [--dry-run]
  */
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import pino from 'pino';
 import { startEmulator } from '../src/emulator/index.js';
 import { runProject } from '../src/pipeline/run-project.js';
 import { applyHeapDefaults } from '../src/runtime/heap.js';
+import { dealsTarget, writeDealsCsv } from './push/deals.js';
 
 // As `ferry run` starts (src/cli/main.ts).
 applyHeapDefaults();
@@ -19,22 +20,10 @@ const rows = Number(process.argv[2] ?? 10_000);
 const dryRun = process.argv.includes('--dry-run');
 const dir = mkdtempSync(join(tmpdir(), 'ferry-bench-'));
 
-async function writeCsv(path: string): Promise<void> {
-  const source = readFileSync(resolve(import.meta.dirname, '../../shared/datasets/crm-sales-opportunities/sales_pipeline.csv'), 'utf8');
-  const [header, ...lines] = source.split('\r\n').filter((l) => l.length > 0);
-  const out = createWriteStream(path);
-  out.write(`${header}\n`);
-  for (let i = 0; i < rows; i++) {
-    const line = lines[i % lines.length]!;
-    if (!out.write(`${line.replace(/^[^,]+/, `D${i}`)}\n`)) await new Promise<void>((r) => out.once('drain', () => r()));
-  }
-  await new Promise<void>((r) => out.end(r));
-}
-
 let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
 
-await writeCsv(join(dir, 'deals.csv'));
+await writeDealsCsv(join(dir, 'deals.csv'), rows);
 const emulator = await startEmulator({ db: join(dir, 'emulator.db') });
 writeFileSync(
   join(dir, 'ferry.yaml'),
@@ -43,16 +32,7 @@ service: { baseUrl: ${emulator.url}, apiKey: "${emulator.devKey}", concurrency: 
 syncs:
   - name: deals
     source: { type: csv, path: deals.csv, primaryKey: opportunity_id }
-    target:
-      type: row
-      source: { name: crm }
-      objectType: { name: deal }
-      map:
-        id: opportunity_id
-        name: "account ? account & ' – ' & product : product"
-        public: true
-        fields: { stage: deal_stage, agent: sales_agent, product: product, value: close_value, closed: close_date }
-`,
+${dealsTarget()}`,
 );
 const baseRss = process.memoryUsage().rss;
 peakRss = baseRss;

@@ -24,7 +24,24 @@ export interface PushSettings {
   maxRequestsPerSecond: number;
 }
 
-/** ferry.yaml for the deals sync against `baseUrl`; the mapping the baseline client copies by hand. */
+/**
+ * The deals sync's `target:` block, indented as a sync's member: the mapping
+ * the baseline client copies by hand. `objectType` is its YAML (a flow map).
+ */
+export function dealsTarget(sourceName = 'crm', objectType = '{ name: deal }'): string {
+  return `    target:
+      type: row
+      source: { name: ${sourceName} }
+      objectType: ${objectType}
+      map:
+        id: opportunity_id
+        name: "account ? account & ' – ' & product : product"
+        public: true
+        fields: { stage: deal_stage, agent: sales_agent, product: product, value: close_value, closed: close_date }
+`;
+}
+
+/** ferry.yaml for the deals sync against `baseUrl`. */
 export function writeDealsConfig(dir: string, csvPath: string, baseUrl: string, settings: PushSettings): string {
   const path = join(dir, 'ferry.yaml');
   writeFileSync(
@@ -35,18 +52,7 @@ state: { url: "sqlite:state.db" }
 syncs:
   - name: deals
     source: { type: csv, path: ${JSON.stringify(csvPath)}, primaryKey: opportunity_id }
-    target:
-      type: row
-      source: { name: crm }
-      objectType:
-        name: deal
-        fields: { stage: string, agent: string, product: string, value: int, closed: date }
-      map:
-        id: opportunity_id
-        name: "account ? account & ' – ' & product : product"
-        public: true
-        fields: { stage: deal_stage, agent: sales_agent, product: product, value: close_value, closed: close_date }
-`,
+${dealsTarget('crm', '{ name: deal, fields: { stage: string, agent: string, product: string, value: int, closed: date } }')}`,
   );
   return path;
 }
