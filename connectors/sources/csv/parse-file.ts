@@ -5,12 +5,12 @@
 import { hash } from 'node:crypto';
 import { pipeline } from 'node:stream';
 import { parse, type Parser } from 'csv-parse';
-import type { BufferedIterator, SourceValue } from '../../../src/sdk/index.js';
+import type { SourceValue } from '../../../src/sdk/index.js';
 import type { FileRow } from '../_shared/emit.js';
 import { openText, readFailure, type InputFile, type ParseContext } from '../_shared/files.js';
 import { InvalidEncodingGuard } from '../_shared/invalid-encoding.js';
 import { readableOrEnded } from '../_shared/readable.js';
-import { takeRows } from '../_shared/take-rows.js';
+import { BufferedRows } from '../_shared/buffered-rows.js';
 import type { CsvOptions } from './options.js';
 
 /** How many mismatched rows per file are warned about one by one. */
@@ -117,15 +117,13 @@ export function parseCsvFile(file: InputFile, options: CsvOptions, context: Pars
  * promise each ({@link takeBuffered}); `next()` and `takeBuffered()` share
  * one synchronous step, {@link bufferedRow}.
  */
-export class CsvFileRows implements AsyncIterableIterator<CsvFileRow>, BufferedIterator<CsvFileRow> {
+export class CsvFileRows extends BufferedRows<CsvFileRow> {
   private readonly file: InputFile;
   private readonly options: CsvOptions;
   private readonly context: ParseContext;
   private parser: Parser | undefined;
   private encoding: InvalidEncodingGuard | undefined;
   private state: 'new' | 'reading' | 'done' = 'new';
-  /** A failure met by takeBuffered() after it had taken rows: thrown by the next call, so those rows are handed over first. */
-  private failure: { error: unknown } | undefined;
   private header: string[] | undefined;
   // A record's data follows from the header and its values (and the options, which ferry hashes
   // alongside), so the header's digest and the values are its dataText: no object serialised.
@@ -138,6 +136,7 @@ export class CsvFileRows implements AsyncIterableIterator<CsvFileRow>, BufferedI
   private mismatched = 0;
 
   constructor(file: InputFile, options: CsvOptions, context: ParseContext) {
+    super();
     this.file = file;
     this.options = options;
     this.context = context;
@@ -145,12 +144,7 @@ export class CsvFileRows implements AsyncIterableIterator<CsvFileRow>, BufferedI
     this.headerPrint = this.header === undefined ? '-' : printOf(this.header);
   }
 
-  [Symbol.asyncIterator](): this {
-    return this;
-  }
-
-  async next(): Promise<IteratorResult<CsvFileRow>> {
-    if (this.failure) return this.rethrow();
+  protected async nextRow(): Promise<IteratorResult<CsvFileRow>> {
     if (this.state === 'done') return { done: true, value: undefined };
     try {
       const parser = this.parser ?? this.start();
@@ -174,24 +168,10 @@ export class CsvFileRows implements AsyncIterableIterator<CsvFileRow>, BufferedI
     return { done: true, value: undefined };
   }
 
-  /**
-   * Up to `max` of the rows the parser has already buffered, without
-   * waiting; none before the first next() (nothing is open yet), at the end,
-   * or while the parser waits for more text.
-   */
-  takeBuffered(max: number): CsvFileRow[] {
-    if (this.failure) return this.rethrow();
+  protected heldRowStep(): (() => CsvFileRow | undefined) | undefined {
     const parser = this.parser;
-    if (this.state !== 'reading' || parser === undefined) return [];
-    const taken = takeRows(max, () => this.bufferedRow(parser), (error) => this.fail(error));
-    if (taken.failure) this.failure = taken.failure;
-    return taken.rows;
-  }
-
-  async return(): Promise<IteratorResult<CsvFileRow>> {
-    this.failure = undefined;
-    this.close();
-    return { done: true, value: undefined };
+    if (this.state !== 'reading' || parser === undefined) return undefined;
+    return () => this.bufferedRow(parser);
   }
 
   private start(): Parser {
@@ -272,18 +252,12 @@ export class CsvFileRows implements AsyncIterableIterator<CsvFileRow>, BufferedI
   }
 
   /** Ends the read after `error`, and gives what to throw for it. */
-  private fail(error: unknown): unknown {
+  protected fail(error: unknown): unknown {
     this.close();
     return readFailure(error, `${this.file.relative}:${this.line + 1}`, this.context.syncName, this.context.signal);
   }
 
-  private rethrow(): never {
-    const { error } = this.failure!;
-    this.failure = undefined;
-    throw error;
-  }
-
-  private close(): void {
+  protected close(): void {
     this.state = 'done';
     this.parser?.destroy();
   }

@@ -2,13 +2,13 @@
  * Stream one JSON Lines or JSON file into records with the line each starts on.
  */
 import type { Readable } from 'node:stream';
-import { FerryError, isRecord, messageOf, type BufferedIterator, type SourceData, type SourceValue } from '../../../src/sdk/index.js';
+import { FerryError, isRecord, messageOf, type SourceData, type SourceValue } from '../../../src/sdk/index.js';
 import type { FileRow } from '../_shared/emit.js';
 import { LineSplitter, openText, readFailure, withoutGz, type InputFile, type ParseContext, type TextLine } from '../_shared/files.js';
 import { InvalidEncodingGuard } from '../_shared/invalid-encoding.js';
 import { JsonSplitError, JsonSplitter, type JsonPiece } from './json-splitter.js';
 import { readableOrEnded } from '../_shared/readable.js';
-import { takeRows } from '../_shared/take-rows.js';
+import { BufferedRows } from '../_shared/buffered-rows.js';
 import type { JsonlOptions } from './options.js';
 import { parsePointer, select } from './pointer.js';
 
@@ -44,7 +44,7 @@ interface Piece {
  * one synchronous step, {@link bufferedRow}. The stream is awaited only when
  * the text read so far holds no further row.
  */
-export class JsonFileRows implements AsyncIterableIterator<FileRow>, BufferedIterator<FileRow> {
+export class JsonFileRows extends BufferedRows<FileRow> {
   private readonly values: FileValues;
   private readonly jsonl: boolean;
   private text: Readable | undefined;
@@ -60,8 +60,6 @@ export class JsonFileRows implements AsyncIterableIterator<FileRow>, BufferedIte
   private state: 'new' | 'reading' | 'ending' | 'done' = 'new';
   /** The text has ended and the splitter's rest has been taken in. */
   private drained = false;
-  /** A failure met by takeBuffered() after it had taken rows: thrown by the next call, so those rows are handed over first. */
-  private failure: { error: unknown } | undefined;
   /** The line of the last piece: where a failure is reported. */
   private line = 0;
 
@@ -70,16 +68,12 @@ export class JsonFileRows implements AsyncIterableIterator<FileRow>, BufferedIte
     private readonly options: JsonlOptions,
     private readonly context: ParseContext,
   ) {
+    super();
     this.values = new FileValues(file, options, context);
     this.jsonl = formatOf(file.absolute, options.format) === 'jsonl';
   }
 
-  [Symbol.asyncIterator](): this {
-    return this;
-  }
-
-  async next(): Promise<IteratorResult<FileRow>> {
-    if (this.failure) return this.rethrow();
+  protected async nextRow(): Promise<IteratorResult<FileRow>> {
     if (this.state === 'done') return { done: true, value: undefined };
     try {
       const text = this.text ?? this.start();
@@ -98,24 +92,10 @@ export class JsonFileRows implements AsyncIterableIterator<FileRow>, BufferedIte
     return { done: true, value: undefined };
   }
 
-  /**
-   * Up to `max` of the rows in the text already read, without waiting; none
-   * before the first next() (nothing is open yet), at the end, or while the
-   * stream has no text to give.
-   */
-  takeBuffered(max: number): FileRow[] {
-    if (this.failure) return this.rethrow();
+  protected heldRowStep(): (() => FileRow | undefined) | undefined {
     const text = this.text;
-    if ((this.state !== 'reading' && this.state !== 'ending') || text === undefined) return [];
-    const taken = takeRows(max, () => this.bufferedRow(text), (error) => this.fail(error));
-    if (taken.failure) this.failure = taken.failure;
-    return taken.rows;
-  }
-
-  async return(): Promise<IteratorResult<FileRow>> {
-    this.failure = undefined;
-    this.close();
-    return { done: true, value: undefined };
+    if ((this.state !== 'reading' && this.state !== 'ending') || text === undefined) return undefined;
+    return () => this.bufferedRow(text);
   }
 
   private start(): Readable {
@@ -198,7 +178,7 @@ export class JsonFileRows implements AsyncIterableIterator<FileRow>, BufferedIte
   }
 
   /** Ends the read after `error`, and gives what to throw for it. */
-  private fail(error: unknown): unknown {
+  protected fail(error: unknown): unknown {
     this.close();
     const { file, context } = this;
     if (error instanceof JsonSplitError) {
@@ -215,13 +195,7 @@ export class JsonFileRows implements AsyncIterableIterator<FileRow>, BufferedIte
     return readFailure(error, `${file.relative}:${this.line}`, context.syncName, context.signal);
   }
 
-  private rethrow(): never {
-    const { error } = this.failure!;
-    this.failure = undefined;
-    throw error;
-  }
-
-  private close(): void {
+  protected close(): void {
     this.state = 'done';
     this.rows.length = 0;
     this.rowIndex = 0;
