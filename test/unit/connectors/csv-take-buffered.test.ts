@@ -6,14 +6,13 @@
  * values spanning lines, several files, an incremental read that drops rows,
  * and a failure half-way.
  */
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import csv from '../../../connectors/sources/csv/index.js';
 import { parseCsvFile } from '../../../connectors/sources/csv/parse-file.js';
 import { csvOptions } from '../../../connectors/sources/csv/options.js';
 import { isFerryError, type BufferedIterator, type SourceRecord } from '../../../src/sdk/index.js';
-import { readContext, tempDir, type Captured } from './helpers.js';
+import { fixture, readContext, readInterleaved, type Captured, type InterleavedRead } from './helpers.js';
 
 /** Well over one 16 KiB read, so rows come in several buffers and some quoted values straddle two. */
 const ROWS = 3000;
@@ -33,57 +32,18 @@ function body(rows: number, tag: string, bad?: number, nOf: (i: number) => numbe
   return lines.join('\n') + '\n';
 }
 
-function fixture(files: Record<string, string | Buffer>): string {
-  const dir = tempDir('csv-take');
-  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
-  return dir;
-}
-
-interface Read {
-  records: SourceRecord[];
+interface Read extends InterleavedRead {
   captured: Captured;
-  /** How many records came through takeBuffered. */
-  taken: number;
-  /** Where the read failed, if it did: the error and whether takeBuffered threw it. */
-  failure?: { error: unknown; fromTake: boolean };
 }
-
-/** Take sizes and next() calls (0), in turn: odd sizes, 1, one larger than a batch. */
-const PATTERN = [5, 0, 1, 300, 0, 0, 33, 2, 0, 7];
 
 async function read(dir: string, input: Parameters<typeof readContext<typeof csv.options>>[1], interleave: boolean, extra: { incremental?: { cursorField: string; after?: { value: number } } } = {}): Promise<Read> {
   const captured: Captured = { warnings: [], skipped: [] };
-  const iterator = csv.read(readContext(csv, input, { baseDir: dir, captured, ...extra }))[Symbol.asyncIterator]() as BufferedIterator<SourceRecord>;
-  const records: SourceRecord[] = [];
-  let taken = 0;
-  let step = 0;
-  let fromTake = false;
-  try {
-    for (;;) {
-      const size = interleave ? PATTERN[step++ % PATTERN.length]! : 0;
-      if (size > 0) {
-        expect(iterator.takeBuffered).toBeTypeOf('function');
-        fromTake = true;
-        const batch = iterator.takeBuffered!(size);
-        fromTake = false;
-        expect(batch.length).toBeLessThanOrEqual(size);
-        records.push(...batch);
-        taken += batch.length;
-        if (batch.length > 0) continue;
-      }
-      const result = await iterator.next();
-      if (result.done) break;
-      records.push(result.value);
-    }
-  } catch (error) {
-    return { records, captured, taken, failure: { error, fromTake } };
-  }
-  return { records, captured, taken };
+  return { ...(await readInterleaved(csv.read(readContext(csv, input, { baseDir: dir, captured, ...extra })), interleave)), captured };
 }
 
 describe('csv takeBuffered', () => {
   it('gives exactly the records next() gives, whatever the interleaving', async () => {
-    const dir = fixture({ 'a.csv': body(ROWS, 'a'), 'b.csv': body(ROWS / 3, 'b').replace('id,n,note', 'id,n,remark') });
+    const dir = fixture('csv-take', { 'a.csv': body(ROWS, 'a'), 'b.csv': body(ROWS / 3, 'b').replace('id,n,note', 'id,n,remark') });
     const input = { path: '*.csv', primaryKey: 'id' };
     const plain = await read(dir, input, false);
     const interleaved = await read(dir, input, true);
@@ -109,7 +69,7 @@ describe('csv takeBuffered', () => {
   it('drops what an incremental read already delivered, as next() does', async () => {
     // Cursor values out of order, so that dropped rows come between delivered ones in every buffer.
     const order = (j: number): number => (j * 7) % ROWS;
-    const dir = fixture({ 'a.csv': body(ROWS, 'a', undefined, order) });
+    const dir = fixture('csv-take', { 'a.csv': body(ROWS, 'a', undefined, order) });
     const input = { path: 'a.csv', primaryKey: 'id', cast: true };
     const extra = { incremental: { cursorField: 'n', after: { value: 1800 } } };
     const plain = await read(dir, input, false, extra);
@@ -123,7 +83,7 @@ describe('csv takeBuffered', () => {
 
   it('hands over the rows before a failure, then throws it as next() rejects with it', async () => {
     const bytes = Buffer.from(body(ROWS, 'a', 1500), 'latin1');
-    const dir = fixture({ 'a.csv': bytes });
+    const dir = fixture('csv-take', { 'a.csv': bytes });
     const input = { path: 'a.csv', primaryKey: 'id', onInvalidEncoding: 'reject' as const };
     const plain = await read(dir, input, false);
     const interleaved = await read(dir, input, true);
@@ -134,7 +94,7 @@ describe('csv takeBuffered', () => {
   });
 
   it('throws a failure met half-way through a take only after the rows before it were returned', async () => {
-    const dir = fixture({ 'a.csv': Buffer.from(body(ROWS, 'a', 1500), 'latin1') });
+    const dir = fixture('csv-take', { 'a.csv': Buffer.from(body(ROWS, 'a', 1500), 'latin1') });
     const options = csvOptions.parse({ path: 'a.csv', onInvalidEncoding: 'reject' });
     const rows = parseCsvFile({ absolute: join(dir, 'a.csv'), relative: 'a.csv' }, options, { signal: new AbortController().signal, logger: { debug() {}, info() {}, warn() {}, error() {} }, syncName: 's' });
     const ids: unknown[] = [];
@@ -160,7 +120,7 @@ describe('csv takeBuffered', () => {
   });
 
   it('takes nothing before the first next() and after the end', async () => {
-    const dir = fixture({ 'a.csv': 'id\n1\n2\n' });
+    const dir = fixture('csv-take', { 'a.csv': 'id\n1\n2\n' });
     const iterator = csv.read(readContext(csv, { path: 'a.csv' }, { baseDir: dir }))[Symbol.asyncIterator]() as BufferedIterator<SourceRecord>;
     expect(iterator.takeBuffered!(10)).toEqual([]);
     expect((await iterator.next()).value).toMatchObject({ data: { id: '1' } });

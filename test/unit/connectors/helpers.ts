@@ -1,8 +1,9 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import type { z } from 'zod';
-import type { IncrementalRead, ReadContext, ReadPartition, SkippedInput, SourceDefinition, SourceRecord } from '../../../src/sdk/index.js';
+import type { BufferedIterator, IncrementalRead, ReadContext, ReadPartition, SkippedInput, SourceDefinition, SourceRecord } from '../../../src/sdk/index.js';
 
 export interface Captured {
   warnings: string[];
@@ -53,4 +54,52 @@ export async function rejection(promise: Promise<unknown>): Promise<unknown> {
     return error;
   }
   throw new Error('expected a rejection');
+}
+
+/** A temporary folder holding `files`. */
+export function fixture(prefix: string, files: Record<string, string | Buffer>): string {
+  const dir = tempDir(prefix);
+  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
+  return dir;
+}
+
+export interface InterleavedRead {
+  records: SourceRecord[];
+  /** How many records came through takeBuffered. */
+  taken: number;
+  /** Where the read failed, if it did: the error and whether takeBuffered threw it. */
+  failure?: { error: unknown; fromTake: boolean };
+}
+
+/** Take sizes and next() calls (0), in turn: odd sizes, 1, one larger than a batch. */
+const TAKE_PATTERN = [5, 0, 1, 300, 0, 0, 33, 2, 0, 7];
+
+/** Reads `records` to the end (or its failure): with next() alone, or with takeBuffered interleaved in a fixed pattern. */
+export async function readInterleaved(records: AsyncIterable<SourceRecord>, interleave: boolean): Promise<InterleavedRead> {
+  const iterator = records[Symbol.asyncIterator]() as BufferedIterator<SourceRecord>;
+  const read: SourceRecord[] = [];
+  let taken = 0;
+  let step = 0;
+  let fromTake = false;
+  try {
+    for (;;) {
+      const size = interleave ? TAKE_PATTERN[step++ % TAKE_PATTERN.length]! : 0;
+      if (size > 0) {
+        expect(iterator.takeBuffered).toBeTypeOf('function');
+        fromTake = true;
+        const batch = iterator.takeBuffered!(size);
+        fromTake = false;
+        expect(batch.length).toBeLessThanOrEqual(size);
+        read.push(...batch);
+        taken += batch.length;
+        if (batch.length > 0) continue;
+      }
+      const result = await iterator.next();
+      if (result.done) break;
+      read.push(result.value);
+    }
+  } catch (error) {
+    return { records: read, taken, failure: { error, fromTake } };
+  }
+  return { records: read, taken };
 }

@@ -6,14 +6,13 @@
  * skipped, a pointer selecting arrays, .json documents, several files and
  * reads, and a failure half-way.
  */
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import jsonl from '../../../connectors/sources/jsonl/index.js';
 import { parseJsonFile } from '../../../connectors/sources/jsonl/parse-file.js';
 import { jsonlOptions } from '../../../connectors/sources/jsonl/options.js';
 import { isFerryError, type BufferedIterator, type SourceRecord } from '../../../src/sdk/index.js';
-import { readContext, tempDir, type Captured } from './helpers.js';
+import { fixture, readContext, readInterleaved, type Captured, type InterleavedRead } from './helpers.js';
 
 /** Well over one 16 KiB read, so lines come in several chunks and some straddle two. */
 const ROWS = 3000;
@@ -36,58 +35,20 @@ function body(rows: number, tag: string, options: { bad?: number; pointer?: bool
   return Buffer.concat([Buffer.from(before, 'utf8'), Buffer.from([0xff]), Buffer.from(after, 'utf8')]);
 }
 
-function fixture(files: Record<string, string | Buffer>): string {
-  const dir = tempDir('jsonl-take');
-  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
-  return dir;
-}
-
-interface Read {
-  records: SourceRecord[];
+interface Read extends InterleavedRead {
   captured: Captured;
-  /** How many records came through takeBuffered. */
-  taken: number;
-  failure?: { error: unknown; fromTake: boolean };
 }
-
-/** Take sizes and next() calls (0), in turn: odd sizes, 1, one larger than a batch. */
-const PATTERN = [5, 0, 1, 300, 0, 0, 33, 2, 0, 7];
 
 async function read(dir: string, input: Parameters<typeof readContext<typeof jsonl.options>>[1], interleave: boolean): Promise<Read> {
   const captured: Captured = { warnings: [], skipped: [] };
-  const iterator = jsonl.read(readContext(jsonl, input, { baseDir: dir, captured }))[Symbol.asyncIterator]() as BufferedIterator<SourceRecord>;
-  const records: SourceRecord[] = [];
-  let taken = 0;
-  let step = 0;
-  let fromTake = false;
-  try {
-    for (;;) {
-      const size = interleave ? PATTERN[step++ % PATTERN.length]! : 0;
-      if (size > 0) {
-        expect(iterator.takeBuffered).toBeTypeOf('function');
-        fromTake = true;
-        const batch = iterator.takeBuffered!(size);
-        fromTake = false;
-        expect(batch.length).toBeLessThanOrEqual(size);
-        records.push(...batch);
-        taken += batch.length;
-        if (batch.length > 0) continue;
-      }
-      const result = await iterator.next();
-      if (result.done) break;
-      records.push(result.value);
-    }
-  } catch (error) {
-    return { records, captured, taken, failure: { error, fromTake } };
-  }
-  return { records, captured, taken };
+  return { ...(await readInterleaved(jsonl.read(readContext(jsonl, input, { baseDir: dir, captured })), interleave)), captured };
 }
 
 const silent = { signal: new AbortController().signal, logger: { debug() {}, info() {}, warn() {}, error() {} }, syncName: 's' };
 
 describe('jsonl takeBuffered', () => {
   it('gives exactly the records next() gives, whatever the interleaving (blank lines, CRLF, BOM, invalid lines skipped)', async () => {
-    const dir = fixture({ 'a.jsonl': body(ROWS, 'a', { bom: true }), 'b.jsonl': body(ROWS / 3, 'b') });
+    const dir = fixture('jsonl-take', { 'a.jsonl': body(ROWS, 'a', { bom: true }), 'b.jsonl': body(ROWS / 3, 'b') });
     const input = { path: '*.jsonl', primaryKey: 'id', onInvalidLine: 'skip' as const };
     const plain = await read(dir, input, false);
     const interleaved = await read(dir, input, true);
@@ -109,7 +70,7 @@ describe('jsonl takeBuffered', () => {
 
   it('gives the same records through a pointer selecting arrays, and from .json documents', async () => {
     const elements = Array.from({ length: ROWS }, (_, i) => `{"id":"j${i}","n":${i},"note":"${'y'.repeat(i % 30)}"}`);
-    const dir = fixture({ 'p.jsonl': body(ROWS, 'p', { pointer: true }), 'd.json': `[\n${elements.join(',\n')}\n]\n` });
+    const dir = fixture('jsonl-take', { 'p.jsonl': body(ROWS, 'p', { pointer: true }), 'd.json': `[\n${elements.join(',\n')}\n]\n` });
     for (const input of [
       { path: 'p.jsonl', pointer: '/items', onInvalidLine: 'skip' as const },
       { path: 'd.json', primaryKey: 'id' },
@@ -134,7 +95,7 @@ describe('jsonl takeBuffered', () => {
   });
 
   it('hands over the rows before a failure, then throws it as next() rejects with it', async () => {
-    const dir = fixture({ 'a.jsonl': body(ROWS, 'a', { bad: 1500 }) });
+    const dir = fixture('jsonl-take', { 'a.jsonl': body(ROWS, 'a', { bad: 1500 }) });
     const input = { path: 'a.jsonl', primaryKey: 'id', onInvalidEncoding: 'reject' as const, onInvalidLine: 'skip' as const };
     const plain = await read(dir, input, false);
     const interleaved = await read(dir, input, true);
@@ -145,7 +106,7 @@ describe('jsonl takeBuffered', () => {
   });
 
   it('throws a failure met half-way through a take only after the rows before it were returned', async () => {
-    const dir = fixture({ 'a.jsonl': body(ROWS, 'a', { bad: 1500 }) });
+    const dir = fixture('jsonl-take', { 'a.jsonl': body(ROWS, 'a', { bad: 1500 }) });
     const options = jsonlOptions.parse({ path: 'a.jsonl', onInvalidEncoding: 'reject', onInvalidLine: 'skip' });
     const rows = parseJsonFile({ absolute: join(dir, 'a.jsonl'), relative: 'a.jsonl' }, options, silent);
     const ids: unknown[] = [];
@@ -171,7 +132,7 @@ describe('jsonl takeBuffered', () => {
   });
 
   it('opens nothing before the first next(), and takes nothing then or after the end', async () => {
-    const dir = fixture({ 'a.jsonl': '{"id":1}\n{"id":2}\n' });
+    const dir = fixture('jsonl-take', { 'a.jsonl': '{"id":1}\n{"id":2}\n' });
     // A file that does not exist fails only once read.
     const missing = parseJsonFile({ absolute: join(dir, 'none.jsonl'), relative: 'none.jsonl' }, jsonlOptions.parse({ path: 'none.jsonl' }), silent);
     expect(missing.takeBuffered(10)).toEqual([]);
