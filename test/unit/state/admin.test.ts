@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isFerryError } from '../../../src/sdk/errors.js';
 import { openStateStore, parseStateUrl } from '../../../src/state/index.js';
+import { openDatabase } from '../../../src/state/sqlite/database.js';
 import { useTempDir } from './helpers.js';
 
 const tempDir = useTempDir();
@@ -34,6 +35,12 @@ describe('sqlite admin', () => {
     db.close();
     // Reopening an up-to-date file does not migrate again.
     await (await openStateStore(`sqlite:${path}`)).close();
+  });
+
+  it("bounds SQLite's page cache at 4 MiB, below better-sqlite3's 16 MB that a long sync's ledger fills", () => {
+    const db = openDatabase(join(tempDir(), 'ferry.db'), { busyTimeoutMs: 0 });
+    expect(db.pragma('cache_size', { simple: true })).toBe(-4096);
+    db.close();
   });
 
   it('refuses a corrupt file with the path and a hint', async () => {
