@@ -1,11 +1,9 @@
 /**
  * One ferry run of the deals sync against a service URL, in a process of its
- * own so that its peak RSS is its own. Prints one JSON line.
+ * own, with its CPU time (the whole process and the main thread). Prints one
+ * JSON line. Memory is measured on the real CLI instead (ferry-cli.ts).
  *
- * Usage: tsx bench/push/ferry-run.ts <baseUrl> <csvPath> <concurrency> <maxRequestsPerSecond> [stateDir]
- *
- * With a stateDir the project (and its state) lives there and is kept, so a
- * second call is a re-run against the first one's ledger.
+ * Usage: tsx bench/push/ferry-run.ts <baseUrl> <csvPath> <concurrency> <maxRequestsPerSecond>
  *
  * ferry itself is loaded from dist/ (the compiled JavaScript `ferry run`
  * executes), not through tsx: tsx's transform adds work per call (it wraps
@@ -31,18 +29,10 @@ const { applyHeapDefaults } = (await import(`${root}/runtime/heap.js`)) as typeo
 applyHeapDefaults();
 if (process.env.PROBE_TRACE) await import('./flow-trace.js').then((m) => m.traceFlow(process.env.PROBE_TRACE!));
 
-const [baseUrl, csvPath, concurrency, maxRequestsPerSecond, stateDir] = process.argv.slice(2);
-const dir = stateDir ?? mkdtempSync(join(tmpdir(), 'ferry-push-bench-'));
+const [baseUrl, csvPath, concurrency, maxRequestsPerSecond] = process.argv.slice(2);
+const dir = mkdtempSync(join(tmpdir(), 'ferry-push-bench-'));
 const configFile = writeDealsConfig(dir, csvPath!, baseUrl!, { concurrency: Number(concurrency), maxRequestsPerSecond: Number(maxRequestsPerSecond) });
 
-const startRss = process.memoryUsage.rss();
-let peakRss = startRss;
-let peakHeap = 0;
-const sampler = setInterval(() => {
-  const usage = process.memoryUsage();
-  peakRss = Math.max(peakRss, usage.rss);
-  peakHeap = Math.max(peakHeap, usage.heapTotal);
-}, 25);
 const started = performance.now();
 const cpuBefore = process.cpuUsage();
 const mainBefore = threadCpuMs();
@@ -50,6 +40,5 @@ const [summary] = await runProject({ configFile, syncNames: [], logger: pino({ l
 const cpu = process.cpuUsage(cpuBefore);
 const mainCpuUs = (threadCpuMs() - mainBefore) * 1000;
 const seconds = (performance.now() - started) / 1000;
-clearInterval(sampler);
-if (!stateDir) rmSync(dir, { recursive: true, force: true });
-console.log(JSON.stringify({ seconds, counts: summary?.counts, status: summary?.status, error: summary?.error, peakRssMb: peakRss / 1024 / 1024, cpuUs: cpu.user + cpu.system, mainCpuUs, startRssMb: startRss / 1024 / 1024, peakHeapTotalMb: peakHeap / 1024 / 1024 }));
+rmSync(dir, { recursive: true, force: true });
+console.log(JSON.stringify({ seconds, counts: summary?.counts, status: summary?.status, error: summary?.error, cpuUs: cpu.user + cpu.system, mainCpuUs }));
