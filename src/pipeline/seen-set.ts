@@ -26,8 +26,8 @@ import { CompactIdSet } from './compact-id-set.js';
  * it). About twice what the spilled form itself holds (a 2 MiB Bloom filter,
  * SQLite's page cache, a pending batch). A first run of a million records
  * peaked at 157 MB with 16 MiB here and 151 MB with 8 MiB, against 142-147
- * MB at 100,000 rows: the larger budget took most of the tenth that DESIGN.md
- * allows a run ten times as long.
+ * MB at 100,000 rows: the larger budget took most of the 10 % that
+ * ferry's memory goal lets a run ten times as long grow by.
  */
 const IN_MEMORY_BYTES = 8 * 1024 * 1024;
 const BATCH = 5_000;

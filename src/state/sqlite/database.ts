@@ -14,8 +14,8 @@ import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
  * SQLite's page cache for the state file, in KiB (a negative cache_size).
  * better-sqlite3 builds SQLite with 16 MB, and the ledger of a long sync
  * fills it: a run of a million records peaked some 15 MB above one of
- * 100,000, more than DESIGN.md's tenth. Pages that leave it are still in
- * the OS's file cache, one read away.
+ * 100,000, more than the 10 % ferry's memory goal allows. Pages that
+ * leave it are still in the OS's file cache, one read away.
  */
 const STATE_CACHE_KIB = -4096;
 
