@@ -101,6 +101,21 @@ export function describeStateStoreConformance(name: string, createHarness: () =>
         expect((await store.ledgerEntry('notes', 'a'))?.fingerprint).toBe('other-sync');
       });
 
+      it('applies many acknowledgements of one commit in order: a record acknowledged again keeps its last, across statement boundaries', async () => {
+        const store = await fresh();
+        for (let i = 0; i < 130; i++) {
+          // id-7 is acknowledged four times (the 4th, 8th, 56th and 121st write), its origin left out the last time.
+          if (i === 55) await ack(store, 'id-7', 'v2');
+          else if (i === 120) await store.recordAcknowledged({ sync: 'deals', remoteId: 'id-7', fingerprint: 'v3', recordId: 'rec-v3' });
+          else await ack(store, i === 3 ? 'id-7' : `id-${i}`, i === 3 ? 'v1' : undefined);
+        }
+        await store.flush();
+        expect(await store.ledgerEntry('deals', 'id-7')).toMatchObject({ fingerprint: 'v3', recordId: 'rec-v3', status: 'pushed', origin: 'deals.csv:id-7' });
+        const found = await store.fingerprints('deals', Array.from({ length: 130 }, (_, i) => `id-${i}`));
+        expect(found.size).toBe(127); // 130 writes, four of them to id-7: no id-3, id-55 or id-120
+        expect(found.get('id-129')?.fingerprint).toBe('fp-id-129');
+      });
+
       it('looks fingerprints up in large batches', async () => {
         const store = await fresh();
         for (let i = 0; i < 1234; i++) await ack(store, `id-${i}`);

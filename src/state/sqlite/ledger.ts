@@ -14,6 +14,25 @@ export const MAX_IN = 500;
 /** A pair that is not unchanged: its index, then the ledger's columns (null when the ledger lacks the id). */
 type SourceLookRow = [number, string | null, string, LedgerRow['status'], string | null, string | null];
 export const LIVE_PAGE = 1000;
+/**
+ * Acknowledgements per INSERT: one statement run for many rows instead of
+ * one each, which took a row from about 4.7 to 3.3 µs (200,000 rows, 500 a
+ * transaction). Rows of one statement are applied in order, a repeated id's
+ * later row updating the earlier one, as separate statements would.
+ */
+const ACK_CHUNK = 50;
+const ACK_COLUMNS = 7;
+
+/** An upsert of `rows` acknowledged records: (sync, remote_id, fingerprint, record_id, origin, updated_at, source_fingerprint) each. */
+function acknowledgeSql(rows: number): string {
+  return `
+      INSERT INTO ledger (sync, remote_id, fingerprint, record_id, status, attempts, last_error, origin, updated_at, source_fingerprint)
+      VALUES ${Array.from({ length: rows }, () => "(?, ?, ?, ?, 'pushed', 0, NULL, ?, ?, ?)").join(', ')}
+      ON CONFLICT (sync, remote_id) DO UPDATE SET
+        fingerprint = excluded.fingerprint, record_id = excluded.record_id, status = 'pushed', attempts = 0,
+        last_error = NULL, origin = coalesce(excluded.origin, ledger.origin), updated_at = excluded.updated_at,
+        source_fingerprint = excluded.source_fingerprint`;
+}
 
 export class LedgerTable {
   /** Rows as arrays (no per-row object with named keys): remote_id, fingerprint, status, record_id, source_fingerprint. */
@@ -25,6 +44,7 @@ export class LedgerTable {
   private readonly nextLivePage: Statement<[string, string, number], string>;
   private readonly countLiveStmt: Statement<[string], number>;
   private readonly ackStmt: Statement;
+  private readonly ackChunkStmt: Statement;
   private readonly failStmt: Statement;
   private readonly deleteStmt: Statement;
 
@@ -44,13 +64,8 @@ export class LedgerTable {
       )
       .pluck();
     this.countLiveStmt = db.prepare<[string], number>("SELECT count(*) FROM ledger WHERE sync = ? AND status = 'pushed'").pluck();
-    this.ackStmt = db.prepare(`
-      INSERT INTO ledger (sync, remote_id, fingerprint, record_id, status, attempts, last_error, origin, updated_at, source_fingerprint)
-      VALUES (?, ?, ?, ?, 'pushed', 0, NULL, ?, ?, ?)
-      ON CONFLICT (sync, remote_id) DO UPDATE SET
-        fingerprint = excluded.fingerprint, record_id = excluded.record_id, status = 'pushed', attempts = 0,
-        last_error = NULL, origin = coalesce(excluded.origin, ledger.origin), updated_at = excluded.updated_at,
-        source_fingerprint = excluded.source_fingerprint`);
+    this.ackStmt = db.prepare(acknowledgeSql(1));
+    this.ackChunkStmt = db.prepare(acknowledgeSql(ACK_CHUNK));
     this.failStmt = db.prepare(`
       INSERT INTO ledger (sync, remote_id, fingerprint, record_id, status, attempts, last_error, origin, updated_at)
       VALUES (@sync, @remoteId, coalesce(@fingerprint, ''), NULL, 'failed', 1, @reason, @origin, @at)
@@ -140,9 +155,22 @@ export class LedgerTable {
     return this.countLiveStmt.get(sync) ?? 0;
   }
 
-  writeAcknowledged(w: AcknowledgedWrite, at: string): void {
-    // Positional: no parameter object to build per record and bind by name.
-    this.ackStmt.run(w.sync, w.remoteId, w.fingerprint, w.recordId, w.origin ?? null, at, w.sourceFingerprint ?? null);
+  /** Acknowledgements in the order given: {@link ACK_CHUNK} to a statement, the rest one by one. */
+  writeAcknowledged(writes: readonly { write: AcknowledgedWrite; at: string }[]): void {
+    let i = 0;
+    if (writes.length >= ACK_CHUNK) {
+      // Positional: no parameter object to build per record and bind by name.
+      const params: (string | null)[] = new Array(ACK_CHUNK * ACK_COLUMNS);
+      for (; i + ACK_CHUNK <= writes.length; i += ACK_CHUNK) {
+        for (let k = 0; k < ACK_CHUNK; k++) putAcknowledged(params, k * ACK_COLUMNS, writes[i + k]!);
+        this.ackChunkStmt.run(params);
+      }
+    }
+    const one: (string | null)[] = new Array(ACK_COLUMNS);
+    for (; i < writes.length; i++) {
+      putAcknowledged(one, 0, writes[i]!);
+      this.ackStmt.run(one);
+    }
   }
 
   writeFailure(f: FailureWrite & { remoteId: string }, at: string): void {
@@ -156,4 +184,14 @@ export class LedgerTable {
   deleteSync(sync: string): void {
     this.db.prepare('DELETE FROM ledger WHERE sync = ?').run(sync);
   }
+}
+
+function putAcknowledged(params: (string | null)[], at: number, { write: w, at: updatedAt }: { write: AcknowledgedWrite; at: string }): void {
+  params[at] = w.sync;
+  params[at + 1] = w.remoteId;
+  params[at + 2] = w.fingerprint;
+  params[at + 3] = w.recordId;
+  params[at + 4] = w.origin ?? null;
+  params[at + 5] = updatedAt;
+  params[at + 6] = w.sourceFingerprint ?? null;
 }

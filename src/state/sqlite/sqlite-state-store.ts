@@ -33,7 +33,7 @@ import { LedgerTable, LIVE_PAGE } from './ledger.js';
 import { LockTable } from './locks.js';
 import { RunTable } from './runs.js';
 import { WriteBuffer } from './write-buffer.js';
-import type { PendingWrite } from './write-buffer.js';
+import { groupWrites, type PendingWrite } from './write-buffer.js';
 
 export interface SqliteStateStoreOptions {
   /** Buffered writes that trigger an automatic commit (which never moves a cursor). Default 500. */
@@ -309,23 +309,25 @@ export class SqliteStateStore implements StateStore {
     // deletes its record's one, and a sync with none (the usual case) costs no DELETE per record.
     // Asked only after this transaction's first write, so no other process can add one meanwhile.
     const withFailures = new Map<string, boolean>();
-    for (const w of this.buffer.pending()) {
-      switch (w.kind) {
-        case 'acknowledged': {
-          const { sync, remoteId } = w.write;
-          this.ledger.writeAcknowledged(w.write, w.at);
-          let open = withFailures.get(sync);
-          if (open === undefined) withFailures.set(sync, (open = this.failureTable.hasRecordFailures(sync)));
-          if (open) this.failureTable.resolve(sync, remoteId);
+    for (const group of groupWrites(this.buffer.pending(), { repeats: true })) {
+      switch (group.kind) {
+        case 'acknowledged':
+          this.ledger.writeAcknowledged(group.writes);
+          for (const { write } of group.writes) {
+            let open = withFailures.get(write.sync);
+            if (open === undefined) withFailures.set(write.sync, (open = this.failureTable.hasRecordFailures(write.sync)));
+            if (open) this.failureTable.resolve(write.sync, write.remoteId);
+          }
+          break;
+        case 'failure': {
+          const { write, at } = group.write;
+          if (write.remoteId !== null) this.ledger.writeFailure({ ...write, remoteId: write.remoteId }, at);
+          this.failureTable.write(write, at);
+          withFailures.set(write.sync, true);
           break;
         }
-        case 'failure':
-          if (w.write.remoteId !== null) this.ledger.writeFailure({ ...w.write, remoteId: w.write.remoteId }, w.at);
-          this.failureTable.write(w.write, w.at);
-          withFailures.set(w.write.sync, true);
-          break;
         case 'deleted':
-          this.ledger.writeDeleted(w.sync, w.remoteId, w.at);
+          for (const { sync, remoteId, at } of group.writes) this.ledger.writeDeleted(sync, remoteId, at);
           break;
       }
     }

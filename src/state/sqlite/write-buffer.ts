@@ -41,6 +41,42 @@ export class WriteBuffer {
   }
 }
 
+export type WriteGroup =
+  | { kind: 'acknowledged'; writes: { write: AcknowledgedWrite; at: string }[] }
+  | { kind: 'deleted'; writes: { sync: string; remoteId: string; at: string }[] }
+  | { kind: 'failure'; write: Extract<PendingWrite, { kind: 'failure' }> };
+
+/**
+ * The writes in order, as groups a store applies with one multi-row
+ * statement each: consecutive acknowledgements, or consecutive deletes; a
+ * failure stands alone. With `repeats: false` a record already in the
+ * current group starts a new one (for a database whose upsert may not touch
+ * a row twice); SQLite applies a statement's rows in order, so there a
+ * record's later write in the same group lands after its earlier one.
+ */
+export function groupWrites(writes: readonly PendingWrite[], { repeats }: { repeats: boolean }): WriteGroup[] {
+  const groups: WriteGroup[] = [];
+  let current: Exclude<WriteGroup, { kind: 'failure' }> | undefined;
+  let keys = new Set<string>();
+  for (const w of writes) {
+    if (w.kind === 'failure') {
+      current = undefined;
+      groups.push({ kind: 'failure', write: w });
+      continue;
+    }
+    const key = repeats ? '' : w.kind === 'acknowledged' ? recordKey(w.write.sync, w.write.remoteId) : recordKey(w.sync, w.remoteId);
+    if (current === undefined || current.kind !== w.kind || (!repeats && keys.has(key))) {
+      current = w.kind === 'acknowledged' ? { kind: 'acknowledged', writes: [] } : { kind: 'deleted', writes: [] };
+      groups.push(current);
+      keys = new Set();
+    }
+    if (!repeats) keys.add(key);
+    if (current.kind === 'acknowledged' && w.kind === 'acknowledged') current.writes.push({ write: w.write, at: w.at });
+    else if (current.kind === 'deleted' && w.kind === 'deleted') current.writes.push({ sync: w.sync, remoteId: w.remoteId, at: w.at });
+  }
+  return groups;
+}
+
 function keyOf(write: PendingWrite): string | undefined {
   switch (write.kind) {
     case 'acknowledged':

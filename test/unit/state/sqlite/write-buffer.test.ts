@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { groupWrites } from '../../../../src/state/postgres/apply-writes.js';
-import type { PendingWrite } from '../../../../src/state/sqlite/write-buffer.js';
+import { groupWrites, type PendingWrite } from '../../../../src/state/sqlite/write-buffer.js';
 
 const at = '2024-03-01T00:00:00.000Z';
 const ack = (remoteId: string, sync = 'deals'): PendingWrite => ({ kind: 'acknowledged', write: { sync, remoteId, fingerprint: 'f', recordId: 'r' }, at });
@@ -11,8 +10,8 @@ const fail = (remoteId: string | null): PendingWrite => ({
   at,
 });
 
-function shape(writes: PendingWrite[]): string[] {
-  return groupWrites(writes).map((g) => (g.kind === 'failure' ? 'failure' : `${g.kind}×${g.writes.length}`));
+function shape(writes: PendingWrite[], repeats = false): string[] {
+  return groupWrites(writes, { repeats }).map((g) => (g.kind === 'failure' ? 'failure' : `${g.kind}×${g.writes.length}`));
 }
 
 describe('groupWrites (one multi-row upsert per group)', () => {
@@ -28,6 +27,12 @@ describe('groupWrites (one multi-row upsert per group)', () => {
     expect(shape([ack('a'), ack('b'), ack('a'), ack('c')])).toEqual(['acknowledged×2', 'acknowledged×2']);
   });
 
+  it('with repeats allowed (SQLite applies a statement\'s rows in order), keeps a repeated record in the group, in order', () => {
+    const groups = groupWrites([ack('a'), ack('b'), ack('a'), ack('c'), del('d'), del('d')], { repeats: true });
+    expect(groups.map((g) => (g.kind === 'failure' ? 'failure' : `${g.kind}×${g.writes.length}`))).toEqual(['acknowledged×4', 'deleted×2']);
+    expect(groups[0]!.kind === 'acknowledged' && groups[0]!.writes.map((w) => w.write.remoteId)).toEqual(['a', 'b', 'a', 'c']);
+  });
+
   it('keeps the order across kinds; failures go one by one', () => {
     expect(shape([ack('a'), ack('b'), del('c'), del('d'), fail('a'), fail(null), ack('e')])).toEqual([
       'acknowledged×2',
@@ -39,6 +44,6 @@ describe('groupWrites (one multi-row upsert per group)', () => {
   });
 
   it('returns nothing for nothing', () => {
-    expect(groupWrites([])).toEqual([]);
+    expect(groupWrites([], { repeats: false })).toEqual([]);
   });
 });
