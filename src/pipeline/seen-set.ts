@@ -24,10 +24,11 @@ import { CompactIdSet } from './compact-id-set.js';
  * Memory the ids may take before spilling: some 260,000 ids of seven
  * characters (the arrays grow by doubling, and the next doubling would pass
  * it). About twice what the spilled form itself holds (a 2 MiB Bloom filter,
- * SQLite's page cache, a pending batch). A first run of a million records
- * peaked at 157 MB with 16 MiB here and 151 MB with 8 MiB, against 142-147
- * MB at 100,000 rows: the larger budget took most of the 10 % that
- * ferry's memory goal lets a run ten times as long grow by.
+ * SQLite's page cache, a pending batch). A run of a million records fills
+ * whatever budget there is, where one of 100,000 takes about 3 MB: at 16 MiB
+ * the budget alone was some 13 MB of the 15 that ferry's memory goal lets a
+ * run ten times as long grow by. (One pair of runs at 1M rows peaked at 157
+ * MB with 16 MiB and 151 MB with 8; runs of the same code vary by about 5 MB.)
  */
 const IN_MEMORY_BYTES = 8 * 1024 * 1024;
 const BATCH = 5_000;
