@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { z } from 'zod';
+import { isFerryError } from '../../../src/sdk/index.js';
 import type { BufferedIterator, IncrementalRead, ReadContext, ReadPartition, SkippedInput, SourceDefinition, SourceRecord } from '../../../src/sdk/index.js';
 
 export interface Captured {
@@ -102,4 +103,15 @@ export async function readInterleaved(records: AsyncIterable<SourceRecord>, inte
     return { records: read, taken, failure: { error, fromTake } };
   }
   return { records: read, taken };
+}
+
+/**
+ * A read that failed part-way hands over the same rows, up to `lastId`, with
+ * takeBuffered interleaved as with next() alone, then the same read failure.
+ */
+export function expectSameFailure(plain: InterleavedRead, interleaved: InterleavedRead, lastId: string): void {
+  expect(plain.records.at(-1)?.data.id).toBe(lastId);
+  expect(interleaved.records).toEqual(plain.records);
+  expect(isFerryError(interleaved.failure?.error) && interleaved.failure.error.code).toBe('FERRY_SOURCE_READ_FAILED');
+  expect((interleaved.failure?.error as Error).message).toBe((plain.failure?.error as Error).message);
 }
