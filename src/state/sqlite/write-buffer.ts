@@ -71,8 +71,9 @@ export function groupWrites(writes: readonly PendingWrite[], { repeats }: { repe
       keys = new Set();
     }
     if (!repeats) keys.add(key);
-    if (current.kind === 'acknowledged' && w.kind === 'acknowledged') current.writes.push({ write: w.write, at: w.at });
-    else if (current.kind === 'deleted' && w.kind === 'deleted') current.writes.push({ sync: w.sync, remoteId: w.remoteId, at: w.at });
+    // The pending writes themselves, not copies: no object per record on the way to the statement.
+    if (current.kind === 'acknowledged' && w.kind === 'acknowledged') current.writes.push(w);
+    else if (current.kind === 'deleted' && w.kind === 'deleted') current.writes.push(w);
   }
   return groups;
 }
