@@ -147,6 +147,13 @@ export interface StateStore {
    */
   liveRemoteIdPages(sync: string): AsyncIterable<readonly string[]>;
   countLive(sync: string): Promise<number>;
+  /**
+   * Whether any record of the sync is in the ledger as pushed: a look at one
+   * index entry, where {@link countLive} walks them all. A run that finds
+   * none knows, before asking per batch, that nothing it reads can be
+   * unchanged or an update.
+   */
+  hasLive(sync: string): Promise<boolean>;
 
   // writes: buffered, committed in batched transactions
   recordAcknowledged(e: AcknowledgedWrite): Promise<void>;

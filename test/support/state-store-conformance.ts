@@ -294,6 +294,19 @@ export function describeStateStoreConformance(name: string, createHarness: () =>
         expect(await store.countLive('other')).toBe(0);
         expect(await collect(store.liveRemoteIdPages('other'))).toEqual([]);
       });
+
+      it('tells whether a sync has any record pushed, counting writes not yet committed and nothing failed or deleted', async () => {
+        const store = await fresh();
+        expect(await store.hasLive('deals')).toBe(false);
+        await store.recordFailure(failure('deals', 'refused', { status: 400 }));
+        await store.recordDeleted('deals', 'gone');
+        expect(await store.hasLive('deals')).toBe(false);
+        await ack(store, 'a'); // buffered, not yet committed
+        expect(await store.hasLive('deals')).toBe(true);
+        expect(await store.hasLive('other')).toBe(false);
+        await store.recordDeleted('deals', 'a');
+        expect(await store.hasLive('deals')).toBe(false);
+      });
     });
 
     describe('cursors and checkpoints', () => {

@@ -75,6 +75,11 @@ export class PgLedger {
     return Number(rows[0]?.n ?? 0);
   }
 
+  async hasLive(db: Queryable, sync: string): Promise<boolean> {
+    const { rows } = await db.query(`SELECT 1 FROM ${this.s}.ledger WHERE sync = $1 AND status = 'pushed' LIMIT 1`, [sync]);
+    return rows.length > 0;
+  }
+
   /** Many acknowledgements, distinct records, one statement; their open dead-letter entries are resolved in a second. */
   async writeAcknowledged(db: Queryable, writes: readonly { write: AcknowledgedWrite; at: string }[]): Promise<void> {
     if (writes.length === 0) return;

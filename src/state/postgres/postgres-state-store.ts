@@ -140,6 +140,13 @@ export class PostgresStateStore implements StateStore {
     });
   }
 
+  async hasLive(sync: string): Promise<boolean> {
+    return this.guard('look for live records', async () => {
+      await this.commit(undefined);
+      return this.ledger.hasLive(this.pool, sync);
+    });
+  }
+
   async recordAcknowledged(e: AcknowledgedWrite): Promise<void> {
     await this.enqueue({ kind: 'acknowledged', write: { ...e }, at: this.isoNow() });
   }

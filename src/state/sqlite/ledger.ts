@@ -43,6 +43,7 @@ export class LedgerTable {
   private readonly firstLivePage: Statement<[string, number], string>;
   private readonly nextLivePage: Statement<[string, string, number], string>;
   private readonly countLiveStmt: Statement<[string], number>;
+  private readonly anyLiveStmt: Statement<[string], number>;
   private readonly ackStmt: Statement;
   private readonly ackChunkStmt: Statement;
   private readonly failStmt: Statement;
@@ -64,6 +65,7 @@ export class LedgerTable {
       )
       .pluck();
     this.countLiveStmt = db.prepare<[string], number>("SELECT count(*) FROM ledger WHERE sync = ? AND status = 'pushed'").pluck();
+    this.anyLiveStmt = db.prepare<[string], number>("SELECT 1 FROM ledger WHERE sync = ? AND status = 'pushed' LIMIT 1").pluck();
     this.ackStmt = db.prepare(acknowledgeSql(1));
     this.ackChunkStmt = db.prepare(acknowledgeSql(ACK_CHUNK));
     this.failStmt = db.prepare(`
@@ -153,6 +155,10 @@ export class LedgerTable {
 
   countLive(sync: string): number {
     return this.countLiveStmt.get(sync) ?? 0;
+  }
+
+  hasLive(sync: string): boolean {
+    return this.anyLiveStmt.get(sync) !== undefined;
   }
 
   /** Acknowledgements in the order given: {@link ACK_CHUNK} to a statement, the rest one by one. */

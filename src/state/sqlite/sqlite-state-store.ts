@@ -125,6 +125,13 @@ export class SqliteStateStore implements StateStore {
     });
   }
 
+  async hasLive(sync: string): Promise<boolean> {
+    return this.guard('look for live records', () => {
+      this.flushIfPending();
+      return this.ledger.hasLive(sync);
+    });
+  }
+
   // The three writes are the hot path (one call per record): they return a
   // shared settled promise instead of allocating one per call (async method).
   recordAcknowledged(e: AcknowledgedWrite): Promise<void> {

@@ -115,9 +115,34 @@ describe('unchanged records decided before mapping', () => {
     expect(await run(config(), repeated)).toMatchObject({ counts: { unchanged: 300, duplicates: 1, read: 301 }, mapped: SAMPLED, pushed: 0 });
   });
 
-  it('never skips mapping when the mapping reads the clock', async () => {
+  it('asks the ledger once, not per batch, while it holds no record of the sync as pushed', async () => {
+    const asked = countLedgerQueries(store);
+    const repeated = [...ROWS, ROWS[0]!];
+    expect(await run(config(), repeated)).toMatchObject({ counts: { created: 300, duplicates: 1 }, pushed: 300 });
+    expect(asked).toEqual({ hasLive: 1, perBatch: 0 });
+    expect(await run(config(), repeated)).toMatchObject({ counts: { unchanged: 300, duplicates: 1 }, pushed: 0 });
+    expect(asked.hasLive).toBe(2);
+    expect(asked.perBatch).toBeGreaterThan(0);
+  });
+
+  it('never skips mapping when the mapping reads the clock; skips the per-batch queries while the ledger holds nothing', async () => {
+    const asked = countLedgerQueries(store);
     const clock = config('', `'"deal " & opportunity_id & " " & $string($now() = "x")'`);
-    await run(clock, ROWS);
+    expect(await run(clock, ROWS)).toMatchObject({ counts: { created: 300 }, pushed: 300 });
+    expect(asked).toEqual({ hasLive: 1, perBatch: 0 });
     expect(await run(clock, ROWS)).toMatchObject({ counts: { unchanged: 300 }, mapped: 300, pushed: 0 });
+    expect(asked.perBatch).toBeGreaterThan(0);
   });
 });
+
+/** Counts the store's look for any live record and its per-batch ledger queries. */
+function countLedgerQueries(store: StateStore): { hasLive: number; perBatch: number } {
+  const asked = { hasLive: 0, perBatch: 0 };
+  const hasLive = store.hasLive.bind(store);
+  const fingerprints = store.fingerprints.bind(store);
+  const unchangedAtSource = store.unchangedAtSource.bind(store);
+  store.hasLive = (sync) => (asked.hasLive++, hasLive(sync));
+  store.fingerprints = (sync, ids) => (asked.perBatch++, fingerprints(sync, ids));
+  store.unchangedAtSource = (sync, ids, prints) => (asked.perBatch++, unchangedAtSource(sync, ids, prints));
+  return asked;
+}
