@@ -222,8 +222,11 @@ class SyncRun {
           }
         }
         const unit = await next();
-        if (unit === undefined) ended = true;
-        else batch.push(unit);
+        if (unit === undefined) {
+          ended = true;
+          // At most this batch and the pusher's queue are left: no more probing for a higher rate limit.
+          this.pusher?.endOfInput();
+        } else batch.push(unit);
       }
       const handledAll = batch.length === 0 || (await processor.processBatch(batch));
       // Complete only if every unit read was handled: `deletes: mirror` trusts what the read saw.

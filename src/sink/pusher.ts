@@ -238,6 +238,15 @@ export class Pusher {
     }
   }
 
+  /**
+   * The caller has read its source to the end (what it still pushes is
+   * the last of it): the rate stops probing past the service's limit, so
+   * that a 429 does not hold the run's end for a whole Retry-After.
+   */
+  endOfInput(): void {
+    this.limiter.finish();
+  }
+
   /** Resolves when nothing is queued, in flight or waiting to retry. */
   async onIdle(): Promise<void> {
     while (this.unsettled > 0) await this.nextChange();

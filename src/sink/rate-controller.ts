@@ -33,6 +33,10 @@
  * - Two congested windows in a row in which the service accepted nothing
  *   (it refuses everything, whatever the rate) ask the limiter to hold new
  *   requests until the Retry-After has passed.
+ * - Once the source has been read to the end ({@link RateController.finish}),
+ *   the rate stays a little below the last limit found instead of probing
+ *   past it: a probe's 429 among the last records delays the run's end by
+ *   the whole Retry-After, and a higher limit found then would save nothing.
  */
 
 import { SlowStart } from './slow-start.js';
@@ -97,6 +101,8 @@ export class RateController {
   private window: { start: number; accepted: number; throttled: number; limited: boolean };
   /** Growing multiplicatively until the service shows a limit (for good, when it never does). */
   private slowStart: SlowStart | undefined;
+  /** The source has been read to the end: what is left is sent without probing past the limit (see {@link finish}). */
+  private finishing = false;
 
   constructor(options: RateControllerOptions, now: number) {
     this.ceiling = options.ceiling;
@@ -118,6 +124,25 @@ export class RateController {
   /** The rate held a request back (the bucket was empty): a window without congestion may raise it. */
   noteLimited(): void {
     this.window.limited = true;
+  }
+
+  /**
+   * The last records are on their way: from now on the rate does not probe
+   * past the last limit found, and one above it comes down to just below it.
+   * A 429 to one of the last requests makes the run's end wait the whole
+   * Retry-After (a second is 6 % of a 15-second run) while nothing else is
+   * left to send; a higher limit found so late would save almost nothing.
+   * Congestion still lowers the rate. A service that never refused keeps
+   * its rate: there is no limit to stay under.
+   */
+  finish(): void {
+    this.finishing = true;
+    if (this.slowStart === undefined && Number.isFinite(this.limit)) this.current = Math.min(this.current, this.settled());
+  }
+
+  /** Just below the last limit found (a finishing run's highest rate). */
+  private settled(): number {
+    return clamp(this.limit * BELOW_LIMIT, this.floor, this.ceiling);
   }
 
   /** Start counting afresh at `at` (after a hold: the held time says nothing about the rate). */
@@ -234,8 +259,9 @@ export class RateController {
     // so that an overshoot never teaches the controller to take its own 429s for the service's habit (a limit
     // found too high would otherwise teach it exactly that).
     this.usualShare = this.usualShare * 0.9 + Math.min(share, this.usualShare) * 0.1;
-    if (!w.limited || this.current >= this.ceiling) return { change: 'none' };
-    this.current = clamp(this.current + Math.max(this.step(), 0.1), this.floor, this.ceiling);
+    const highest = this.finishing && Number.isFinite(this.limit) ? this.settled() : this.ceiling;
+    if (!w.limited || this.current >= highest) return { change: 'none' };
+    this.current = clamp(this.current + Math.max(this.step(), 0.1), this.floor, highest);
     return { change: 'increase', rate: this.current };
   }
 

@@ -78,6 +78,11 @@ export class AdaptiveRateLimiter {
     return this.clock.sleep(Math.max(turn, held), signal).then(() => (generation === this.generation ? undefined : this.acquire(signal)));
   }
 
+  /** The source has been read to the end: stop probing past the service's limit (RateController.finish). */
+  finish(): void {
+    this.controller.finish();
+  }
+
   /** The limiter's clock, to stamp when a request went out (for {@link onAnswer}). */
   now(): number {
     return this.clock.now();

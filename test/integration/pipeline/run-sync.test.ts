@@ -5,8 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ERROR_CATALOGUE } from '../../../src/sdk/errors.js';
+import { Pusher } from '../../../src/sink/pusher.js';
 import { Harness, readRows } from './harness.js';
 
 const PIPELINE = readFileSync(resolve(import.meta.dirname, '../../../../shared/datasets/crm-sales-opportunities/sales_pipeline.csv'), 'utf8');
@@ -59,6 +60,25 @@ describe('a CSV → rows sync into the emulator', () => {
     const second = await h.run();
     expect(second.summaries[0]).toMatchObject({ status: 'succeeded', counts: { read: 120, unchanged: 120, created: 0, updated: 0 } });
     expect(second.requests.filter((r) => r.method !== 'GET')).toHaveLength(0);
+  });
+
+  it('tells the pusher once that the source has ended, before the last batch of records goes', async () => {
+    h.write('data/deals.csv', csv(LINES.slice(0, 600)));
+    h.writeConfig(DEALS_SYNC());
+    const pushes = vi.spyOn(Pusher.prototype, 'push');
+    const ended = vi.spyOn(Pusher.prototype, 'endOfInput');
+    try {
+      const run = await h.run();
+      expect(run.summaries[0]).toMatchObject({ status: 'succeeded', counts: { read: 600, created: 600 } });
+      expect(ended).toHaveBeenCalledTimes(1);
+      const signalled = ended.mock.invocationCallOrder[0]!;
+      // 600 = 2 × 256 + 88: the last batch is read after the end was seen, and its records go after the signal.
+      expect(pushes.mock.invocationCallOrder.filter((order) => order > signalled).length).toBeGreaterThanOrEqual(88);
+      expect(pushes).toHaveBeenCalledTimes(600);
+    } finally {
+      pushes.mockRestore();
+      ended.mockRestore();
+    }
   });
 
   it('re-pushes an edited record alone, and exactly the records a mapping change touches', async () => {

@@ -134,7 +134,59 @@ describe('AdaptiveRateLimiter', () => {
   });
 });
 
+describe('AdaptiveRateLimiter at the end of the input', () => {
+  it('once told the source has ended, holds just below the 100 req/s limit it found: no 429 keeps the last records waiting', async () => {
+    const clock = new FakeClock();
+    const limiter = new AdaptiveRateLimiter({ maxPerSecond: 1000, clock });
+    const service = bucketService(clock, 100, 10);
+    const probing = await drive(clock, limiter, service, 30);
+    expect(probing.throttled).toBeGreaterThan(10); // it kept probing past the limit, as it should while input lasts
+    limiter.finish();
+    expect(limiter.currentRate).toBeLessThan(100);
+    // The bucket may be short of tokens right after the last probe: one more decrease at most, then none.
+    await drive(clock, limiter, service, 1);
+    const last = await drive(clock, limiter, service, 10);
+    expect(last.throttled).toBe(0);
+    expect(last.accepted / 10).toBeGreaterThanOrEqual(95);
+  });
+});
+
 describe('RateController', () => {
+  it('after finish(), stays below the last limit found, still lowers on congestion, and keeps climbing where it never found one', () => {
+    const limited = new RateController({ ceiling: 200, minWindowMs: 100, minWindowAnswers: 1 }, 0);
+    let t = 0;
+    for (let i = 0; i < 100; i++) limited.onAnswer(false, (t += 10));
+    const sent = t;
+    for (let i = 0; i < 20; i++) limited.onAnswer(i % 2 === 0, (t += 5), sent); // a limit of about 100/s
+    for (let w = 0; w < 10; w++) {
+      limited.noteLimited();
+      limited.onAnswer(false, (t += 150));
+    }
+    const probed = limited.rate;
+    expect(probed).toBeGreaterThan(100); // past the limit, probing
+    limited.finish();
+    const settled = limited.rate;
+    expect(settled).toBeLessThan(100);
+    for (let w = 0; w < 20; w++) {
+      limited.noteLimited();
+      expect(limited.onAnswer(false, (t += 150))).toEqual({ change: 'none' });
+    }
+    expect(limited.rate).toBe(settled);
+    const before = t;
+    for (let i = 0; i < 4; i++) limited.onAnswer(true, (t += 1), before + 1);
+    expect(limited.rate).toBeLessThan(settled);
+
+    // A slow start that has seen no 429 yet knows no limit: it goes on growing.
+    const unlimited = new RateController({ ceiling: 1000, initial: 50 }, 0);
+    unlimited.finish();
+    let u = 0;
+    for (let i = 0; i < 200; i++) {
+      unlimited.noteLimited();
+      unlimited.onAnswer(false, (u += 5));
+    }
+    expect(unlimited.rate).toBeGreaterThan(100);
+  });
+
   it('decides once per window, however many 429s arrive in it', () => {
     const controller = new RateController({ ceiling: 1000, minWindowMs: 100, minWindowAnswers: 10 }, 0);
     controller.noteLimited();
