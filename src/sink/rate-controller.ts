@@ -132,16 +132,22 @@ export class RateController {
    * A 429 to one of the last requests makes the run's end wait the whole
    * Retry-After (a second is 6 % of a 15-second run) while nothing else is
    * left to send; a higher limit found so late would save almost nothing.
-   * Congestion still lowers the rate. A service that never refused keeps
-   * its rate: there is no limit to stay under.
+   * Congestion still lowers the rate. It applies only where 429s come from
+   * the rate: a service that never refused has no limit to stay under, and
+   * one that refuses a share whatever the rate (the usual share) refuses the
+   * last requests as often whether the rate probes or not, while a limit
+   * measured among its random 429s is often low and would only slow the
+   * retries the run ends with.
    */
   finish(): void {
     this.finishing = true;
-    if (this.slowStart === undefined && Number.isFinite(this.limit)) this.current = Math.min(this.current, this.settled());
+    const highest = this.highest();
+    if (this.slowStart === undefined) this.current = Math.min(this.current, highest);
   }
 
-  /** Just below the last limit found (a finishing run's highest rate). */
-  private settled(): number {
+  /** The rate's upper bound now: the ceiling, or just below the last limit found once the run is finishing (see {@link finish}). */
+  private highest(): number {
+    if (!this.finishing || !Number.isFinite(this.limit) || this.usualShare >= MARGIN) return this.ceiling;
     return clamp(this.limit * BELOW_LIMIT, this.floor, this.ceiling);
   }
 
@@ -259,7 +265,7 @@ export class RateController {
     // so that an overshoot never teaches the controller to take its own 429s for the service's habit (a limit
     // found too high would otherwise teach it exactly that).
     this.usualShare = this.usualShare * 0.9 + Math.min(share, this.usualShare) * 0.1;
-    const highest = this.finishing && Number.isFinite(this.limit) ? this.settled() : this.ceiling;
+    const highest = this.highest();
     if (!w.limited || this.current >= highest) return { change: 'none' };
     this.current = clamp(this.current + Math.max(this.step(), 0.1), this.floor, highest);
     return { change: 'increase', rate: this.current };

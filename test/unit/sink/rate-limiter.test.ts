@@ -149,6 +149,19 @@ describe('AdaptiveRateLimiter at the end of the input', () => {
     expect(last.throttled).toBe(0);
     expect(last.accepted / 10).toBeGreaterThanOrEqual(95);
   });
+
+  it('keeps its rate at the end when the service refuses a share whatever the rate: there the 429s are not the probe\'s doing', async () => {
+    const clock = new FakeClock();
+    const limiter = new AdaptiveRateLimiter({ maxPerSecond: 1000, clock });
+    let n = 0;
+    const everyTenth = () => ++n % 10 === 0;
+    await drive(clock, limiter, everyTenth, 30);
+    const before = limiter.currentRate;
+    limiter.finish();
+    expect(limiter.currentRate).toBe(before);
+    await drive(clock, limiter, everyTenth, 5);
+    expect(limiter.currentRate).toBeGreaterThanOrEqual(before);
+  });
 });
 
 describe('RateController', () => {
