@@ -212,6 +212,37 @@ describe('Pusher', () => {
     expect(b.service.pushes).toBe(2);
   });
 
+  it('while the service serves others, retries a record as long as its failures are ones the service\'s random share of them would produce', async () => {
+    // A service failing a fifth of requests with 500 at random: a streak of five is one in 3,125 records, so five
+    // failures of one record prove nothing about the record; at maxAttempts 3 the run used to stop on it.
+    const { service, pusher } = setup({ maxAttempts: 3, concurrency: 8 });
+    let draw = 0;
+    const unlucky = new Map<string, number>([['r7', 5]]);
+    service.handler = (_kind, body) => {
+      const id = String(body.id);
+      const left = unlucky.get(id) ?? 0;
+      if (left > 0) unlucky.set(id, left - 1);
+      if (left > 0 || (id !== 'r7' && ++draw % 5 === 0)) throw new FakeServiceError(500, { detail: 'internal error' });
+      return { status: 'created', recordId: `rec-${id}`, id, sourceId: SOURCE };
+    };
+    const outcomes = await Promise.all(Array.from({ length: 400 }, (_, i) => pusher.push(job(i))));
+    expect(outcomes.every((o) => o.ok)).toBe(true);
+    expect(service.callsOf('create:row').filter((c) => (c.args[0] as { id: string }).id === 'r7')).toHaveLength(6);
+  });
+
+  it('a record the service fails on every time, while it serves the others, still gives up after about maxAttempts', async () => {
+    const { service, pusher } = setup({ maxAttempts: 3, concurrency: 8 });
+    service.handler = (_kind, body) => {
+      const id = String(body.id);
+      if (id === 'r399') throw new FakeServiceError(500, { detail: 'internal error' });
+      return { status: 'created', recordId: `rec-${id}`, id, sourceId: SOURCE };
+    };
+    await Promise.all(Array.from({ length: 399 }, (_, i) => pusher.push(job(i))));
+    await expect(pusher.push(job(399))).rejects.toMatchObject({ code: 'FERRY_SERVICE_ERROR' });
+    // The service failed almost nothing else: the streak it allows is short (1 % failures would allow 5).
+    expect(service.callsOf('create:row').filter((c) => (c.args[0] as { id: string }).id === 'r399').length).toBeLessThanOrEqual(5);
+  });
+
   it('an unexpected error is rethrown as it is', async () => {
     const { service, pusher } = setup();
     const bug = new TypeError('boom');
