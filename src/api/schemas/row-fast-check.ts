@@ -58,13 +58,27 @@ function isVisible(isPublic: unknown, owners: unknown): boolean {
   return isPublic === true || owners.length > 0;
 }
 
+/**
+ * The source and object type ids last found to be UUIDs: a run's bodies all
+ * carry the same two, so each is compared with the last one (the same string,
+ * most often) rather than matched against the pattern again, once per record.
+ */
+const knownUuids: [string, string] = ['', ''];
+
+function isUuid(value: unknown, slot: 0 | 1): boolean {
+  if (typeof value !== 'string') return false;
+  if (value === knownUuids[slot]) return true;
+  if (!UUID_PATTERN.test(value)) return false;
+  knownUuids[slot] = value;
+  return true;
+}
+
 /** True only when `rowRequest.safeParse(body)` succeeds and returns a value equal (as JSON) to `body`. */
 export function isPlainValidRow(body: Record<string, unknown>): boolean {
   if (!onlyKeys(body, ROW_KEYS)) return false;
   const { id, sourceId, objectTypeId, name, createdAt, updatedAt } = body;
   if (typeof id !== 'string' || id.length === 0) return false;
-  if (typeof sourceId !== 'string' || !UUID_PATTERN.test(sourceId)) return false;
-  if (typeof objectTypeId !== 'string' || !UUID_PATTERN.test(objectTypeId)) return false;
+  if (!isUuid(sourceId, 0) || !isUuid(objectTypeId, 1)) return false;
   if (typeof name !== 'string' || name.length < LIMITS.rowName.min || name.length > LIMITS.rowName.max) return false;
   if (createdAt !== undefined && !isNormalTimestamp(createdAt)) return false;
   if (updatedAt !== undefined && updatedAt !== null && !isNormalTimestamp(updatedAt)) return false;
