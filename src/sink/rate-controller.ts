@@ -35,8 +35,9 @@
  *   requests until the Retry-After has passed.
  * - Once the source has been read to the end ({@link RateController.finish}),
  *   the rate stays a little below the last limit found instead of probing
- *   past it: a probe's 429 among the last records delays the run's end by
- *   the whole Retry-After, and a higher limit found then would save nothing.
+ *   past it, where the 429s come from the rate: a probe's 429 among the last
+ *   records delays the run's end by the whole Retry-After, and a higher limit
+ *   found then would save nothing.
  */
 
 import { SlowStart } from './slow-start.js';
