@@ -352,11 +352,10 @@ export class Pusher {
         this.noteAnswer(true);
         if (failure.status !== null) this.limiter.onAnswer(false, undefined, sent.sentAt);
       }
-      let next = nextRetry(failure.retryAfterMs, { failures, ...(outage ? { outageMs: now - this.lastAnswerAt } : {}) }, this.policy, this.random);
-      if (!next.retry && !outage && this.lastAnswerAt > firstFailureAt) {
-        const allowed = this.attemptsWhileServing();
-        if (failures < allowed) next = nextRetry(failure.retryAfterMs, { failures }, { ...this.policy, maxAttempts: allowed }, this.random);
-      }
+      // Past maxAttempts while the service serves others, the streak decides how many more (attemptsWhileServing).
+      const serving = failures >= this.policy.maxAttempts && !outage && this.lastAnswerAt > firstFailureAt;
+      const policy = serving ? { ...this.policy, maxAttempts: this.attemptsWhileServing() } : this.policy;
+      const next = nextRetry(failure.retryAfterMs, { failures, ...(outage ? { outageMs: now - this.lastAnswerAt } : {}) }, policy, this.random);
       if (!next.retry) throw this.setFatal(exhausted(job, failure.status, n, sent.error));
       if (outage) this.reportOutage(now, failure.status, sent.error);
       this.counters.retries += 1;
