@@ -206,6 +206,7 @@ export class Pusher {
     // A virtual clock in tests paces the limiter too; in production it runs on the monotonic clock.
     this.limiter = new AdaptiveRateLimiter({
       maxPerSecond: options.maxRequestsPerSecond,
+      concurrency: options.concurrency,
       startPerSecond: Math.min(options.maxRequestsPerSecond, Math.max(START_LEAST, options.concurrency * START_PER_SLOT)),
       ...(options.minRequestsPerSecond === undefined ? {} : { minPerSecond: options.minRequestsPerSecond }),
       ...options.rateWindow,

@@ -6,8 +6,11 @@
  * returns at once, without a timer. When the bucket is empty each acquirer
  * reserves the next token (the count goes below zero) and sleeps exactly
  * until its turn, so acquirers never queue behind one another's promises.
+ * A request that has its token may still wait for the {@link Pacer}, which
+ * spreads requests over the service's round trip instead of sending trains.
  */
 import type { Clock } from '../sdk/clock.js';
+import { Pacer } from './pacer.js';
 import { RateController } from './rate-controller.js';
 import type { RateDecision } from './rate-controller.js';
 
@@ -20,6 +23,8 @@ export interface AdaptiveRateOptions {
   minPerSecond?: number;
   /** Seconds of requests, at the current rate, that may go at once after an idle spell (at least one). @default 0.05 */
   burstSeconds?: number;
+  /** Requests in flight at most (the pusher's slots): what the {@link Pacer} spreads over a round trip. @default 1 */
+  concurrency?: number;
   /** A monotonic clock in milliseconds (`performance.now` in production). */
   clock: Clock;
   /** Window sizes of the controller (tests use small ones). */
@@ -31,6 +36,7 @@ const RESOLVED = Promise.resolve();
 
 export class AdaptiveRateLimiter {
   private readonly controller: RateController;
+  private readonly pacer: Pacer;
   private readonly burstSeconds: number;
   private readonly clock: Clock;
   private tokens: number;
@@ -43,6 +49,7 @@ export class AdaptiveRateLimiter {
   constructor(options: AdaptiveRateOptions) {
     this.clock = options.clock;
     this.burstSeconds = options.burstSeconds ?? 0.05;
+    this.pacer = new Pacer(options.concurrency ?? 1);
     const now = this.clock.now();
     this.controller = new RateController(
       {
@@ -71,7 +78,10 @@ export class AdaptiveRateLimiter {
     this.refill(now);
     this.tokens -= 1;
     const held = this.heldUntil - now;
-    if (this.tokens >= 0 && held <= 0) return RESOLVED;
+    if (this.tokens >= 0 && held <= 0) {
+      const pace = this.pacer.delay(now);
+      return pace > 0 ? this.clock.sleep(pace, signal) : RESOLVED;
+    }
     this.controller.noteLimited();
     const turn = this.tokens >= 0 ? 0 : (-this.tokens * 1000) / this.controller.rate;
     const generation = this.generation;
@@ -97,6 +107,8 @@ export class AdaptiveRateLimiter {
     // Tokens earned so far were earned at the old rate.
     this.refill(now);
     const decision = this.controller.onAnswer(throttled, now, sentAt);
+    // A 429 often comes back faster than a write: only the service's real work shows how long a round trip takes.
+    if (!throttled && sentAt !== undefined) this.pacer.onRoundTrip(sentAt, now);
     // Tokens saved up, and turns reserved, at the old rate would go out as a burst into a service that
     // just said it is overloaded: start from an empty bucket, and the waiters queue again at the new rate.
     if (decision.change === 'decrease' || decision.change === 'hold') {
