@@ -403,8 +403,7 @@ export class Pusher {
     try {
       this.checkStopped(job);
       await this.limiter.acquire(this.signal);
-      // When it went: a 429 to a request sent before the last decrease is old news (a turn reserved
-      // before a decrease is taken again at the new rate, so it counts from when it went).
+      // When it went (not when it began to wait for its turn): a 429 to a request sent before the last decrease is old news.
       const sentAt = this.limiter.now();
       this.checkStopped(job);
       this.counters.requests += 1;

@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { AdaptiveRateLimiter } from '../../../src/sink/rate-limiter.js';
 import { RateController } from '../../../src/sink/rate-controller.js';
+import { monotonicClock } from '../../../src/sdk/clock.js';
 import { FakeClock, TimerClock } from './fake-service.js';
 
 /**
@@ -47,18 +48,31 @@ describe('AdaptiveRateLimiter', () => {
     expect(clock.sleeps).toEqual([]);
   });
 
-  it('spaces requests by 1/rate once the bucket is empty, each waiter reserving its own turn', async () => {
-    const clock = new FakeClock();
+  it('spaces requests by 1/rate once the bucket is empty, serving those waiting in arrival order', async () => {
+    const clock = new TimerClock();
     const limiter = new AdaptiveRateLimiter({ maxPerSecond: 4, clock });
-    const waits: Promise<void>[] = [];
-    const sleeps: number[] = [];
-    const recording = { now: clock.now, sleep: (ms: number) => (sleeps.push(ms), Promise.resolve()) };
-    const spaced = new AdaptiveRateLimiter({ maxPerSecond: 4, clock: recording });
-    for (let i = 0; i < 4; i++) waits.push(spaced.acquire());
-    await Promise.all(waits);
-    // One token to start with; the next three wait 250, 500 and 750 ms from now, without queuing on each other.
-    expect(sleeps).toEqual([250, 500, 750]);
+    const start = clock.now();
+    const went: [number, number][] = [];
+    await Promise.all(Array.from({ length: 4 }, (_, i) => limiter.acquire().then(() => went.push([i, clock.now() - start]))));
+    // One token to start with; the next three go 250, 500 and 750 ms from now, in the order they asked.
+    expect(went).toEqual([[0, 0], [1, 250], [2, 500], [3, 750]]);
     expect(limiter.currentRate).toBe(4);
+  });
+
+  it('a faster rate applies to requests already waiting (a slow start is not held to its first rate)', async () => {
+    const clock = new TimerClock();
+    const limiter = new AdaptiveRateLimiter({ maxPerSecond: 100_000, startPerSecond: 50, clock });
+    const start = clock.now();
+    const went: number[] = [];
+    const waits = Array.from({ length: 16 }, () => limiter.acquire().then(() => went.push(clock.now() - start)));
+    // At 50/s the sixteenth would go 300 ms from now. Answers come back and the slow start grows the rate meanwhile.
+    for (let i = 0; i < 40; i++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      limiter.onAnswer(false, undefined, clock.now());
+    }
+    await Promise.all(waits);
+    expect(limiter.currentRate).toBeGreaterThan(50);
+    expect(went.at(-1)!).toBeLessThan(300);
   });
 
   it('finds a 100 req/s limit from a ceiling 10× too high: ≥ 95 % used, ≤ 2 % refused', async () => {
@@ -107,22 +121,40 @@ describe('AdaptiveRateLimiter', () => {
     expect(result.throttled / result.sent).toBeLessThanOrEqual(0.02);
   });
 
-  it('earns no tokens before the first request: a late first record does not start with a burst', async () => {
-    const sleeps: number[] = [];
-    let now = 0;
-    const limiter = new AdaptiveRateLimiter({ maxPerSecond: 1000, clock: { now: () => now, sleep: async (ms) => void sleeps.push(ms) } });
-    now = 5000; // the pusher was made long before the first record reached it
-    for (let i = 0; i < 5; i++) await limiter.acquire();
-    // One token to start with, then one each millisecond.
-    expect(sleeps).toEqual([1, 2, 3, 4]);
+  it('an abort rejects those waiting at once and leaves no timer behind to keep the process alive', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    const limiter = new AdaptiveRateLimiter({ maxPerSecond: 0.5, clock: monotonicClock });
+    await limiter.acquire();
+    const controller = new AbortController();
+    // At half a request per second the next two would wait 2 and 4 s.
+    const waits = [limiter.acquire(controller.signal), limiter.acquire(controller.signal)];
+    expect(timers()).toBe(before + 1);
+    controller.abort();
+    for (const wait of waits) await expect(wait).rejects.toMatchObject({ code: 'FERRY_ABORTED' });
+    expect(timers()).toBe(before);
+    // Nobody waits now: the next request takes the line's place as if it had been empty.
+    const late = limiter.acquire(controller.signal);
+    await expect(late).rejects.toMatchObject({ code: 'FERRY_ABORTED' });
   });
 
-  it('on a decrease drops the tokens saved up and re-takes the turns reserved at the old rate', async () => {
+  it('earns no tokens before the first request: a late first record does not start with a burst', async () => {
+    const clock = new TimerClock();
+    const limiter = new AdaptiveRateLimiter({ maxPerSecond: 1000, clock });
+    clock.time += 5000; // the pusher was made long before the first record reached it
+    const start = clock.now();
+    const went: number[] = [];
+    await Promise.all(Array.from({ length: 5 }, () => limiter.acquire().then(() => went.push(clock.now() - start))));
+    // One token to start with, then one each millisecond.
+    expect(went).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('on a decrease drops the tokens saved up, and those waiting go at the new rate', async () => {
     const clock = new TimerClock();
     const limiter = new AdaptiveRateLimiter({ maxPerSecond: 1000, clock, minWindowMs: 0, minWindowAnswers: 4 });
     const sent: number[] = [];
     const start = clock.now();
-    // Eight requests reserve turns 1 ms apart at 1,000/s …
+    // Eight requests wait for turns 1 ms apart at 1,000/s …
     const waits = Array.from({ length: 8 }, () => limiter.acquire().then(() => sent.push(clock.now() - start)));
     // … then the service refuses four in a row: the rate halves before they go.
     for (let i = 0; i < 4; i++) limiter.onAnswer(true, 1000, clock.now());
