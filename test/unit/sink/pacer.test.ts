@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { Pacer } from '../../../src/sink/pacer.js';
 import { AdaptiveRateLimiter } from '../../../src/sink/rate-limiter.js';
+import { TimerClock } from './fake-service.js';
 
 /** The delays a train of `n` requests, all ready at `now`, gets from the pacer. */
 function train(pacer: Pacer, now: number, n: number): number[] {
@@ -74,5 +75,28 @@ describe('AdaptiveRateLimiter pacing', () => {
     at(1040);
     for (let i = 0; i < 6; i++) await limiter.acquire();
     expect(sleeps).toEqual([1, 2, 3]);
+  });
+
+  it('breaks up a train: eight slots against a service answering in 20 ms end up spread over the round trip', async () => {
+    const clock = new TimerClock();
+    const limiter = new AdaptiveRateLimiter({ maxPerSecond: 100_000, concurrency: 8, clock });
+    const start = clock.now();
+    const sent: number[] = [];
+    const slot = async () => {
+      for (let i = 0; i < 10; i++) {
+        await limiter.acquire();
+        const sentAt = clock.now();
+        sent.push(sentAt - start);
+        await clock.sleep(20);
+        limiter.onAnswer(false, undefined, sentAt);
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, slot));
+    // The first wave goes at once (no round trip seen yet); from the second on, at most three in any millisecond.
+    const later = sent.filter((t) => t >= 20);
+    expect(sent.filter((t) => t < 1)).toHaveLength(8);
+    for (const t of later) expect(later.filter((u) => u >= t && u < t + 1).length).toBeLessThanOrEqual(3);
+    // Spreading costs the slots nothing: 80 requests in about ten round trips, not more.
+    expect(Math.max(...sent)).toBeLessThan(10 * 20 + 20);
   });
 });
