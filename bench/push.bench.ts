@@ -4,7 +4,8 @@
  *
  * - ferry ÷ a hand-written undici client (same bodies, same concurrency), zero latency
  * - ferry ÷ the stand-in's own HTTP limit (autocannon)
- * - efficiency ÷ concurrency/latency at 16 and 64, 20 ms latency
+ * - efficiency ÷ concurrency/latency at 16 and 64, 20 ms latency, beside the client's own, sending
+ *   trains and paced
  * - rate-limit utilisation and 429 share against a 100 req/s bucket (ceiling 10× too high, and set right)
  * - fault-mix ÷ fault-free throughput, with exact landing checked
  * - peak RSS of the real `ferry run` at 100k and 1M rows, for a first run and for a no-op re-run of it
@@ -128,6 +129,12 @@ export async function run(): Promise<BenchRow[]> {
       const handWritten = await writeRate(standIn);
       out.push({ name: `${LATENCY_MS} ms latency: hand-written client ÷ concurrency/latency (c${concurrency}, reference)`, value: ratio(handWritten, bound) });
       out.push({ name: `${LATENCY_MS} ms latency: ferry ÷ hand-written client (c${concurrency})`, value: ratio(ferryAtLatency, handWritten) });
+      // The same client spacing its requests as ferry does: what a minimal client reaches on this machine without trains.
+      await standIn.mode({ kind: 'latency', ms: LATENCY_MS });
+      child('push/baseline.ts', [standIn.url, file, concurrency, 'paced']);
+      const paced = await writeRate(standIn);
+      out.push({ name: `${LATENCY_MS} ms latency: paced hand-written client ÷ concurrency/latency (c${concurrency}, reference)`, value: ratio(paced, bound) });
+      out.push({ name: `${LATENCY_MS} ms latency: ferry ÷ paced hand-written client (c${concurrency})`, value: ratio(ferryAtLatency, paced) });
     }
 
     // A 100 req/s token bucket, with the ceiling 10× too high and set right.
