@@ -168,8 +168,13 @@ function buildRowFields(mapped: unknown, ctx: BuildContext, issues: Issue[]): Re
 
 function prepare(kind: TargetKind, mapped: Record<string, unknown>, ctx: BuildContext, issues: Issue[]): Record<string, unknown> {
   const shape = SHAPES[kind];
-  const body: Record<string, unknown> = { ...(toJsonSafe(mapped) as Record<string, unknown>) };
-  body.sourceId = ctx.sourceId;
+  const safe = toJsonSafe(mapped) as Record<string, unknown>;
+  // The ids ferry owns go in with the copy, not added to it one by one afterwards: that took a row body from
+  // 5.5–7.3 to 4.5–5.2 µs to build (200,000 deals bodies, three alternating runs), the adds being its largest line.
+  const body: Record<string, unknown> =
+    kind === 'row' && ctx.objectTypeId !== undefined
+      ? { ...safe, sourceId: ctx.sourceId, objectTypeId: ctx.objectTypeId }
+      : { ...safe, sourceId: ctx.sourceId };
 
   const id = body.id;
   if (id === undefined || id === null || id === '') {
@@ -209,11 +214,7 @@ function prepare(kind: TargetKind, mapped: Record<string, unknown>, ctx: BuildCo
   }
 
   if (kind === 'row') {
-    if (ctx.objectTypeId === undefined) {
-      issues.push({ path: ['objectTypeId'], message: 'the object type has no id yet' });
-    } else {
-      body.objectTypeId = ctx.objectTypeId;
-    }
+    if (ctx.objectTypeId === undefined) issues.push({ path: ['objectTypeId'], message: 'the object type has no id yet' });
     body.fields = buildRowFields(body.fields, ctx, issues);
   }
   return body;
