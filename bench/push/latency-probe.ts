@@ -16,14 +16,14 @@
  * PROBE_ROWS (overrides), PROBE_GAPS (8), PROBE_EARLY_MS (ferry's samples and the
  * stretches in the first ms), PROBE_FIRST (the first N sends, arrivals and answers).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { StandInStats, StandInTimeline } from '../stand-in/service.js';
 import { writeDealsCsv } from './deals.js';
+import { StandIn } from '../stand-in/client.js';
 
 const tsx = resolve(import.meta.dirname, '../../node_modules/tsx/dist/cli.mjs');
 const latencyMs = Number(process.env.PROBE_LATENCY_MS ?? 20);
@@ -92,21 +92,21 @@ function legs(standIn: StandInTimeline, ferry: [string, number, number][]): { re
   return { request: request / n, service: service / n, response: response / n };
 }
 
-const standIn = spawn(process.execPath, [tsx, resolve(import.meta.dirname, '../stand-in/main.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
-const url = (await new Promise<string>((ok) => createInterface({ input: standIn.stdout }).once('line', ok))).trim();
+const standIn = await StandIn.start();
+const { url } = standIn;
 const dir = mkdtempSync(join(tmpdir(), 'ferry-latency-probe-'));
 try {
   // The bench's stand-in has served several runs before its latency runs: warm this one up the same way.
   const warm = join(dir, 'warm.csv');
   await writeDealsCsv(warm, 5000);
-  await getJson(`${url}/__stand-in/mode?reset=1&json=${encodeURIComponent(JSON.stringify({ kind: 'instant' }))}`);
+  await standIn.mode({ kind: 'instant' });
   execFileSync(process.execPath, [tsx, resolve(import.meta.dirname, 'ferry-run.ts'), url, warm, '16', '100000'], { stdio: ['ignore', 'ignore', 'inherit'] });
   for (const concurrency of levels.length > 0 ? levels : [16, 64]) {
     const bound = latencyMs > 0 ? (concurrency * 1000) / latencyMs : Number.POSITIVE_INFINITY;
     const rows = Number(process.env.PROBE_ROWS ?? Math.round(bound * seconds));
     const csv = join(dir, `deals-${rows}.csv`);
     await writeDealsCsv(csv, rows);
-    await getJson(`${url}/__stand-in/mode?reset=1&json=${encodeURIComponent(JSON.stringify({ kind: 'latency', ms: latencyMs }))}`);
+    await standIn.mode({ kind: 'latency', ms: latencyMs }, { trace: true });
     const trace = join(dir, `trace-${concurrency}.json`);
     execFileSync(process.execPath, [tsx, resolve(import.meta.dirname, 'ferry-run.ts'), url, csv, String(concurrency), '100000'], {
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -124,7 +124,7 @@ try {
     if (firstMs.length > 0) console.log(`  ferry early [ms, phase, in flight, queued, tick gap, cpu]: ${firstMs.map((e) => JSON.stringify(e)).join(' ')}`);
     const leg = legs(timeline, requests);
     const cycle = (concurrency * window) / stats.written;
-    console.log(`  ratio against concurrency ÷ the stand-in's own mean time per request (${leg.service.toFixed(2)} ms, its timers fire late under load): ${((ratio * leg.service) / latencyMs).toFixed(3)}`);
+    console.log(`  ratio against concurrency ÷ the stand-in's own mean time per request (${leg.service.toFixed(2)} ms; its timers are aimed to hold ${latencyMs} ms on average, see HoldTimer): ${((ratio * leg.service) / latencyMs).toFixed(3)}`);
     console.log(`  per request, mean ms: cycle ${cycle.toFixed(2)} = send→arrived ${leg.request.toFixed(2)} + service ${leg.service.toFixed(2)} + answered→ferry has it ${leg.response.toFixed(2)} + slot idle before next send ${(cycle - leg.request - leg.service - leg.response).toFixed(2)}`);
     const from = Math.min(...timeline.writes.map((w) => w[2]));
     if (process.env.PROBE_FIRST) {
@@ -150,6 +150,6 @@ try {
     }
   }
 } finally {
-  standIn.kill('SIGTERM');
+  standIn.close();
   rmSync(dir, { recursive: true, force: true });
 }
