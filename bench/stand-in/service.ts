@@ -19,8 +19,9 @@
  * map entry, the path is not parsed as a URL, and the per-write timeline and
  * the event-loop lateness timer (for the latency probe) run only when a
  * mode switch asks for them (`trace`). Measured with the bench's
- * hand-written client at zero latency: 55 µs of the stand-in's CPU per
- * write, against 117 µs with the timeline always on and run through tsx.
+ * hand-written client at zero latency (100,000 writes): 62 µs of the
+ * stand-in's CPU per write, against 74 with the timeline always on (both
+ * compiled) and 69 for this code run through tsx.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
