@@ -5,7 +5,7 @@
  * - ferry ÷ a hand-written undici client (same bodies, same concurrency), zero latency
  * - ferry ÷ the stand-in's own HTTP limit (autocannon)
  * - efficiency ÷ concurrency/latency at 16 and 64, 20 ms latency, beside the client's own, sending
- *   trains and paced
+ *   trains and paced, and autocannon's
  * - rate-limit utilisation and 429 share against a 100 req/s bucket (ceiling 10× too high, and set right)
  * - fault-mix ÷ fault-free throughput, with exact landing checked
  * - peak RSS of the real `ferry run` at 100k and 1M rows, for a first run and for a no-op re-run of it
@@ -149,6 +149,12 @@ export async function run(): Promise<BenchRow[]> {
       const paced = await writeRate(standIn);
       out.push({ name: `${LATENCY_MS} ms latency: paced hand-written client ÷ concurrency/latency (c${concurrency}, reference)`, value: ratio(paced, bound) });
       out.push({ name: `${LATENCY_MS} ms latency: ferry ÷ paced hand-written client (c${concurrency})`, value: ratio(ferryAtLatency, paced) });
+      // A lean HTTP load tool on raw sockets: what the stand-in and the machine allow a client that does nearly
+      // nothing per request. Both undici clients (ferry's and the hand-written one) wait a loop turn before reusing
+      // a kept-alive connection (undici's guard against a server that closed it, GHSA-35p6-xmwp-9g52).
+      await standIn.mode({ kind: 'latency', ms: LATENCY_MS });
+      const lean = await httpLimit(standIn.url, concurrency);
+      out.push({ name: `${LATENCY_MS} ms latency: autocannon ÷ concurrency/latency (c${concurrency}, reference)`, value: ratio(lean, bound) });
     }
 
     // A 100 req/s token bucket, with the ceiling 10× too high and set right.
