@@ -98,17 +98,25 @@ export class HoldTimer {
   private carry = 0;
   private held: number[] = [];
 
+  /** Node's timers and clock by default; a test passes a simulated pair. */
+  constructor(
+    private readonly clock: { now(): number; setTimeout(run: () => void, ms: number): unknown } = {
+      now: () => performance.now(),
+      setTimeout: (run, ms) => setTimeout(run, ms),
+    },
+  ) {}
+
   reset(): void {
     this.held = [];
   }
 
   after(delayMs: number, run: () => void): void {
-    const start = performance.now();
+    const start = this.clock.now();
     const wanted = Math.max(1, delayMs - this.lateMs) + this.carry;
     const aim = Math.floor(wanted);
     this.carry = wanted - aim;
-    setTimeout(() => {
-      const held = performance.now() - start;
+    this.clock.setTimeout(() => {
+      const held = this.clock.now() - start;
       this.fired++;
       // A plain mean at first, then one that follows a change of load within a few hundred holds.
       this.lateMs += (held - aim - this.lateMs) / Math.min(this.fired, 300);
