@@ -23,7 +23,7 @@ export class StandIn {
     const dir = mkdtempSync(join(tmpdir(), 'ferry-stand-in-'));
     const entry = join(dir, 'main.mjs');
     await build({ entryPoints: [resolve(import.meta.dirname, 'main.ts')], outfile: entry, bundle: true, platform: 'node', format: 'esm', packages: 'external', logLevel: 'error' });
-    const proc = spawn(process.execPath, [entry], { stdio: ['ignore', 'pipe', 'inherit'], cwd: import.meta.dirname });
+    const proc = spawn(process.execPath, [entry], { stdio: ['ignore', 'pipe', 'inherit'] });
     proc.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     const line = await new Promise<string>((ok) => createInterface({ input: proc.stdout }).once('line', ok));
     return new StandIn(line.trim(), () => proc.kill('SIGTERM'));
