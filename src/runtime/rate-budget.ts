@@ -21,9 +21,25 @@ import { parseStateUrl } from '../state/index.js';
  * the table: add it to one made before. Looked up first, so that a process
  * starting does not take the table's exclusive lock when it is there already.
  */
-async function addGrantedColumn(pool: pg.Pool, schema: string, table: string): Promise<void> {
-  const { rowCount } = await pool.query(`SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'rate_budget' AND column_name = 'granted'`, [schema]);
-  if (rowCount === 0) await pool.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS granted bigint NOT NULL DEFAULT 0`);
+async function addGrantedColumn(db: Pick<pg.ClientBase, 'query'>, schema: string, table: string): Promise<void> {
+  const { rowCount } = await db.query(`SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'rate_budget' AND column_name = 'granted'`, [schema]);
+  if (rowCount === 0) await db.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS granted bigint NOT NULL DEFAULT 0`);
+}
+
+/**
+ * Creates the table (and its late column) under an advisory lock held for the
+ * transaction: `CREATE TABLE IF NOT EXISTS` run by two processes at once can
+ * still fail in one of them (on the row type's name, 42710/23505), so workers
+ * starting together take turns instead.
+ */
+async function createTable(pool: pg.Pool, schema: string, table: string): Promise<void> {
+  // Imported here, like the driver: a run on SQLite state never loads either.
+  const { inTransaction } = await import('../state/postgres/database.js');
+  await inTransaction(pool, async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`ferry-rate-budget-setup:${schema}`]);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${table} (key text PRIMARY KEY, tokens double precision NOT NULL, refilled_at timestamptz NOT NULL, granted bigint NOT NULL DEFAULT 0)`);
+    await addGrantedColumn(client, schema, table);
+  });
 }
 
 /** Tokens one worker takes per round trip: a tenth of a second's budget, at least one. */
@@ -50,15 +66,7 @@ export class SharedRateBudget implements RequestGate {
     const table = `"${schema.replaceAll('"', '""')}".rate_budget`;
     const key = createHash('sha256').update(apiKey).digest('hex').slice(0, 32);
     try {
-      try {
-        await pool.query(
-          `CREATE TABLE IF NOT EXISTS ${table} (key text PRIMARY KEY, tokens double precision NOT NULL, refilled_at timestamptz NOT NULL, granted bigint NOT NULL DEFAULT 0)`,
-        );
-        await addGrantedColumn(pool, schema, table);
-      } catch (error) {
-        // Two processes creating the table (or the column) at once: one wins, the other sees it exist.
-        if (!['23505', '42P07', '42701'].includes((error as { code?: string }).code ?? '')) throw error;
-      }
+      await createTable(pool, schema, table);
       await pool.query(`INSERT INTO ${table} (key, tokens, refilled_at) VALUES ($1, $2, clock_timestamp()) ON CONFLICT (key) DO NOTHING`, [key, Math.max(1, ratePerSecond)]);
     } catch (error) {
       await pool.end();

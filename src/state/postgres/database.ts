@@ -43,9 +43,7 @@ export function createPool(url: string, max: number): Pool {
 
 /** Creates the schema and applies missing migrations, once, under an advisory lock. */
 export async function migrate(location: PgLocation, schemaName: string): Promise<void> {
-  const client = await location.pool.connect();
-  try {
-    await client.query('BEGIN');
+  await inTransaction(location.pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`ferry-state-migrate:${schemaName}`]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${location.schema}`);
     await client.query(`CREATE TABLE IF NOT EXISTS ${location.schema}.meta (key text PRIMARY KEY, value text NOT NULL)`);
@@ -63,13 +61,7 @@ export async function migrate(location: PgLocation, schemaName: string): Promise
       `INSERT INTO ${location.schema}.meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
       [String(PG_SCHEMA_VERSION)],
     );
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** Runs `fn` in one transaction on one pooled connection. */

@@ -42,6 +42,25 @@ describe('SharedRateBudget', () => {
     expect(rows.map((r) => r.key).join()).not.toContain('secret');
   });
 
+  it('opens in many processes at once on a schema that has no table yet', async () => {
+    // CREATE TABLE IF NOT EXISTS racing itself fails in the loser ("type already exists");
+    // workers starting together must take turns instead. Forty fresh schemas, eight openers each:
+    // the old code lost about one opener in 130 here.
+    const schemas = Array.from({ length: 40 }, () => freshSchema('ferry_rb_race'));
+    try {
+      for (const fresh of schemas) {
+        await pgQuery(`CREATE SCHEMA "${fresh}"`);
+        const opened = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => SharedRateBudget.open(PG_URL, fresh, `key-${i % 2}`, 5)));
+        for (const result of opened) if (result.status === 'fulfilled') await result.value.close();
+        expect(opened.filter((result) => result.status === 'rejected').map((result) => String(result.reason))).toEqual([]);
+        const rows = await pgQuery<{ key: string }>(`SELECT key FROM "${fresh}".rate_budget`);
+        expect(rows).toHaveLength(2);
+      }
+    } finally {
+      await dropSchemas(...schemas);
+    }
+  });
+
   it('hands out whole tokens from a full bucket of one second', async () => {
     const budget = await SharedRateBudget.open(PG_URL, schema, 'key-three', 50);
     open.push(budget);
