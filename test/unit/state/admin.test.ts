@@ -24,14 +24,16 @@ describe('sqlite admin', () => {
     await (await openStateStore(`sqlite:${path}`)).close();
     const db = new Database(path);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe('3');
+    expect(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe('4');
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
     expect(tables).toEqual(expect.arrayContaining(['cursors', 'failures', 'ledger', 'locks', 'meta', 'runs']));
     // Fingerprint lookups and the live count use an index, never a table scan.
     const plan = (sql: string): string =>
       (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join('; ');
     expect(plan("SELECT fingerprint FROM ledger WHERE sync = 'x' AND remote_id IN ('a', 'b')")).toMatch(/USING PRIMARY KEY|USING .*INDEX/);
-    expect(plan("SELECT count(*) FROM ledger WHERE sync = 'x' AND status = 'pushed'")).toMatch(/USING .*INDEX ledger_live/);
+    expect(plan("SELECT count(*) FROM ledger WHERE sync = 'x' AND status = 'pushed'")).toMatch(/USING PRIMARY KEY \(sync=\?\)/);
+    // The mirror scan pages through the primary key in its own order: no sort.
+    expect(plan("SELECT remote_id FROM ledger WHERE sync = 'x' AND status = 'pushed' AND remote_id > 'a' ORDER BY remote_id LIMIT 10")).toBe('SEARCH ledger USING PRIMARY KEY (sync=? AND remote_id>?)');
     db.close();
     // Reopening an up-to-date file does not migrate again.
     await (await openStateStore(`sqlite:${path}`)).close();
