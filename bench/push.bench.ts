@@ -134,6 +134,9 @@ export async function run(): Promise<BenchRow[]> {
       ferry(standIn, file, concurrency, 100_000);
       const ferryAtLatency = await writeRate(standIn);
       out.push({ name: `${LATENCY_MS} ms latency: records/s ÷ concurrency/latency (c${concurrency})`, value: ratio(ferryAtLatency, bound), goal: '≥ 0.95' });
+      // The whole run carries its start (the rate's slow start, code not yet optimised) at 1-2 % of ten seconds;
+      // a sync of minutes runs at the settled figure.
+      out.push({ name: `${LATENCY_MS} ms latency: the same after the run's first second (c${concurrency})`, value: ratio(await standIn.settledWriteRate(), bound) });
       // The bound assumes the stand-in holds each answer LATENCY_MS: what it held, body read to answer (see HoldTimer).
       const held = await standIn.holds();
       out.push({ name: `${LATENCY_MS} ms latency: the stand-in's mean hold, ms (c${concurrency}; 99th percentile ${held?.p99Ms.toFixed(2)})`, value: +(held?.meanMs ?? 0).toFixed(2) });
@@ -142,6 +145,7 @@ export async function run(): Promise<BenchRow[]> {
       child('push/baseline.ts', [standIn.url, file, concurrency]);
       const handWritten = await writeRate(standIn);
       out.push({ name: `${LATENCY_MS} ms latency: hand-written client ÷ concurrency/latency (c${concurrency}, reference)`, value: ratio(handWritten, bound) });
+      out.push({ name: `${LATENCY_MS} ms latency: hand-written client, after its first second (c${concurrency}, reference)`, value: ratio(await standIn.settledWriteRate(), bound) });
       out.push({ name: `${LATENCY_MS} ms latency: ferry ÷ hand-written client (c${concurrency})`, value: ratio(ferryAtLatency, handWritten) });
       // The same client spacing its requests as ferry does: what a minimal client reaches on this machine without trains.
       await standIn.mode({ kind: 'latency', ms: LATENCY_MS });

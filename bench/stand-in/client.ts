@@ -53,6 +53,13 @@ export class StandIn {
     return (stats.written * 1000) / Math.max(1, stats.lastWriteAt - stats.firstWriteAt);
   }
 
+  /** Records written per second from a second after the first write to the last (see StandInStats.settledAt); 0 for a shorter run. */
+  async settledWriteRate(): Promise<number> {
+    const { stats } = await this.stats();
+    if (stats.settledAt === 0) return 0;
+    return ((stats.written - stats.writtenBySettled) * 1000) / Math.max(1, stats.lastWriteAt - stats.settledAt);
+  }
+
   close(): void {
     this.stop();
   }

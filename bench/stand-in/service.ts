@@ -48,6 +48,12 @@ export interface StandInStats {
   /** performance.now() of the first and the last record write answered 2xx (0 before any). */
   firstWriteAt: number;
   lastWriteAt: number;
+  /**
+   * The first write answered a second or more after the first one, and how many had been answered then (0 before):
+   * the rate after it leaves out a run's start (slow start, code not yet optimised), a fixed cost a long sync does not notice.
+   */
+  settledAt: number;
+  writtenBySettled: number;
   /** Writes whose body differed from the one already stored (a second client sending the same records should cause none). */
   changedBodies: number;
 }
@@ -139,6 +145,9 @@ interface Stored {
   body: string;
   writes: number;
 }
+
+/** How long after the first write a run counts as settled (StandInStats.settledAt). */
+const SETTLE_MS = 1000;
 
 const RECORD_PATHS = new Map([
   ['/v1/rows', 'row'],
@@ -316,6 +325,10 @@ export class StandInService {
     this.stats.written++;
     const now = performance.now();
     if (this.stats.firstWriteAt === 0) this.stats.firstWriteAt = now;
+    else if (this.stats.settledAt === 0 && now - this.stats.firstWriteAt >= SETTLE_MS) {
+      this.stats.settledAt = now;
+      this.stats.writtenBySettled = this.stats.written;
+    }
     this.stats.lastWriteAt = now;
     send(res, 201, { status: existing ? 'updated' : 'created', recordId: recordIdOf(key), id: body.id, sourceId: body.sourceId });
   }
@@ -402,5 +415,5 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
 }
 
 function emptyStats(): StandInStats {
-  return { requests: 0, written: 0, throttled: 0, failed: 0, dropped: 0, maxInFlight: 0, changedBodies: 0, firstWriteAt: 0, lastWriteAt: 0 };
+  return { requests: 0, written: 0, throttled: 0, failed: 0, dropped: 0, maxInFlight: 0, changedBodies: 0, firstWriteAt: 0, lastWriteAt: 0, settledAt: 0, writtenBySettled: 0 };
 }
