@@ -18,10 +18,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { StandInStats, StandInTimeline } from '../stand-in/service.js';
+import type { StandInTimeline } from '../stand-in/service.js';
 import { writeDealsCsv } from './deals.js';
 import { StandIn } from '../stand-in/client.js';
 
@@ -30,16 +29,6 @@ const latencyMs = Number(process.env.PROBE_LATENCY_MS ?? 20);
 const seconds = Number(process.env.PROBE_SECONDS ?? 4);
 const gapsShown = Number(process.env.PROBE_GAPS ?? 8);
 const levels = process.argv.slice(2).map(Number);
-
-function getJson<T>(url: string): Promise<T> {
-  return new Promise((ok, fail) => {
-    get(url, { agent: false }, (res) => {
-      let text = '';
-      res.on('data', (c: Buffer) => (text += c.toString('utf8')));
-      res.on('end', () => ok(JSON.parse(text) as T));
-    }).on('error', fail);
-  });
-}
 
 type Gap = { start: number; ms: number; answered: number; low: number };
 
@@ -112,8 +101,8 @@ try {
       stdio: ['ignore', 'pipe', 'inherit'],
       env: { ...process.env, PROBE_TRACE: trace },
     });
-    const { stats } = await getJson<{ stats: StandInStats }>(`${url}/__stand-in/stats`);
-    const timeline = await getJson<StandInTimeline>(`${url}/__stand-in/timeline`);
+    const { stats } = await standIn.stats();
+    const timeline = await standIn.timeline();
     const window = stats.lastWriteAt - stats.firstWriteAt;
     const ratio = (stats.written * 1000) / window / bound;
     const { at, gaps } = inFlightProfile(timeline, concurrency);

@@ -34,9 +34,14 @@ export class StandIn {
     await getJson(`${this.url}/__stand-in/mode?reset=1${options.trace ? '&trace=1' : ''}&json=${encodeURIComponent(JSON.stringify(mode))}`);
   }
 
+  /** What the stand-in measured since the last mode switch: the writes' timeline (with `trace`), its CPU, its holds. */
+  async timeline(): Promise<StandInTimeline> {
+    return (await getJson(`${this.url}/__stand-in/timeline`)) as StandInTimeline;
+  }
+
   /** How long the `latency` mode held its answers since the last mode switch. */
   async holds(): Promise<HoldFigures | undefined> {
-    return ((await getJson(`${this.url}/__stand-in/timeline`)) as StandInTimeline).hold;
+    return (await this.timeline()).hold;
   }
 
   async stats(): Promise<{ stats: StandInStats; records: number }> {

@@ -140,7 +140,6 @@ export class HoldTimer {
   }
 }
 
-
 interface Stored {
   body: string;
   writes: number;

@@ -203,8 +203,9 @@ function prepare(kind: TargetKind, mapped: Record<string, unknown>, ctx: BuildCo
     if (body[key] !== undefined) body[key] = person(body[key]);
   }
   for (let i = 0; i < people.length; i++) {
-    const value = body[people[i]!];
-    if (Array.isArray(value)) body[people[i]!] = value.map(person);
+    const key = people[i]!;
+    const value = body[key];
+    if (Array.isArray(value)) body[key] = value.map(person);
   }
   for (let i = 0; i < timestamps.length; i++) {
     const key = timestamps[i]!;
