@@ -52,9 +52,9 @@ describe('metrics of a ferry run', () => {
     expect(total(samples, 'ferry_http_request_duration_seconds_count')).toBe(requests.length);
     expect(total(samples, 'ferry_http_request_duration_seconds_count', { endpoint: 'createRow', status: '201' })).toBe(ROWS);
     expect(total(samples, 'ferry_runs_total', { ...sync, status: 'succeeded' })).toBe(1);
-    // The adaptive rate: a slow start from 50/s (concurrency 4 × 10, but at least 50) towards the ceiling of 2000.
+    // The adaptive rate: a slow start from 160/s (concurrency 4 × 40, at least 50) towards the ceiling of 2000.
     const rate = total(samples, 'ferry_push_rate_limit', sync);
-    expect(rate).toBeGreaterThan(50);
+    expect(rate).toBeGreaterThanOrEqual(160);
     expect(rate).toBeLessThanOrEqual(2000);
     expect(total(samples, 'ferry_push_in_flight', sync)).toBe(0);
     expect(total(samples, 'ferry_last_success_timestamp_seconds', sync)).toBeGreaterThan(Date.now() / 1000 - 60);
