@@ -16,6 +16,7 @@ import { copyFileSync, mkdirSync, readFileSync, realpathSync, writeFileSync } fr
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { THREAD_FROM_BYTES } from '../../connectors/sources/csv/parse-thread.js';
 import { tempProjectDir, type CliResult } from './spawn-ferry.js';
 
 const run = promisify(execFile);
@@ -94,6 +95,35 @@ describe('the npm package', () => {
     const status = await sh(ferry, ['status', '--json'], project);
     expect(status.code, status.stderr).toBe(0);
     expect(JSON.parse(status.stdout)).toMatchObject({ syncs: [{ sync: 'example', lastRun: { status: 'succeeded' }, liveRecords: 8 }] });
+  });
+
+  it('parses a large CSV file on its parse thread from the installed package', async () => {
+    const project = join(app, 'large-csv');
+    mkdirSync(project);
+    // Wide rows: past the parse thread's size with few records, so the run stays short.
+    const rows = Math.ceil(THREAD_FROM_BYTES / 4000) + 10;
+    const note = 'x'.repeat(4000);
+    const lines = ['id,note', ...Array.from({ length: rows }, (_, i) => `r${i},${note}`)];
+    writeFileSync(join(project, 'wide.csv'), `${lines.join('\n')}\n`);
+    writeFileSync(
+      join(project, 'ferry.yaml'),
+      `version: 1
+service: { baseUrl: embedded, maxRequestsPerSecond: 10000 }
+emulator: { db: ':memory:' }
+state: { url: 'sqlite:state/ferry.db' }
+syncs:
+  - name: wide
+    source: { type: csv, path: wide.csv, primaryKey: id }
+    target:
+      type: row
+      source: { name: wide }
+      objectType: { name: wide }
+      map: { id: id, name: id, public: true, fields: { size: '$length(note)' } }
+`,
+    );
+    const result = await sh(join(app, 'node_modules/.bin/ferry'), ['run', '--json'], project);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ syncs: [{ status: 'succeeded', counts: { read: rows, created: rows } }] });
   });
 
   it('lets a connector in plain JavaScript import ferry/sdk from the installed package', async () => {

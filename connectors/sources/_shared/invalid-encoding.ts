@@ -26,13 +26,22 @@ export interface EncodingScope {
   reportSkipped?: ((input: SkippedInput) => void) | undefined;
 }
 
+/** Where the lines with invalid bytes come from: a {@link Utf8Check} in this thread, or one that runs where the file is read. */
+export interface InvalidLines {
+  /** Invalid lines up to and including `line`, ascending, each given once. */
+  takeUpTo(line: number): number[];
+}
+
 export class InvalidEncodingGuard {
-  /** The byte check to put before the decoder; undefined when the encoding accepts every byte. */
+  /** The byte check to put before the decoder; undefined when the encoding accepts every byte, or when `found` is given. */
   readonly check: Utf8Check | undefined;
+  private readonly found: InvalidLines | undefined;
   private readonly replaced: number[] = [];
 
-  constructor(private readonly scope: EncodingScope) {
-    this.check = isUtf8Encoding(scope.encoding) ? new Utf8Check() : undefined;
+  /** With `found`, the bytes are checked elsewhere (a parse thread) and their invalid lines arrive through it. */
+  constructor(private readonly scope: EncodingScope, found?: InvalidLines) {
+    this.check = found === undefined && isUtf8Encoding(scope.encoding) ? new Utf8Check() : undefined;
+    this.found = found ?? this.check;
   }
 
   /**
@@ -40,7 +49,7 @@ export class InvalidEncodingGuard {
    * line up to there is reported (replace) or stops the read (reject).
    */
   before(lastLine: number): void {
-    const lines = this.check?.takeUpTo(lastLine) ?? [];
+    const lines = this.found?.takeUpTo(lastLine) ?? [];
     if (lines.length === 0) return;
     const { file, stream, mode, syncName } = this.scope;
     if (mode === 'reject') {

@@ -14,14 +14,31 @@ export function isUtf8Encoding(encoding: string): boolean {
   return /^utf-?8$/i.test(encoding);
 }
 
+/** Line numbers found and not yet taken, ascending. */
+export class PendingLines {
+  private lines: number[] = [];
+
+  /** Lines found after every line added so far. */
+  add(lines: readonly number[]): void {
+    for (const line of lines) this.lines.push(line);
+  }
+
+  /** Lines up to and including `line`, removed from the queue. */
+  takeUpTo(line: number): number[] {
+    let count = 0;
+    while (count < this.lines.length && this.lines[count]! <= line) count++;
+    return this.lines.splice(0, count);
+  }
+}
+
 /**
  * A pass-through stream of raw bytes that records the 1-based line of every
  * invalid UTF-8 sequence. Valid chunks cost one `isUtf8` call and a newline
  * count; only a chunk with a bad sequence is scanned byte by byte.
  */
 export class Utf8Check extends Transform {
-  /** Lines with invalid bytes not yet taken by the parser, ascending. */
-  private readonly pending: number[] = [];
+  /** Lines with invalid bytes not yet taken by the parser. */
+  private readonly pending = new PendingLines();
   /** Every line with invalid bytes seen so far (for the end-of-file warning). */
   readonly lines: number[] = [];
   private line = 1;
@@ -43,9 +60,7 @@ export class Utf8Check extends Transform {
 
   /** Invalid lines up to and including `line`, removed from the queue. */
   takeUpTo(line: number): number[] {
-    let count = 0;
-    while (count < this.pending.length && this.pending[count]! <= line) count++;
-    return this.pending.splice(0, count);
+    return this.pending.takeUpTo(line);
   }
 
   private check(bytes: Buffer, truncated = false): void {
@@ -59,7 +74,7 @@ export class Utf8Check extends Transform {
       from = offset;
       if (this.lines.at(-1) !== this.line) {
         this.lines.push(this.line);
-        this.pending.push(this.line);
+        this.pending.add([this.line]);
       }
     }
     this.line += countNewlines(bytes, from, bytes.length);

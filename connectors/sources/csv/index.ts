@@ -29,7 +29,8 @@ export default defineSource({
       const lines = await countLines(file.absolute, options.compression);
       estimatedCount = lines === undefined || estimatedCount === undefined ? undefined : estimatedCount + lines - (options.header === true ? 1 : 0);
       let headerSeen = false;
-      for await (const row of parseCsvFile(file, options, sampling(ctx))) {
+      // Sampling reads a few rows: a parse thread would cost more to start than it saves.
+      for await (const row of parseCsvFile(file, options, sampling(ctx), Number.POSITIVE_INFINITY)) {
         if (!headerSeen) {
           for (const column of row.columns) inference.declare(column);
           headerSeen = true;

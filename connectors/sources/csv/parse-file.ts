@@ -3,15 +3,15 @@
  * record starts on.
  */
 import { hash } from 'node:crypto';
-import { pipeline } from 'node:stream';
-import { parse, type Parser } from 'csv-parse';
+import { statSync } from 'node:fs';
 import type { SourceValue } from '../../../src/sdk/index.js';
 import type { FileRow } from '../_shared/emit.js';
-import { openText, readFailure, type InputFile, type ParseContext } from '../_shared/files.js';
-import { InvalidEncodingGuard } from '../_shared/invalid-encoding.js';
-import { readableOrEnded } from '../_shared/readable.js';
+import { readFailure, type InputFile, type ParseContext } from '../_shared/files.js';
+import { InvalidEncodingGuard, type EncodingScope } from '../_shared/invalid-encoding.js';
 import { BufferedRows } from '../_shared/buffered-rows.js';
 import type { CsvOptions } from './options.js';
+import { ParseThread, THREAD_FROM_BYTES } from './parse-thread.js';
+import { openCsvParser, parserValues, type CsvValues } from './parser.js';
 
 /** How many mismatched rows per file are warned about one by one. */
 const WARN_EACH = 10;
@@ -105,10 +105,12 @@ export interface CsvFileRow extends FileRow {
  * (missing columns absent, surplus values under `_extra`) and, unless
  * `relaxColumnCount`, reported as repaired and warned about with file:line.
  * Bytes not valid in the encoding are handled as `onInvalidEncoding` says.
- * Nothing is opened until the rows are first asked for.
+ * Nothing is opened until the rows are first asked for. A file of
+ * `threadFromBytes` or more is read and parsed on a parse thread
+ * (parse-thread.ts); the rows are the same.
  */
-export function parseCsvFile(file: InputFile, options: CsvOptions, context: ParseContext): CsvFileRows {
-  return new CsvFileRows(file, options, context);
+export function parseCsvFile(file: InputFile, options: CsvOptions, context: ParseContext, threadFromBytes: number = THREAD_FROM_BYTES): CsvFileRows {
+  return new CsvFileRows(file, options, context, threadFromBytes);
 }
 
 /**
@@ -121,7 +123,8 @@ export class CsvFileRows extends BufferedRows<CsvFileRow> {
   private readonly file: InputFile;
   private readonly options: CsvOptions;
   private readonly context: ParseContext;
-  private parser: Parser | undefined;
+  private readonly threadFromBytes: number;
+  private values: CsvValues | undefined;
   private encoding: InvalidEncodingGuard | undefined;
   private state: 'new' | 'reading' | 'done' = 'new';
   private header: string[] | undefined;
@@ -135,8 +138,9 @@ export class CsvFileRows extends BufferedRows<CsvFileRow> {
   private line = 0;
   private mismatched = 0;
 
-  constructor(file: InputFile, options: CsvOptions, context: ParseContext) {
+  constructor(file: InputFile, options: CsvOptions, context: ParseContext, threadFromBytes: number) {
     super();
+    this.threadFromBytes = threadFromBytes;
     this.file = file;
     this.options = options;
     this.context = context;
@@ -147,13 +151,14 @@ export class CsvFileRows extends BufferedRows<CsvFileRow> {
   protected async nextRow(): Promise<IteratorResult<CsvFileRow>> {
     if (this.state === 'done') return { done: true, value: undefined };
     try {
-      const parser = this.parser ?? this.start();
+      const values = this.values ?? this.start();
       for (;;) {
         // Rows the parser has buffered are taken without a promise each; it is awaited only when it has none.
-        const row = this.bufferedRow(parser);
+        const row = this.bufferedRow(values);
         if (row !== undefined) return { done: false, value: row };
-        if (await readableOrEnded(parser)) break;
+        if (await values.wait()) break;
       }
+      this.context.signal.throwIfAborted();
       this.encoding!.finish();
     } catch (error) {
       throw this.fail(error);
@@ -169,43 +174,44 @@ export class CsvFileRows extends BufferedRows<CsvFileRow> {
   }
 
   protected heldRowStep(): (() => CsvFileRow | undefined) | undefined {
-    const parser = this.parser;
-    if (this.state !== 'reading' || parser === undefined) return undefined;
-    return () => this.bufferedRow(parser);
+    const values = this.values;
+    if (this.state !== 'reading' || values === undefined) return undefined;
+    return () => this.bufferedRow(values);
   }
 
-  private start(): Parser {
+  private start(): CsvValues {
     const { file, options, context } = this;
     const { signal } = context;
     signal.throwIfAborted();
-    const parser = parse({
-      delimiter: options.delimiter,
-      quote: options.quote === false ? null : options.quote,
-      escape: options.escape ?? (options.quote === false ? null : options.quote),
-      // Column counts are checked here, so that a ragged row is kept rather than fatal.
-      relax_column_count: true,
-      relax_quotes: options.relaxQuotes,
-      // Blank lines come through as [''] and are skipped below, which keeps
-      // line counting exact without csv-parse's `info` (4x slower).
-      skip_empty_lines: false,
-      bom: true,
-    });
-    const encoding = new InvalidEncodingGuard({ ...context, file: file.relative, stream: options.path, encoding: options.encoding, mode: options.onInvalidEncoding });
-    const text = openText(file.absolute, { encoding: options.encoding, compression: options.compression, signal, check: encoding.check });
-    pipeline(text, parser, () => {
-      // Errors surface through the parser's iteration (readableOrEnded).
-    });
-    this.parser = parser;
-    this.encoding = encoding;
+    const scope: EncodingScope = { ...context, file: file.relative, stream: options.path, encoding: options.encoding, mode: options.onInvalidEncoding };
+    if (this.threaded()) {
+      const thread = new ParseThread(file.absolute, options, signal);
+      this.values = thread;
+      this.encoding = new InvalidEncodingGuard(scope, thread);
+    } else {
+      const encoding = new InvalidEncodingGuard(scope);
+      this.values = parserValues(openCsvParser(file.absolute, options, { signal, check: encoding.check }));
+      this.encoding = encoding;
+    }
     this.state = 'reading';
-    return parser;
+    return this.values;
+  }
+
+  /** Whether the file is large enough for a parse thread (one that cannot be looked at is read here, and fails here). */
+  private threaded(): boolean {
+    if (!Number.isFinite(this.threadFromBytes)) return false;
+    try {
+      return statSync(this.file.absolute).size >= this.threadFromBytes;
+    } catch {
+      return false;
+    }
   }
 
   /** The next row among those the parser has buffered (header and skipped blank lines consumed on the way), or undefined when it has none. Throws as the read would. */
-  private bufferedRow(parser: Parser): CsvFileRow | undefined {
+  private bufferedRow(parsed: CsvValues): CsvFileRow | undefined {
     const { options, context, file } = this;
     for (;;) {
-      const values = parser.read() as string[] | null;
+      const values = parsed.read();
       if (values === null) return undefined;
       context.signal.throwIfAborted();
       const line = (this.line = this.previousEnd + 1);
@@ -259,6 +265,6 @@ export class CsvFileRows extends BufferedRows<CsvFileRow> {
 
   protected close(): void {
     this.state = 'done';
-    this.parser?.destroy();
+    this.values?.destroy();
   }
 }

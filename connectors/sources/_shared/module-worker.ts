@@ -1,0 +1,22 @@
+/**
+ * Worker threads on modules of this package. From dist/ (what `ferry`
+ * runs, and the installed package) a module is JavaScript and starts as it
+ * is. From the TypeScript sources (the tests, `tsx`), the worker first
+ * registers tsx's loader: a loader registered in the main thread does not
+ * reach a worker, and Node ignores `--import` in a worker's execArgv.
+ */
+import { Worker } from 'node:worker_threads';
+
+/**
+ * Starts `name` (a module beside `importMetaUrl`, without its extension) on
+ * a worker thread with `workerData`.
+ */
+export function startModuleWorker(importMetaUrl: string, name: string, workerData: unknown): Worker {
+  const fromSource = importMetaUrl.endsWith('.ts');
+  const module = new URL(`./${name}${fromSource ? '.ts' : '.js'}`, importMetaUrl);
+  if (!fromSource) return new Worker(module, { workerData });
+  // tsx is a dev dependency: the sources run only in a checkout, where it is installed.
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(module.href)}); });`;
+  return new Worker(boot, { eval: true, workerData });
+}

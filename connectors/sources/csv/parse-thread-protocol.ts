@@ -1,0 +1,35 @@
+/** What the reader and a parse thread (parse-worker.ts) send each other. */
+import type { CsvParseOptions } from './parser.js';
+
+/** Rows per message: large enough that posting costs little per row, small enough to start work early. */
+export const BATCH_ROWS = 512;
+/** Batches a parse thread may post before the reader asks for more: what it holds ahead is bounded. */
+export const INITIAL_CREDIT = 4;
+
+export interface ParseThreadInput {
+  path: string;
+  options: CsvParseOptions;
+}
+
+/** An error as it crosses threads: what readFailure and a log show of it. */
+export interface ThreadError {
+  name: string;
+  message: string;
+  code?: string;
+}
+
+/** Every message carries the lines with invalid bytes found since the last one. */
+export type ParseThreadMessage = { invalid: number[] } & ({ rows: string[][] } | { end: true } | { error: ThreadError });
+
+export function describeError(error: unknown): ThreadError {
+  if (!(error instanceof Error)) return { name: 'Error', message: String(error) };
+  const code = (error as { code?: unknown }).code;
+  return { name: error.name, message: error.message, ...(typeof code === 'string' ? { code } : {}) };
+}
+
+export function errorOf(described: ThreadError): Error {
+  const error = new Error(described.message);
+  error.name = described.name;
+  if (described.code !== undefined) Object.assign(error, { code: described.code });
+  return error;
+}

@@ -1,0 +1,111 @@
+/**
+ * Reading a large CSV file on a parse thread (parse-worker.ts): the rows
+ * arrive in batches, and the lines with invalid bytes with them. A no-op
+ * re-run spent about half its time in csv-parse before ferry's own work on
+ * each row; with the parse beside that work, the run takes about as long as
+ * the larger of the two. Posting a row costs a fraction of parsing it.
+ */
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../_shared/module-worker.js';
+import type { InvalidLines } from '../_shared/invalid-encoding.js';
+import { PendingLines } from '../_shared/utf8-check.js';
+import { errorOf, type ParseThreadInput, type ParseThreadMessage } from './parse-thread-protocol.js';
+import type { CsvParseOptions, CsvValues } from './parser.js';
+
+/** Files from this size on are parsed on a thread: below it, starting one (tens of ms) costs more than it saves. */
+export const THREAD_FROM_BYTES = 4 * 1024 * 1024;
+
+export class ParseThread implements CsvValues, InvalidLines {
+  private readonly worker: Worker;
+  private readonly queue: string[][][] = [];
+  private rows: string[][] = [];
+  private at = 0;
+  private ended = false;
+  /** Why the read stopped at once (abort, a thread that died): thrown before any row still queued. */
+  private failure: unknown;
+  /** The error the file ended with: thrown after the rows that came before it. */
+  private endError: Error | undefined;
+  private stopped = false;
+  private wake: (() => void) | undefined;
+  private readonly invalid = new PendingLines();
+
+  /** Starts parsing `path` at once; `signal` aborts the read (wait() rejects with its reason). */
+  constructor(path: string, options: CsvParseOptions, signal: AbortSignal) {
+    const input: ParseThreadInput = { path, options: pick(options) };
+    this.worker = startModuleWorker(import.meta.url, 'parse-worker', input);
+    // Held only while the reader waits for it (wait()), so an abandoned read never keeps the process alive.
+    this.worker.unref();
+    this.worker.on('message', (message: ParseThreadMessage) => this.receive(message));
+    this.worker.on('error', (error) => this.fail(error));
+    this.worker.on('exit', (code) => {
+      if (!this.ended && !this.stopped) this.fail(new Error(`the CSV parse thread stopped before the end of the file (exit code ${code})`));
+    });
+    signal.addEventListener('abort', () => this.fail(signal.reason), { once: true });
+  }
+
+  read(): string[] | null {
+    if (this.at < this.rows.length) return this.rows[this.at++]!;
+    const next = this.queue.shift();
+    if (next === undefined) return null;
+    // One batch more may come while this one is worked through.
+    if (!this.stopped) this.worker.postMessage(0);
+    this.rows = next;
+    this.at = 1;
+    return next[0]!;
+  }
+
+  async wait(): Promise<boolean> {
+    for (;;) {
+      if (this.failure !== undefined) throw this.failure;
+      if (this.queue.length > 0) return false;
+      if (this.endError !== undefined) throw this.endError;
+      if (this.ended) return true;
+      this.worker.ref();
+      await new Promise<void>((resolve) => (this.wake = resolve));
+      this.worker.unref();
+    }
+  }
+
+  takeUpTo(line: number): number[] {
+    return this.invalid.takeUpTo(line);
+  }
+
+  /** Stops the thread; a wait() after it finds the read over. */
+  destroy(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.ended = true;
+    this.queue.length = 0;
+    void this.worker.terminate();
+    this.awaken();
+  }
+
+  private receive(message: ParseThreadMessage): void {
+    this.invalid.add(message.invalid);
+    if ('rows' in message) this.queue.push(message.rows);
+    else if ('end' in message) this.ended = true;
+    else {
+      this.ended = true;
+      this.endError = errorOf(message.error);
+    }
+    this.awaken();
+  }
+
+  private fail(error: unknown): void {
+    this.failure ??= error ?? new Error('the CSV parse thread failed');
+    this.destroy();
+    this.awaken();
+  }
+
+  private awaken(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+}
+
+/** Only what the parse needs crosses: plain values. */
+function pick(options: CsvParseOptions): CsvParseOptions {
+  const { delimiter, quote, escape, relaxQuotes, encoding, compression } = options;
+  return { delimiter, quote, relaxQuotes, encoding, compression, ...(escape === undefined ? {} : { escape }) };
+}
