@@ -5,18 +5,18 @@
  * registers tsx's loader: a loader registered in the main thread does not
  * reach a worker, and Node ignores `--import` in a worker's execArgv.
  */
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 
 /**
  * Starts `name` (a module beside `importMetaUrl`, without its extension) on
- * a worker thread with `workerData`.
+ * a worker thread with `workerData`, and V8's `resourceLimits` for it.
  */
-export function startModuleWorker(importMetaUrl: string, name: string, workerData: unknown): Worker {
+export function startModuleWorker(importMetaUrl: string, name: string, workerData: unknown, resourceLimits: ResourceLimits = {}): Worker {
   const fromSource = importMetaUrl.endsWith('.ts');
   const module = new URL(`./${name}${fromSource ? '.ts' : '.js'}`, importMetaUrl);
-  if (!fromSource) return new Worker(module, { workerData });
+  if (!fromSource) return new Worker(module, { workerData, resourceLimits });
   // tsx is a dev dependency: the sources run only in a checkout, where it is installed.
   const tsx = import.meta.resolve('tsx/esm/api');
   const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(module.href)}); });`;
-  return new Worker(boot, { eval: true, workerData });
+  return new Worker(boot, { eval: true, workerData, resourceLimits });
 }

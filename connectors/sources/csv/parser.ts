@@ -5,7 +5,7 @@
  */
 import { pipeline } from 'node:stream';
 import { parse, type Parser } from 'csv-parse';
-import { openText } from '../_shared/files.js';
+import { openText } from '../_shared/text-file.js';
 import { readableOrEnded } from '../_shared/readable.js';
 import type { Utf8Check } from '../_shared/utf8-check.js';
 import type { CsvOptions } from './options.js';
