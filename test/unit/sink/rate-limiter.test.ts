@@ -232,6 +232,21 @@ describe('RateController', () => {
     expect(unlimited.rate).toBeGreaterThan(100);
   });
 
+  it('a slow start ended by chance by random 429s takes no limit below what the service accepted over the last second', () => {
+    // The rate never binds (the client sends 5,000 a second, far above its 50/s start), so the slow start's own
+    // estimate of the limit is its rate, 50/s: but the service accepted 4,500 a second, refusing every 10th at random.
+    const controller = new RateController({ ceiling: 20_000, initial: 50 }, 0);
+    let t = 0;
+    for (let i = 0; i < 10_000; i++) controller.onAnswer(i % 10 === 9, (t += 0.2), t);
+    // A run of 429s the 10 % share cannot explain, to requests sent together: the slow start ends, once.
+    const sent = t;
+    const decisions = [];
+    for (let i = 0; i < 12; i++) decisions.push(controller.onAnswer(true, (t += 0.2), sent));
+    expect(decisions.filter((d) => d.change === 'decrease')).toHaveLength(1);
+    expect(controller.rate).toBeGreaterThan(4_000);
+    expect(controller.rate).toBeLessThan(4_700);
+  });
+
   it('decides once per window, however many 429s arrive in it', () => {
     const controller = new RateController({ ceiling: 1000, minWindowMs: 100, minWindowAnswers: 10 }, 0);
     controller.noteLimited();
