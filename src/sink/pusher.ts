@@ -139,7 +139,7 @@ const SHARE_MEMORY = 2000;
  * Before the first answers, the slots bound what goes out whatever the rate
  * (concurrency requests per round trip), so a higher start adds at most a few
  * 429s at a limited service: 10 per slot cost c64 at 20 ms about 1 % of a
- * ten-second run, 40 adds 3-5 429s against a 100 req/s bucket at c16.
+ * ten-second run, 40 adds 3-9 429s against a 100 req/s bucket at c16.
  */
 const START_PER_SLOT = 40;
 const START_LEAST = 50;
