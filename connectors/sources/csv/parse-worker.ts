@@ -1,6 +1,6 @@
 /**
  * A parse thread: reads one CSV file and posts its rows to the reader in
- * batches (parse-thread.ts has the protocol). Reading, decoding and parsing
+ * batches (parse-thread-protocol.ts has the messages). Reading, decoding and parsing
  * a large file is most of what a no-op re-run does; here it runs beside the
  * work that follows it instead of before it.
  *
