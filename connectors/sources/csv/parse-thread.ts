@@ -42,14 +42,15 @@ export class ParseThread implements CsvValues, InvalidLines {
 
   /** Starts parsing `path` at once; `signal` aborts the read (wait() rejects with its reason). */
   constructor(path: string, options: CsvParseOptions, signal: AbortSignal) {
-    const input: ParseThreadInput = { path, options: pick(options) };
+    // The source's options are plain data (what zod parsed from YAML): they cross as they are.
+    const input: ParseThreadInput = { path, options };
     this.worker = startModuleWorker(import.meta.url, 'parse-worker', input, { maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB });
     // Held only while the reader waits for it (wait()), so an abandoned read never keeps the process alive.
     this.worker.unref();
     this.worker.on('message', (message: ParseThreadMessage) => this.receive(message));
     this.worker.on('error', (error) => this.fail(error));
     this.worker.on('exit', (code) => {
-      if (!this.ended && !this.stopped) this.fail(new Error(`the CSV parse thread stopped before the end of the file (exit code ${code})`));
+      if (!this.ended) this.fail(new Error(`the CSV parse thread stopped before the end of the file (exit code ${code})`));
     });
     this.signal = signal;
     signal.addEventListener('abort', this.onAbort, { once: true });
@@ -109,7 +110,6 @@ export class ParseThread implements CsvValues, InvalidLines {
   private fail(error: unknown): void {
     this.failure ??= error ?? new Error('the CSV parse thread failed');
     this.destroy();
-    this.awaken();
   }
 
   private awaken(): void {
@@ -117,10 +117,4 @@ export class ParseThread implements CsvValues, InvalidLines {
     this.wake = undefined;
     wake?.();
   }
-}
-
-/** Only what the parse needs crosses: plain values. */
-function pick(options: CsvParseOptions): CsvParseOptions {
-  const { delimiter, quote, escape, relaxQuotes, encoding, compression } = options;
-  return { delimiter, quote, relaxQuotes, encoding, compression, ...(escape === undefined ? {} : { escape }) };
 }
