@@ -10,7 +10,7 @@ import { readFailure, type InputFile, type ParseContext } from '../_shared/files
 import { InvalidEncodingGuard, type EncodingScope } from '../_shared/invalid-encoding.js';
 import { BufferedRows } from '../_shared/buffered-rows.js';
 import type { CsvOptions } from './options.js';
-import { ParseThread, THREAD_FROM_BYTES } from './parse-thread.js';
+import { ParseThread, threadFromBytesSetting } from './parse-thread.js';
 import { openCsvParser, parserValues, type CsvValues } from './parser.js';
 
 /** How many mismatched rows per file are warned about one by one. */
@@ -106,10 +106,10 @@ export interface CsvFileRow extends FileRow {
  * `relaxColumnCount`, reported as repaired and warned about with file:line.
  * Bytes not valid in the encoding are handled as `onInvalidEncoding` says.
  * Nothing is opened until the rows are first asked for. A file of
- * `threadFromBytes` or more is read and parsed on a parse thread
- * (parse-thread.ts); the rows are the same.
+ * `threadFromBytes` or more (by default as FERRY_CSV_PARSE_THREAD says) is
+ * read and parsed on a parse thread (parse-thread.ts); the rows are the same.
  */
-export function parseCsvFile(file: InputFile, options: CsvOptions, context: ParseContext, threadFromBytes: number = THREAD_FROM_BYTES): CsvFileRows {
+export function parseCsvFile(file: InputFile, options: CsvOptions, context: ParseContext, threadFromBytes: number = threadFromBytesSetting()): CsvFileRows {
   return new CsvFileRows(file, options, context, threadFromBytes);
 }
 
@@ -184,7 +184,10 @@ export class CsvFileRows extends BufferedRows<CsvFileRow> {
     const { signal } = context;
     signal.throwIfAborted();
     const scope: EncodingScope = { ...context, file: file.relative, stream: options.path, encoding: options.encoding, mode: options.onInvalidEncoding };
-    if (this.threaded()) {
+    const bytes = this.threadedBytes();
+    if (bytes !== undefined) {
+      // Once per large file, so that a run's log tells which files were read beside the run (and how to stop it).
+      context.logger.debug({ file: file.relative, bytes }, `${file.relative}: parsed on a parse thread (FERRY_CSV_PARSE_THREAD=off parses it in the run's thread)`);
       const thread = new ParseThread(file.absolute, options, signal);
       this.values = thread;
       this.encoding = new InvalidEncodingGuard(scope, thread);
@@ -197,13 +200,14 @@ export class CsvFileRows extends BufferedRows<CsvFileRow> {
     return this.values;
   }
 
-  /** Whether the file is large enough for a parse thread (one that cannot be looked at is read here, and fails here). */
-  private threaded(): boolean {
-    if (!Number.isFinite(this.threadFromBytes)) return false;
+  /** The file's size when it is large enough for a parse thread, else undefined (one that cannot be looked at is read here, and fails here). */
+  private threadedBytes(): number | undefined {
+    if (!Number.isFinite(this.threadFromBytes)) return undefined;
     try {
-      return statSync(this.file.absolute).size >= this.threadFromBytes;
+      const { size } = statSync(this.file.absolute);
+      return size >= this.threadFromBytes ? size : undefined;
     } catch {
-      return false;
+      return undefined;
     }
   }
 

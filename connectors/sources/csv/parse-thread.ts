@@ -6,6 +6,7 @@
  * the larger of the two. Posting a row costs a fraction of parsing it.
  */
 import type { Worker } from 'node:worker_threads';
+import { FerryError } from '../../../src/sdk/index.js';
 import { startModuleWorker } from '../_shared/module-worker.js';
 import type { InvalidLines } from '../_shared/invalid-encoding.js';
 import { PendingLines } from '../_shared/utf8-check.js';
@@ -14,6 +15,23 @@ import type { CsvParseOptions, CsvValues } from './parser.js';
 
 /** Files from this size on are parsed on a thread: below it, starting one (tens of ms) costs more than it saves. */
 export const THREAD_FROM_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The size from which a file gets a parse thread, as `FERRY_CSV_PARSE_THREAD`
+ * says: unset or `auto`, {@link THREAD_FROM_BYTES}; `off`, never. An
+ * operator's setting rather than a source option: it changes how the file
+ * is read, never the rows, so it stays out of the sync's config (whose
+ * every option is part of what tells an unchanged record on a re-run).
+ */
+export function threadFromBytesSetting(env: NodeJS.ProcessEnv = process.env): number {
+  const given = env.FERRY_CSV_PARSE_THREAD;
+  const value = given?.trim().toLowerCase();
+  if (value === undefined || value === '' || value === 'auto') return THREAD_FROM_BYTES;
+  if (value === 'off') return Number.POSITIVE_INFINITY;
+  throw new FerryError('FERRY_CONFIG_INVALID', `FERRY_CSV_PARSE_THREAD must be "auto" or "off", found ${JSON.stringify(given)}`, {
+    hint: 'unset it (or set "auto") to parse CSV files of 4 MiB or more on a worker thread; "off" parses every file in the run\'s own thread',
+  });
+}
 
 /**
  * The thread's young generation, MB. Nearly all it allocates is garbage

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { csvOptions } from '../../../connectors/sources/csv/options.js';
 import { parseCsvFile } from '../../../connectors/sources/csv/parse-file.js';
-import { ParseThread } from '../../../connectors/sources/csv/parse-thread.js';
+import { ParseThread, THREAD_FROM_BYTES, threadFromBytesSetting } from '../../../connectors/sources/csv/parse-thread.js';
 import { BATCH_ROWS, INITIAL_CREDIT } from '../../../connectors/sources/csv/parse-thread-protocol.js';
 import type { SkippedInput } from '../../../src/sdk/index.js';
 import { fixture } from './helpers.js';
@@ -127,5 +127,52 @@ describe('csv parse thread', () => {
     expect(taken).toBeLessThan(30_000);
     thread.destroy();
     await expect(thread.wait()).resolves.toBe(true);
+  });
+});
+
+describe('FERRY_CSV_PARSE_THREAD', () => {
+  it('is auto unless set to off, and refuses anything else by name', () => {
+    expect(threadFromBytesSetting({})).toBe(THREAD_FROM_BYTES);
+    expect(threadFromBytesSetting({ FERRY_CSV_PARSE_THREAD: '' })).toBe(THREAD_FROM_BYTES);
+    expect(threadFromBytesSetting({ FERRY_CSV_PARSE_THREAD: ' Auto ' })).toBe(THREAD_FROM_BYTES);
+    expect(threadFromBytesSetting({ FERRY_CSV_PARSE_THREAD: 'OFF' })).toBe(Number.POSITIVE_INFINITY);
+    expect(() => threadFromBytesSetting({ FERRY_CSV_PARSE_THREAD: 'no' })).toThrow(
+      expect.objectContaining({ code: 'FERRY_CONFIG_INVALID', message: expect.stringContaining('FERRY_CSV_PARSE_THREAD must be "auto" or "off", found "no"') }),
+    );
+  });
+
+  it('decides whether a large file is parsed on a thread, with the same rows either way', async () => {
+    const header = 'id,name,note\n';
+    const line = (i: number): string => `${i},name ${i},${'x'.repeat(40)}\n`;
+    const rows = Math.ceil((THREAD_FROM_BYTES - header.length) / line(0).length) + 100;
+    const dir = fixture('csv-thread-setting', { 'big.csv': header + Array.from({ length: rows }, (_, i) => line(i)).join('') });
+    const readWith = async (setting: string | undefined) => {
+      const before = process.env.FERRY_CSV_PARSE_THREAD;
+      if (setting === undefined) delete process.env.FERRY_CSV_PARSE_THREAD;
+      else process.env.FERRY_CSV_PARSE_THREAD = setting;
+      try {
+        const debug: string[] = [];
+        const logger = { info() {}, warn() {}, error() {}, debug: (_: unknown, message?: string) => void debug.push(String(message)) };
+        const context = { signal: new AbortController().signal, syncName: 's', logger };
+        let count = 0;
+        let last: unknown;
+        // No threadFromBytes given: the default is what the setting says.
+        for await (const row of parseCsvFile({ absolute: join(dir, 'big.csv'), relative: 'big.csv' }, csvOptions.parse({ path: 'big.csv' }), context)) {
+          count++;
+          last = { data: row.data, line: row.line };
+        }
+        return { count, last, threaded: debug.some((m) => m.startsWith('big.csv: parsed on a parse thread')) };
+      } finally {
+        if (before === undefined) delete process.env.FERRY_CSV_PARSE_THREAD;
+        else process.env.FERRY_CSV_PARSE_THREAD = before;
+      }
+    };
+    const auto = await readWith(undefined);
+    const off = await readWith('off');
+    expect(auto.threaded).toBe(true);
+    expect(off.threaded).toBe(false);
+    expect(auto.count).toBe(rows);
+    expect(off).toEqual({ ...auto, threaded: false });
+    await expect(readWith('sometimes')).rejects.toThrow('FERRY_CSV_PARSE_THREAD must be');
   });
 });
