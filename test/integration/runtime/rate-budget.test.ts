@@ -69,6 +69,28 @@ describe('SharedRateBudget', () => {
     expect(granted).toBeLessThanOrEqual(51);
     expect(Number.isInteger(granted)).toBe(true);
   });
+
+  it('adds the granted column to a table made before it, keeping its rows, and counts from there', async () => {
+    const older = freshSchema('ferry_rb_old');
+    try {
+      await pgQuery(`CREATE SCHEMA "${older}"`);
+      await pgQuery(`CREATE TABLE "${older}".rate_budget (key text PRIMARY KEY, tokens double precision NOT NULL, refilled_at timestamptz NOT NULL)`);
+      await pgQuery(`INSERT INTO "${older}".rate_budget VALUES ('kept', 1, now())`);
+      // Twice: the second open finds the column and leaves the table alone.
+      for (let i = 0; i < 2; i++) {
+        const budget = await SharedRateBudget.open(PG_URL, older, 'key-four', 50);
+        try {
+          expect(await budget.take(5)).toBe(5);
+        } finally {
+          await budget.close();
+        }
+      }
+      const rows = await pgQuery<{ key: string; granted: string }>(`SELECT key, granted FROM "${older}".rate_budget ORDER BY key = 'kept' DESC`);
+      expect(rows.map((r) => [r.key === 'kept' ? 'kept' : 'new', Number(r.granted)])).toEqual([['kept', 0], ['new', 10]]);
+    } finally {
+      await dropSchemas(older);
+    }
+  });
 });
 
 describe('one-shot runs and exports with PostgreSQL state', () => {
