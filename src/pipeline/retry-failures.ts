@@ -11,17 +11,33 @@ import { runSync } from './run-sync.js';
 import type { RunOptions, RunSummary } from './run-sync.js';
 import type { Unit } from './units.js';
 
+/** Dead-letter entries read per query: a dead-letter may hold a whole sync's records, each with its bodies. */
+export const REPLAY_PAGE = 500;
+
 export async function retryFailures(
   prepared: PreparedSync,
   deps: { store: StateStore; service: SinkService },
   options: Omit<RunOptions, 'replay' | 'fullRefresh'>,
 ): Promise<RunSummary> {
-  const entries = await deps.store.failures({ sync: prepared.sync.name });
-  async function* replay(): AsyncIterable<Unit> {
-    for (const entry of entries) {
+  return runSync(prepared, deps, { ...options, replay: replayUnits(deps.store, prepared.sync.name) });
+}
+
+/**
+ * The sync's dead-letter entries as units, newest first, a page at a time
+ * (keyset paging by id, so memory stays bounded however many there are).
+ * Each page starts below the last id of the one before; an entry that fails
+ * again during the replay is written with a new, higher id, so it is not
+ * replayed twice in one retry.
+ */
+export async function* replayUnits(store: StateStore, sync: string, pageSize = REPLAY_PAGE): AsyncIterable<Unit> {
+  let beforeId: number | undefined;
+  for (;;) {
+    const page = await store.failures({ sync, limit: pageSize, ...(beforeId === undefined ? {} : { beforeId }) });
+    for (const entry of page) {
       if (entry.sourceRecord === null || entry.sourceRecord === undefined) continue;
       yield { input: entry.sourceRecord, origin: entry.origin ?? `dead-letter #${entry.id}`, failureId: entry.id };
     }
+    if (page.length < pageSize) return;
+    beforeId = page[page.length - 1]!.id;
   }
-  return runSync(prepared, deps, { ...options, replay: replay() });
 }

@@ -29,6 +29,14 @@ export interface LedgerEntry {
 }
 
 /** A dead-lettered record: mapped body, the service's answer, and where it came from. */
+/** Which dead-letter entries {@link StateStore.failures} lists. */
+export interface FailureFilter {
+  sync?: string;
+  limit?: number;
+  /** Only entries with a smaller id (older): the next page after the last entry of the previous one. */
+  beforeId?: number;
+}
+
 export interface FailureEntry {
   id: number;
   sync: string;
@@ -180,8 +188,8 @@ export interface StateStore {
   lastRun(sync: string): Promise<RunEntry | undefined>;
 
   // dead-letter
-  /** Newest first. */
-  failures(filter?: { sync?: string; limit?: number }): Promise<FailureEntry[]>;
+  /** Newest first; `beforeId`: only entries older than that one (pages of a long dead-letter, by id). */
+  failures(filter?: FailureFilter): Promise<FailureEntry[]>;
   failureCount(sync?: string): Promise<number>;
   removeFailure(id: number): Promise<void>;
   purgeFailures(sync?: string): Promise<number>;

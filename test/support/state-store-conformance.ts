@@ -508,6 +508,23 @@ export function describeStateStoreConformance(name: string, createHarness: () =>
         expect(await store.failures({ limit: 1 })).toHaveLength(1);
       });
 
+      it('pages through a sync\'s entries by id, newest first, each once', async () => {
+        const store = await fresh();
+        for (let i = 0; i < 7; i++) await store.recordFailure(failure('deals', `r${i}`));
+        await store.recordFailure(failure('other', 'x'));
+        await store.flush();
+        const seen: string[] = [];
+        let beforeId: number | undefined;
+        for (;;) {
+          const page = await store.failures({ sync: 'deals', limit: 3, ...(beforeId === undefined ? {} : { beforeId }) });
+          seen.push(...page.map((f) => f.remoteId ?? ''));
+          if (page.length < 3) break;
+          beforeId = page.at(-1)!.id;
+        }
+        expect(seen).toEqual(['r6', 'r5', 'r4', 'r3', 'r2', 'r1', 'r0']);
+        expect(await store.failures({ beforeId: (await store.failures({ sync: 'deals' }))[5]!.id })).toHaveLength(1);
+      });
+
       it('keeps one entry per record: by remote id, by origin and source record, or the entry a retry replaces', async () => {
         const store = await fresh();
         await store.recordFailure(failure('s', 'r1', { origin: 'a.csv:2', sourceRecord: { id: 'r1' } }));

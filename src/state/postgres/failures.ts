@@ -5,7 +5,7 @@
  * attempt count over.
  */
 import { failureEntryOf, type FailureRow } from '../rows.js';
-import type { FailureEntry, FailureWrite } from '../types.js';
+import type { FailureEntry, FailureFilter, FailureWrite } from '../types.js';
 import { toJson } from '../sqlite/json.js';
 import type { Queryable } from './database.js';
 
@@ -34,10 +34,10 @@ export class PgFailures {
     );
   }
 
-  async list(db: Queryable, filter: { sync?: string; limit?: number }): Promise<FailureEntry[]> {
+  async list(db: Queryable, filter: FailureFilter): Promise<FailureEntry[]> {
     const { rows } = await db.query<FailureRow>(
-      `SELECT * FROM ${this.s}.failures WHERE ($1::text IS NULL OR sync = $1) ORDER BY id DESC LIMIT $2`,
-      [filter.sync ?? null, filter.limit === undefined ? null : Math.max(0, Math.trunc(filter.limit))],
+      `SELECT * FROM ${this.s}.failures WHERE ($1::text IS NULL OR sync = $1) AND ($3::bigint IS NULL OR id < $3) ORDER BY id DESC LIMIT $2`,
+      [filter.sync ?? null, filter.limit === undefined ? null : Math.max(0, Math.trunc(filter.limit)), filter.beforeId ?? null],
     );
     return rows.map(failureEntryOf);
   }

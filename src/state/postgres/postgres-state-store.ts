@@ -13,6 +13,7 @@ import type { CursorPosition } from '../../sdk/types.js';
 import type {
   AcknowledgedWrite,
   FailureEntry,
+  FailureFilter,
   FailureWrite,
   FingerprintHit,
   LedgerEntry,
@@ -222,7 +223,7 @@ export class PostgresStateStore implements StateStore {
 
   // ── dead-letter ───────────────────────────────────────────────────────────
 
-  async failures(filter: { sync?: string; limit?: number } = {}): Promise<FailureEntry[]> {
+  async failures(filter: FailureFilter = {}): Promise<FailureEntry[]> {
     return this.guard('list failures', async () => {
       await this.commit(undefined);
       return this.failureTable.list(this.pool, filter);

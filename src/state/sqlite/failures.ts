@@ -5,7 +5,7 @@
  */
 import { failureEntryOf, type FailureRow } from '../rows.js';
 import type { Statement } from 'better-sqlite3';
-import type { FailureEntry, FailureWrite } from '../types.js';
+import type { FailureEntry, FailureFilter, FailureWrite } from '../types.js';
 import type { Db } from './database.js';
 import { toJson } from './json.js';
 
@@ -87,8 +87,9 @@ export class FailureTable {
     this.deleteForRecord.run(sync, remoteId);
   }
 
-  list(filter: { sync?: string; limit?: number }): FailureEntry[] {
-    const where = filter.sync === undefined ? '' : 'WHERE sync = @sync';
+  list(filter: FailureFilter): FailureEntry[] {
+    const conditions = [...(filter.sync === undefined ? [] : ['sync = @sync']), ...(filter.beforeId === undefined ? [] : ['id < @beforeId'])];
+    const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
     const limit = filter.limit === undefined ? '' : 'LIMIT @limit';
     const rows = this.db
       .prepare(`SELECT * FROM failures ${where} ORDER BY id DESC ${limit}`)
@@ -112,9 +113,10 @@ export class FailureTable {
   }
 }
 
-function params(filter: { sync?: string; limit?: number }): Record<string, string | number> {
+function params(filter: FailureFilter): Record<string, string | number> {
   const out: Record<string, string | number> = {};
   if (filter.sync !== undefined) out.sync = filter.sync;
+  if (filter.beforeId !== undefined) out.beforeId = filter.beforeId;
   if (filter.limit !== undefined) out.limit = Math.max(0, Math.trunc(filter.limit));
   return out;
 }

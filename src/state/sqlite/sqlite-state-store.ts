@@ -13,6 +13,7 @@ import type { CursorPosition } from '../../sdk/types.js';
 import type {
   AcknowledgedWrite,
   FailureEntry,
+  FailureFilter,
   FailureWrite,
   FingerprintHit,
   LedgerEntry,
@@ -199,7 +200,7 @@ export class SqliteStateStore implements StateStore {
 
   // ── dead-letter ───────────────────────────────────────────────────────────
 
-  async failures(filter: { sync?: string; limit?: number } = {}): Promise<FailureEntry[]> {
+  async failures(filter: FailureFilter = {}): Promise<FailureEntry[]> {
     return this.guard('list failures', () => {
       this.flushIfPending();
       return this.failureTable.list(filter);
