@@ -40,6 +40,8 @@ export class GroupStore {
     this.db.pragma('cache_size = -32768');
     this.db.exec(`
       CREATE TABLE groups (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, first_seq INTEGER NOT NULL, state INTEGER NOT NULL);
+      -- Each page of unsent groups starts where the last one ended; without it, every page scanned and sorted the whole table.
+      CREATE INDEX groups_first_seq ON groups (first_seq);
       CREATE TABLE records (gid INTEGER NOT NULL, seq INTEGER NOT NULL, data TEXT NOT NULL, origin TEXT NOT NULL,
                             PRIMARY KEY (gid, seq)) WITHOUT ROWID;
     `);

@@ -2,7 +2,9 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type Database from 'better-sqlite3';
 import { createGrouper, groupOrigin, groupRecords } from '../../../src/mapping/index.js';
+import { GroupStore } from '../../../src/mapping/group-store.js';
 import type { GroupOptions } from '../../../src/mapping/index.js';
 import type { SourceData, SourceRecord } from '../../../src/sdk/types.js';
 
@@ -63,6 +65,27 @@ describe('groupRecords', () => {
     expect(groups.map((g) => g.origin)).toEqual([{ file: 'calls.csv', line: 2, lineEnd: 9 }, { file: 'calls.csv', line: 10 }]);
     expect(groupOrigin([{ file: 'a', line: 1 }, { file: 'b', line: 1 }])).toEqual({ file: 'a', line: 1 });
     expect(groupOrigin([{ table: 't', key: '1' }, { table: 't', key: '2' }])).toEqual({ table: 't', key: '1' });
+  });
+
+  it('gives the line range of a group larger than a call\'s arguments may be (a whole file, `by: _file`)', () => {
+    const origins = Array.from({ length: 300_000 }, (_, i) => ({ file: 'big.csv', line: i + 2 }));
+    origins[1000] = { file: 'big.csv', line: 900_000 }; // the range ends at the largest line, wherever it is
+    expect(groupOrigin(origins)).toEqual({ file: 'big.csv', line: 2, lineEnd: 900_000 });
+  });
+
+  it('pages through unsent groups along an index, not by scanning and sorting the whole scratch table per page', () => {
+    const store = new GroupStore(spillDir);
+    try {
+      const db = (store as unknown as { db: Database.Database }).db;
+      const plan = db
+        .prepare('EXPLAIN QUERY PLAN SELECT id, key, first_seq, state FROM groups WHERE state != 1 AND first_seq > ? ORDER BY first_seq LIMIT ?')
+        .all(0, 200) as { detail: string }[];
+      const details = plan.map((row) => row.detail).join('; ');
+      expect(details).toContain('USING INDEX groups_first_seq');
+      expect(details).not.toContain('TEMP B-TREE');
+    } finally {
+      store.close();
+    }
   });
 
   it('emits each interleaved key once, whole, in first-seen order', async () => {
