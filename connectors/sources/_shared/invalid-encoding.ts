@@ -36,7 +36,9 @@ export class InvalidEncodingGuard {
   /** The byte check to put before the decoder; undefined when the encoding accepts every byte, or when `found` is given. */
   readonly check: Utf8Check | undefined;
   private readonly found: InvalidLines | undefined;
-  private readonly replaced: number[] = [];
+  /** Lines read with U+FFFD: how many, and the first few for the warning (not every one: a whole file may need it). */
+  private replacedCount = 0;
+  private readonly replacedShown: number[] = [];
 
   /** With `found`, the bytes are checked elsewhere (a parse thread) and their invalid lines arrive through it. */
   constructor(private readonly scope: EncodingScope, found?: InvalidLines) {
@@ -60,7 +62,8 @@ export class InvalidEncodingGuard {
       });
     }
     for (const line of lines) {
-      this.replaced.push(line);
+      this.replacedCount++;
+      if (this.replacedShown.length < SHOW_LINES) this.replacedShown.push(line);
       this.scope.reportSkipped?.({ action: 'repaired', origin: { stream, file, line }, reason: `bytes not valid ${this.scope.encoding} replaced by U+FFFD` });
     }
   }
@@ -68,12 +71,12 @@ export class InvalidEncodingGuard {
   /** At the end of the file: report what is left and warn once about every replaced line. */
   finish(): void {
     this.before(Number.POSITIVE_INFINITY);
-    if (this.replaced.length === 0) return;
+    const count = this.replacedCount;
+    if (count === 0) return;
     const { file, logger, encoding } = this.scope;
-    const count = this.replaced.length;
-    const shown = this.replaced.slice(0, SHOW_LINES).join(', ') + (count > SHOW_LINES ? ', …' : '');
+    const shown = this.replacedShown.join(', ') + (count > SHOW_LINES ? ', …' : '');
     logger.warn(
-      { file, lines: this.replaced.slice(0, SHOW_LINES), count },
+      { file, lines: [...this.replacedShown], count },
       `${file}: ${count} line(s) had bytes that are not valid ${encoding}, read as U+FFFD (line ${shown}); declare the file's encoding if it is not ${encoding}, or set onInvalidEncoding: reject`,
     );
   }

@@ -39,8 +39,8 @@ export class PendingLines {
 export class Utf8Check extends Transform {
   /** Lines with invalid bytes not yet taken by the parser. */
   private readonly pending = new PendingLines();
-  /** Every line with invalid bytes seen so far (for the end-of-file warning). */
-  readonly lines: number[] = [];
+  /** The last line flagged, so that a line with several bad sequences is flagged once (nothing kept per line: a whole file may be flagged). */
+  private lastFlagged = 0;
   private line = 1;
   private carry: Buffer = Buffer.alloc(0);
 
@@ -72,8 +72,8 @@ export class Utf8Check extends Transform {
     for (const offset of invalidOffsets(bytes)) {
       this.line += countNewlines(bytes, from, offset);
       from = offset;
-      if (this.lines.at(-1) !== this.line) {
-        this.lines.push(this.line);
+      if (this.lastFlagged !== this.line) {
+        this.lastFlagged = this.line;
         this.pending.add([this.line]);
       }
     }

@@ -242,6 +242,17 @@ describe('csv bytes that are not valid UTF-8', () => {
     expect(captured.warnings[0]).toContain('(line 3, 5)');
   });
 
+  it('replace: on many such lines, counts them all and names the first ten', async () => {
+    const rows = Array.from({ length: 25 }, (_, i) => `${i},caf\u00e9 ${i}`).join('\n');
+    const dir = fixture({ 'many.csv': iconv.encode(`id,name\n${rows}\n`, 'latin1') });
+    const captured: Captured = { warnings: [], skipped: [] };
+    const records = await readAll(csv, { path: 'many.csv' }, { baseDir: dir, captured });
+    expect(records).toHaveLength(25);
+    expect(captured.skipped).toHaveLength(25);
+    expect(captured.warnings).toEqual([expect.stringContaining('many.csv: 25 line(s) had bytes that are not valid utf8')]);
+    expect(captured.warnings[0]).toContain('(line 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, …)');
+  });
+
   it('reject: stops at the first such line, before yielding its record', async () => {
     const dir = fixture({ 'people.csv': latin1 });
     const seen: unknown[] = [];
