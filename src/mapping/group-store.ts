@@ -13,6 +13,12 @@ import type { RecordOrigin, SourceData } from '../sdk/types.js';
 export const GroupState = { pending: 0, emitted: 1 } as const;
 export type GroupStateValue = (typeof GroupState)[keyof typeof GroupState];
 
+/** The lowest and highest cursor value among a group's records. */
+export interface CursorBounds {
+  lowest: string | number;
+  highest: string | number;
+}
+
 export interface StoredGroup {
   id: number;
   key: string;
@@ -39,7 +45,8 @@ export class GroupStore {
     this.db.pragma('locking_mode = EXCLUSIVE');
     this.db.pragma('cache_size = -32768');
     this.db.exec(`
-      CREATE TABLE groups (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, first_seq INTEGER NOT NULL, state INTEGER NOT NULL);
+      CREATE TABLE groups (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, first_seq INTEGER NOT NULL, state INTEGER NOT NULL,
+                           bounds TEXT);
       -- Each page of unsent groups starts where the last one ended; without it, every page scanned and sorted the whole table.
       CREATE INDEX groups_first_seq ON groups (first_seq);
       CREATE TABLE records (gid INTEGER NOT NULL, seq INTEGER NOT NULL, data TEXT NOT NULL, origin TEXT NOT NULL,
@@ -53,6 +60,8 @@ export class GroupStore {
       setState: this.db.prepare<[number, number]>('UPDATE groups SET state = ? WHERE id = ?'),
       insert: this.db.prepare<[number, number, string, string]>('INSERT INTO records (gid, seq, data, origin) VALUES (?, ?, ?, ?)'),
       read: this.db.prepare<[number], { data: string; origin: string }>('SELECT data, origin FROM records WHERE gid = ? ORDER BY seq'),
+      getBounds: this.db.prepare<[number], string | null>('SELECT bounds FROM groups WHERE id = ?').pluck(),
+      setBounds: this.db.prepare<[string, number]>('UPDATE groups SET bounds = ? WHERE id = ?'),
       unsent: this.db.prepare<[number, number], { id: number; key: string; first_seq: number; state: GroupStateValue }>(
         'SELECT id, key, first_seq, state FROM groups WHERE state != 1 AND first_seq > ? ORDER BY first_seq LIMIT ?',
       ),
@@ -80,6 +89,17 @@ export class GroupStore {
 
   append(gid: number, seq: number, data: SourceData, origin: RecordOrigin): void {
     this.statements.insert.run(gid, seq, JSON.stringify(data), JSON.stringify(origin));
+    this.wrote();
+  }
+
+  /** The cursor bounds of a group's records, as far as stored. */
+  bounds(gid: number): CursorBounds | undefined {
+    const text = this.statements.getBounds.get(gid);
+    return typeof text === 'string' ? (JSON.parse(text) as CursorBounds) : undefined;
+  }
+
+  setBounds(gid: number, bounds: CursorBounds): void {
+    this.statements.setBounds.run(JSON.stringify(bounds), gid);
     this.wrote();
   }
 

@@ -11,11 +11,12 @@
  * after its group was handed on breaks that promise and stops the read with
  * an error rather than pushing a partial group.
  */
+import { compareCursorValues } from '../sdk/cursor.js';
 import { FerryError } from '../sdk/errors.js';
 import { formatOrigin } from '../sdk/origin.js';
 import type { RecordOrigin, SourceData, SourceRecord } from '../sdk/types.js';
 import { canonicalJson } from './fingerprint.js';
-import { GroupState, GroupStore } from './group-store.js';
+import { GroupState, GroupStore, type CursorBounds } from './group-store.js';
 import { toJsonSafe } from './json-safe.js';
 
 export interface Group {
@@ -24,6 +25,8 @@ export interface Group {
   /** The group's records in source order (JSON-safe: bigints, dates and bytes converted). */
   records: SourceData[];
   origins: RecordOrigin[];
+  /** The lowest and highest cursor of its records (incremental syncs); kept in the scratch file, not in memory per group. */
+  cursor?: CursorBounds;
 }
 
 /** The first record's origin; for files, `lineEnd` is the last record's line. */
@@ -68,6 +71,16 @@ interface Current {
   /** In-memory copy while the group is under the memory limit; null once dropped. */
   records: SourceData[] | null;
   origins: RecordOrigin[] | null;
+  /** Cursor bounds of this run of the key's records, merged into the store's when the key changes. */
+  cursor: CursorBounds | undefined;
+}
+
+/** `bounds` widened by `value`. */
+function widen(bounds: CursorBounds | undefined, value: string | number): CursorBounds {
+  if (bounds === undefined) return { lowest: value, highest: value };
+  if (compareCursorValues(value, bounds.highest) > 0) bounds.highest = value;
+  else if (compareCursorValues(value, bounds.lowest) < 0) bounds.lowest = value;
+  return bounds;
 }
 
 class SpillingGrouper implements Grouper {
@@ -102,6 +115,7 @@ class SpillingGrouper implements Grouper {
     if (this.current?.keyText !== keyText) this.switchTo(store, key, keyText, seq, record.origin);
     const current = this.current!;
     store.append(current.id, seq, data, record.origin);
+    if (record.cursor !== undefined && record.cursor !== null) current.cursor = widen(current.cursor, record.cursor);
     if (current.records && current.origins) {
       if (current.records.length < this.memoryLimit) {
         current.records.push(data);
@@ -123,18 +137,26 @@ class SpillingGrouper implements Grouper {
         { hint: 'sort the source by group.by, or remove `sorted: true` so ferry holds every group until the input ends' },
       );
     }
-    this.current = { id: group.id, keyText, key, records: this.sorted ? [] : null, origins: this.sorted ? [] : null };
+    this.current = { id: group.id, keyText, key, records: this.sorted ? [] : null, origins: this.sorted ? [] : null, cursor: undefined };
   }
 
-  /** Sorted input: the group whose key just ended is complete. */
+  /** The current key's run of records ended: its cursor bounds join the group's stored ones; sorted input, the group is complete. */
   private closeCurrent(store: GroupStore): void {
     const current = this.current;
     this.current = undefined;
-    if (!current || !this.sorted) return;
+    if (!current) return;
+    let cursor = current.cursor;
+    if (cursor !== undefined && !this.sorted) {
+      // Unsorted input: the key may have had earlier runs.
+      const stored = store.bounds(current.id);
+      if (stored !== undefined) cursor = widen(widen(stored, cursor.lowest), cursor.highest);
+      store.setBounds(current.id, cursor);
+    }
+    if (!this.sorted) return;
     const { records, origins } =
       current.records && current.origins ? { records: current.records, origins: current.origins } : store.read(current.id);
     store.setState(current.id, GroupState.emitted);
-    this.ready.push({ key: current.key, records, origins });
+    this.ready.push({ key: current.key, records, origins, ...(cursor !== undefined ? { cursor } : {}) });
   }
 
   async end(): Promise<void> {
@@ -154,8 +176,9 @@ class SpillingGrouper implements Grouper {
       for (const group of page) {
         after = group.firstSeq;
         const { records, origins } = store.read(group.id);
+        const cursor = store.bounds(group.id);
         store.setState(group.id, GroupState.emitted);
-        yield { key: JSON.parse(group.key) as unknown, records, origins };
+        yield { key: JSON.parse(group.key) as unknown, records, origins, ...(cursor !== undefined ? { cursor } : {}) };
       }
     }
   }
@@ -199,15 +222,21 @@ export async function* groupRecords(
   records: AsyncIterable<SourceRecord>,
   by: string | string[],
   options: GroupOptions = {},
-): AsyncIterable<{ key: unknown; records: SourceData[]; origin: GroupOrigin }> {
+): AsyncIterable<{ key: unknown; records: SourceData[]; origin: GroupOrigin; cursor?: CursorBounds }> {
   const grouper = createGrouper(by, options);
+  const handOn = (group: Group) => ({
+    key: group.key,
+    records: group.records,
+    origin: groupOrigin(group.origins),
+    ...(group.cursor !== undefined ? { cursor: group.cursor } : {}),
+  });
   try {
     for await (const record of records) {
       await grouper.add(record);
-      for await (const group of grouper.drain()) yield { key: group.key, records: group.records, origin: groupOrigin(group.origins) };
+      for await (const group of grouper.drain()) yield handOn(group);
     }
     await grouper.end();
-    for await (const group of grouper.drain()) yield { key: group.key, records: group.records, origin: groupOrigin(group.origins) };
+    for await (const group of grouper.drain()) yield handOn(group);
   } finally {
     grouper.close();
   }

@@ -3,8 +3,7 @@
  * the sync has `group: { by }`. A unit carries what the mapping sees, where it
  * came from, and its cursor position.
  */
-import { canonicalJson, groupKeyOf, groupRecords } from '../mapping/index.js';
-import { compareCursorValues } from '../sdk/cursor.js';
+import { canonicalJson, groupRecords } from '../mapping/index.js';
 import { formatOrigin } from '../sdk/origin.js';
 import type { BufferedIterator, CursorPosition, RecordOrigin, SourceData, SourceRecord } from '../sdk/types.js';
 
@@ -88,31 +87,14 @@ async function* groupedUnits(
   records: AsyncIterable<SourceRecord>,
   options: { groupBy: string | string[]; sortedByGroup?: boolean },
 ): AsyncIterable<Unit> {
-  // A group's position is the highest of its records' cursors (and it also
-  // carries the lowest), tracked on the way into the grouper since groups do
-  // not keep per-record cursors.
-  const bounds = new Map<string, { lowest: string | number; highest: string | number }>();
-  async function* tracked(): AsyncIterable<SourceRecord> {
-    for await (const record of records) {
-      if (record.cursor !== undefined && record.cursor !== null) {
-        const key = canonicalJson(groupKeyOf(record.data, options.groupBy!));
-        const seen = bounds.get(key);
-        if (!seen) bounds.set(key, { lowest: record.cursor, highest: record.cursor });
-        else if (compareCursorValues(record.cursor, seen.highest) > 0) seen.highest = record.cursor;
-        else if (compareCursorValues(record.cursor, seen.lowest) < 0) seen.lowest = record.cursor;
-      }
-      yield record;
-    }
-  }
-  for await (const group of groupRecords(tracked(), options.groupBy, { sorted: options.sortedByGroup === true })) {
-    const mapKey = canonicalJson(group.key);
-    // Every group comes out once, so its bounds are no longer needed.
-    const cursor = bounds.get(mapKey);
-    bounds.delete(mapKey);
+  // A group's position is the highest of its records' cursors (and it also carries the lowest): the grouper keeps
+  // them with the group in its scratch file, so memory does not grow with the number of groups.
+  for await (const group of groupRecords(records, options.groupBy, { sorted: options.sortedByGroup === true })) {
+    const { cursor } = group;
     yield {
       input: { key: group.key, records: group.records },
       origin: formatOrigin(group.origin),
-      ...(cursor !== undefined ? { position: { value: cursor.highest, key: mapKey }, lowestCursor: cursor.lowest } : {}),
+      ...(cursor !== undefined ? { position: { value: cursor.highest, key: canonicalJson(group.key) }, lowestCursor: cursor.lowest } : {}),
     };
   }
 }

@@ -67,6 +67,28 @@ describe('groupRecords', () => {
     expect(groupOrigin([{ table: 't', key: '1' }, { table: 't', key: '2' }])).toEqual({ table: 't', key: '1' });
   });
 
+  it('carries each group\'s lowest and highest cursor, across the runs of an interleaved key', async () => {
+    const at = (call: string, cursor: number | string | null, line: number): SourceRecord => ({ data: { call }, origin: { file: 'calls.csv', line }, cursor });
+    const records = [at('a', 5, 2), at('a', 3, 3), at('b', 7, 4), at('a', 9, 5), at('b', null, 6), at('a', 1, 7), at('c', null, 8)];
+    const cursors = async (options: GroupOptions) => {
+      const out: [unknown, unknown][] = [];
+      for await (const g of groupRecords(from(records), 'call', { spillDir, ...options })) out.push([g.key, g.cursor]);
+      return out;
+    };
+    expect(await cursors({})).toEqual([
+      ['a', { lowest: 1, highest: 9 }],
+      ['b', { lowest: 7, highest: 7 }],
+      ['c', undefined],
+    ]);
+    const sorted = [at('x', '2024-01-02', 2), at('x', '2024-01-01', 3), at('y', '2024-03-01', 4)];
+    const out: [unknown, unknown][] = [];
+    for await (const g of groupRecords(from(sorted), 'call', { spillDir, sorted: true })) out.push([g.key, g.cursor]);
+    expect(out).toEqual([
+      ['x', { lowest: '2024-01-01', highest: '2024-01-02' }],
+      ['y', { lowest: '2024-03-01', highest: '2024-03-01' }],
+    ]);
+  });
+
   it('gives the line range of a group larger than a call\'s arguments may be (a whole file, `by: _file`)', () => {
     const origins = Array.from({ length: 300_000 }, (_, i) => ({ file: 'big.csv', line: i + 2 }));
     origins[1000] = { file: 'big.csv', line: 900_000 }; // the range ends at the largest line, wherever it is
