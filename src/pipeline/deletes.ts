@@ -34,14 +34,50 @@ export interface MirrorDeletesContext {
  * the source no longer does. Returns how many would be deleted on a dry run.
  */
 export async function mirrorDeletes(ctx: MirrorDeletesContext): Promise<number | undefined> {
-  const { prepared, store, pusher, counts } = ctx;
+  const { prepared, store, pusher } = ctx;
   const { sync } = prepared;
   // An incremental read only sees new and changed records; which ones vanished takes a scan of every key.
   if (sync.incremental !== undefined) await scanKeys(prepared, ctx.seen, ctx.signal, ctx.log);
-  const plan = await planDeletes(store, sync.name, ctx.seen, sync.maxDeletePercent, ctx.force);
-  if (!pusher) return plan.remoteIds.length;
-  for (const remoteId of plan.remoteIds) {
-    const outcome = await pusher.delete({ kind: sync.target.type, remoteId, sourceId: ctx.sourceId });
+  const planned = await planDeletes(store, sync.name, ctx.seen, sync.maxDeletePercent, ctx.force);
+  if (!pusher || planned === 0) return pusher ? undefined : planned;
+  await deleteVanished(ctx, pusher);
+  return undefined;
+}
+
+/**
+ * How many live records the read did not see; refuses (FERRY_MASS_DELETE_REFUSED)
+ * when that is above `maxDeletePercent` of them, unless forced. Only counts:
+ * the ids are listed again, a page at a time, as they are deleted.
+ */
+export async function planDeletes(store: StateStore, sync: string, seen: Pick<SeenSet, 'has'>, maxDeletePercent: number, force: boolean): Promise<number> {
+  let vanished = 0;
+  for await (const page of store.liveRemoteIdPages(sync)) {
+    for (const remoteId of page) if (!seen.has(remoteId)) vanished++;
+  }
+  const live = await store.countLive(sync);
+  const percent = live === 0 ? 0 : (vanished / live) * 100;
+  if (!force && vanished > 0 && percent > maxDeletePercent) {
+    throw new FerryError(
+      'FERRY_MASS_DELETE_REFUSED',
+      `sync "${sync}" would delete ${vanished} of ${live} records (${percent.toFixed(1)}%), above maxDeletePercent ${maxDeletePercent}%`,
+      { hint: 'check the source is complete; raise maxDeletePercent or run with --force-deletes to delete anyway' },
+    );
+  }
+  return vanished;
+}
+
+/**
+ * Deletes the live records the read did not see, as many at once as the
+ * pusher allows (its concurrency, rate and retry policy): one at a time, a
+ * service at 20 ms took minutes per ten thousand. Nothing is held per record
+ * beyond the requests in flight and queued.
+ */
+async function deleteVanished(ctx: MirrorDeletesContext, pusher: Pusher): Promise<void> {
+  const { prepared, store, counts } = ctx;
+  const { sync } = prepared;
+  const inFlight = new Set<Promise<void>>();
+  let fatal: { error: unknown } | undefined;
+  const settle = async (remoteId: string, outcome: Awaited<ReturnType<Pusher['delete']>>): Promise<void> => {
     if (outcome.ok || outcome.status === 404) {
       counts.deleted++;
       await store.recordDeleted(sync.name, remoteId);
@@ -51,31 +87,24 @@ export async function mirrorDeletes(ctx: MirrorDeletesContext): Promise<number |
       await store.recordFailure({ sync: sync.name, runId: ctx.runId, remoteId, origin: null, kind: 'rejected', reason: `delete failed: ${reason}`, status, errorBody, body: null, sourceRecord: null });
     }
     ctx.onProgress();
+  };
+  pages: for await (const page of store.liveRemoteIdPages(sync.name)) {
+    for (const remoteId of page) {
+      if (ctx.seen.has(remoteId)) continue;
+      await pusher.waitForCapacity();
+      if (fatal) break pages;
+      const deleting: Promise<void> = pusher
+        .delete({ kind: sync.target.type, remoteId, sourceId: ctx.sourceId })
+        .then((outcome) => settle(remoteId, outcome))
+        .catch((error: unknown) => {
+          fatal ??= { error };
+        })
+        .finally(() => inFlight.delete(deleting));
+      inFlight.add(deleting);
+    }
   }
-  return undefined;
-}
-
-export async function planDeletes(
-  store: StateStore,
-  sync: string,
-  seen: Pick<SeenSet, 'has'>,
-  maxDeletePercent: number,
-  force: boolean,
-): Promise<{ remoteIds: string[] }> {
-  const remoteIds: string[] = [];
-  for await (const page of store.liveRemoteIdPages(sync)) {
-    for (const remoteId of page) if (!seen.has(remoteId)) remoteIds.push(remoteId);
-  }
-  const live = await store.countLive(sync);
-  const percent = live === 0 ? 0 : (remoteIds.length / live) * 100;
-  if (!force && remoteIds.length > 0 && percent > maxDeletePercent) {
-    throw new FerryError(
-      'FERRY_MASS_DELETE_REFUSED',
-      `sync "${sync}" would delete ${remoteIds.length} of ${live} records (${percent.toFixed(1)}%), above maxDeletePercent ${maxDeletePercent}%`,
-      { hint: 'check the source is complete; raise maxDeletePercent or run with --force-deletes to delete anyway' },
-    );
-  }
-  return { remoteIds };
+  await Promise.all(inFlight);
+  if (fatal) throw fatal.error;
 }
 
 /**

@@ -28,6 +28,9 @@ export interface RequestLog {
 export class Harness {
   readonly dir = mkdtempSync(join(tmpdir(), 'ferry-pipeline-'));
   requests: RequestLog[] = [];
+  /** The most requests of each method the proxy held at once (since the last run began). */
+  maxInFlight: Record<string, number> = {};
+  private inFlight: Record<string, number> = {};
   emulator!: RunningEmulator;
   private proxy!: Server;
   proxyUrl = '';
@@ -38,6 +41,10 @@ export class Harness {
     this.proxy = createServer((req, res) => {
       const entry: RequestLog = { method: req.method ?? '', path: req.url ?? '', body: '' };
       this.requests.push(entry);
+      const method = entry.method;
+      this.inFlight[method] = (this.inFlight[method] ?? 0) + 1;
+      this.maxInFlight[method] = Math.max(this.maxInFlight[method] ?? 0, this.inFlight[method]!);
+      res.on('close', () => void (this.inFlight[method] = this.inFlight[method]! - 1));
       req.on('data', (chunk: Buffer) => (entry.body += chunk.toString('utf8')));
       const target = new URL(req.url ?? '/', this.emulator.url);
       const upstream = httpRequest(target, { method: req.method, headers: req.headers }, (answer) => {
@@ -91,6 +98,7 @@ ${syncs}`,
 
   async run(options: Partial<ProjectRunOptions> = {}): Promise<{ summaries: ProjectRunSummary[]; requests: RequestLog[] }> {
     this.requests = [];
+    this.maxInFlight = {};
     process.env.TEST_API_KEY = this.emulator.devKey!;
     const summaries = await runProject({
       configFile: join(this.dir, 'ferry.yaml'),

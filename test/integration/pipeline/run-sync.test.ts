@@ -206,6 +206,9 @@ describe('a CSV → rows sync into the emulator', () => {
     const forced = await h.run({ forceDeletes: true });
     expect(forced.summaries[0]!.counts.deleted).toBe(33);
     expect((await readRows(h.client, 'crm', 'deal')).size).toBe(5);
+    // The deletes go as many at once as the sync's concurrency allows, not one after another.
+    expect(forced.requests.filter((r) => r.method === 'DELETE')).toHaveLength(33);
+    expect(h.maxInFlight.DELETE).toBeGreaterThan(1);
   });
 
   it('stops on a refused key with exit 3 and pushes nothing more', async () => {
