@@ -39,8 +39,8 @@ export async function mirrorDeletes(ctx: MirrorDeletesContext): Promise<number |
   // An incremental read only sees new and changed records; which ones vanished takes a scan of every key.
   if (sync.incremental !== undefined) await scanKeys(prepared, ctx.seen, ctx.signal, ctx.log);
   const planned = await planDeletes(store, sync.name, ctx.seen, sync.maxDeletePercent, ctx.force);
-  if (!pusher || planned === 0) return pusher ? undefined : planned;
-  await deleteVanished(ctx, pusher);
+  if (!pusher) return planned;
+  if (planned > 0) await deleteVanished(ctx, pusher);
   return undefined;
 }
 
