@@ -193,6 +193,10 @@ describe('a CSV → rows sync into the emulator', () => {
     await h.run();
 
     h.write('data/deals.csv', csv(lines.slice(0, 38)));
+    // A dry run counts what would go and deletes nothing.
+    const dry = await h.run({ dryRun: true });
+    expect(dry.summaries[0]).toMatchObject({ wouldDelete: 2 });
+    expect(dry.requests.filter((r) => r.method === 'DELETE')).toEqual([]);
     const small = await h.run();
     expect(small.summaries[0]!.counts).toMatchObject({ deleted: 2, unchanged: 38 });
     expect((await readRows(h.client, 'crm', 'deal')).size).toBe(38);
