@@ -30,6 +30,8 @@ export class Harness {
   requests: RequestLog[] = [];
   /** The most requests of each method the proxy held at once (since the last run began). */
   maxInFlight: Record<string, number> = {};
+  /** Ms the proxy holds each answer to requests of a method: a service with latency, so that requests sent at once overlap. */
+  holdAnswerMs: Record<string, number> = {};
   private inFlight: Record<string, number> = {};
   emulator!: RunningEmulator;
   private proxy!: Server;
@@ -48,8 +50,13 @@ export class Harness {
       req.on('data', (chunk: Buffer) => (entry.body += chunk.toString('utf8')));
       const target = new URL(req.url ?? '/', this.emulator.url);
       const upstream = httpRequest(target, { method: req.method, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
+        const forward = (): void => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        };
+        const hold = this.holdAnswerMs[method] ?? 0;
+        if (hold > 0) setTimeout(forward, hold);
+        else forward();
       });
       upstream.on('error', () => res.destroy());
       req.pipe(upstream);

@@ -207,6 +207,8 @@ describe('a CSV → rows sync into the emulator', () => {
     expect(refused.summaries[0]!.error).toMatch(/FERRY_MASS_DELETE_REFUSED/);
     expect((await readRows(h.client, 'crm', 'deal')).size).toBe(38);
 
+    // Each DELETE answered after 30 ms: deletes sent one after another never overlap, ones sent at once do.
+    h.holdAnswerMs.DELETE = 30;
     const forced = await h.run({ forceDeletes: true });
     expect(forced.summaries[0]!.counts.deleted).toBe(33);
     expect((await readRows(h.client, 'crm', 'deal')).size).toBe(5);
