@@ -689,6 +689,15 @@ export function describeStateStoreConformance(name: string, createHarness: () =>
         expect(await store.syncs()).toEqual(['cursor-only', 'failure-only', 'ledger-only', 'run-only']);
       });
 
+      it('lists every sync the ledger holds, however many records each has, and none for an empty state', async () => {
+        const store = await fresh();
+        expect(await store.syncs()).toEqual([]);
+        for (const sync of ['b-deals', 'a-calls', 'é-notes', 'b-deals-2']) {
+          for (let i = 0; i < 5; i++) await store.recordAcknowledged({ sync, remoteId: `r${i}`, fingerprint: 'f', recordId: `x${i}` });
+        }
+        expect(await store.syncs()).toEqual(['a-calls', 'b-deals', 'b-deals-2', 'é-notes']);
+      });
+
       it('resets everything of one sync by default, and keeps run history', async () => {
         const store = await fresh();
         await seed(store, 'deals');

@@ -281,8 +281,12 @@ export class PostgresStateStore implements StateStore {
       await this.commit(undefined);
       const s = `"${this.schemaName}"`;
       const { rows } = await this.pool.query<{ sync: string }>(
-        `SELECT sync FROM ${s}.cursors UNION SELECT sync FROM ${s}.runs UNION SELECT sync FROM ${s}.failures
-         UNION SELECT DISTINCT sync FROM ${s}.ledger ORDER BY 1`,
+        // The ledger's syncs by skipping from one to the next along its key: DISTINCT read every row.
+        `WITH RECURSIVE ledger_syncs(sync) AS (
+           SELECT min(sync) FROM ${s}.ledger
+           UNION ALL SELECT (SELECT min(sync) FROM ${s}.ledger WHERE sync > ledger_syncs.sync) FROM ledger_syncs WHERE ledger_syncs.sync IS NOT NULL)
+         SELECT sync FROM ${s}.cursors UNION SELECT sync FROM ${s}.runs UNION SELECT sync FROM ${s}.failures
+         UNION SELECT sync FROM ledger_syncs WHERE sync IS NOT NULL ORDER BY 1`,
       );
       return rows.map((r) => r.sync);
     });

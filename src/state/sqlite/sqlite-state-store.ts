@@ -256,7 +256,12 @@ export class SqliteStateStore implements StateStore {
       this.flushIfPending();
       return this.db
         .prepare<[], string>(
-          'SELECT sync FROM cursors UNION SELECT sync FROM runs UNION SELECT sync FROM failures UNION SELECT DISTINCT sync FROM ledger ORDER BY 1',
+          // The ledger's syncs by skipping from one to the next along its key: DISTINCT read every row (seconds at 10M).
+          `WITH RECURSIVE ledger_syncs(sync) AS (
+             SELECT min(sync) FROM ledger
+             UNION ALL SELECT (SELECT min(sync) FROM ledger WHERE sync > ledger_syncs.sync) FROM ledger_syncs WHERE ledger_syncs.sync IS NOT NULL)
+           SELECT sync FROM cursors UNION SELECT sync FROM runs UNION SELECT sync FROM failures
+           UNION SELECT sync FROM ledger_syncs WHERE sync IS NOT NULL ORDER BY 1`,
         )
         .pluck()
         .all();
