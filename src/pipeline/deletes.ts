@@ -51,9 +51,7 @@ export async function mirrorDeletes(ctx: MirrorDeletesContext): Promise<number |
  */
 export async function planDeletes(store: StateStore, sync: string, seen: Pick<SeenSet, 'has'>, maxDeletePercent: number, force: boolean): Promise<number> {
   let vanished = 0;
-  for await (const page of store.liveRemoteIdPages(sync)) {
-    for (const remoteId of page) if (!seen.has(remoteId)) vanished++;
-  }
+  for await (const _remoteId of vanishedIds(store, sync, seen)) vanished++;
   const live = await store.countLive(sync);
   const percent = live === 0 ? 0 : (vanished / live) * 100;
   if (!force && vanished > 0 && percent > maxDeletePercent) {
@@ -88,23 +86,27 @@ async function deleteVanished(ctx: MirrorDeletesContext, pusher: Pusher): Promis
     }
     ctx.onProgress();
   };
-  pages: for await (const page of store.liveRemoteIdPages(sync.name)) {
-    for (const remoteId of page) {
-      if (ctx.seen.has(remoteId)) continue;
-      await pusher.waitForCapacity();
-      if (fatal) break pages;
-      const deleting: Promise<void> = pusher
-        .delete({ kind: sync.target.type, remoteId, sourceId: ctx.sourceId })
-        .then((outcome) => settle(remoteId, outcome))
-        .catch((error: unknown) => {
-          fatal ??= { error };
-        })
-        .finally(() => inFlight.delete(deleting));
-      inFlight.add(deleting);
-    }
+  for await (const remoteId of vanishedIds(store, sync.name, ctx.seen)) {
+    await pusher.waitForCapacity();
+    if (fatal) break;
+    const deleting: Promise<void> = pusher
+      .delete({ kind: sync.target.type, remoteId, sourceId: ctx.sourceId })
+      .then((outcome) => settle(remoteId, outcome))
+      .catch((error: unknown) => {
+        fatal ??= { error };
+      })
+      .finally(() => inFlight.delete(deleting));
+    inFlight.add(deleting);
   }
   await Promise.all(inFlight);
   if (fatal) throw fatal.error;
+}
+
+/** The live ids of the ledger the read did not see, a page of the ledger at a time. */
+async function* vanishedIds(store: StateStore, sync: string, seen: Pick<SeenSet, 'has'>): AsyncIterable<string> {
+  for await (const page of store.liveRemoteIdPages(sync)) {
+    for (const remoteId of page) if (!seen.has(remoteId)) yield remoteId;
+  }
 }
 
 /**

@@ -76,7 +76,7 @@ export class InvalidEncodingGuard {
     const { file, logger, encoding } = this.scope;
     const shown = this.replacedShown.join(', ') + (count > SHOW_LINES ? ', …' : '');
     logger.warn(
-      { file, lines: [...this.replacedShown], count },
+      { file, lines: this.replacedShown, count },
       `${file}: ${count} line(s) had bytes that are not valid ${encoding}, read as U+FFFD (line ${shown}); declare the file's encoding if it is not ${encoding}, or set onInvalidEncoding: reject`,
     );
   }
