@@ -4,6 +4,10 @@
  * and a sequence of top-level values (concatenated or one per line) into those
  * values. Each piece is handed out as text with the line it starts on, for
  * JSON.parse to parse; only one element is in memory at a time.
+ *
+ * With `single`, it splits one value out of a longer text and stops after it
+ * ({@link JsonSplitter.stoppedAt}): the pointer splitter uses it for the value
+ * its path leads to, in the middle of a document.
  */
 
 export interface JsonPiece {
@@ -27,8 +31,22 @@ export class JsonSplitError extends Error {
 const WHITESPACE = new Set([' ', '\t', '\n', '\r']);
 const STRING_STOP = /["\\]/g;
 
+export interface JsonSplitterOptions {
+  /** The line the text starts on. @default 1 */
+  line?: number;
+  /** Stop after the first value (an array: after its `]`, its elements split). */
+  single?: boolean;
+}
+
 export class JsonSplitter {
-  private line = 1;
+  /** The line the text read so far ends on. */
+  line: number;
+  /**
+   * With `single`: the offset in the last chunk pushed just past the value, once it has ended
+   * (a number, string, `true`… ends at the character after it, which is not consumed).
+   */
+  stoppedAt: number | undefined;
+  private readonly single: boolean;
   /** Bracket depth of the whole document. */
   private depth = 0;
   private inString = false;
@@ -41,6 +59,11 @@ export class JsonSplitter {
   private expect: 'first' | 'element' | 'separator' = 'first';
   /** The value being collected: its kind, start line and text so far. */
   private value: { kind: 'container' | 'string' | 'scalar'; line: number; parts: string[] } | undefined;
+
+  constructor(options: JsonSplitterOptions = {}) {
+    this.line = options.line ?? 1;
+    this.single = options.single ?? false;
+  }
 
   /** Feed a chunk; returns the values completed by it. */
   push(chunk: string): JsonPiece[] {
@@ -72,6 +95,7 @@ export class JsonSplitter {
         if (this.value?.kind === 'string' && this.depth === level()) {
           out.push(this.finish(chunk.slice(start, i)));
           start = -1;
+          if (this.stopsAt(i)) return out;
         }
         continue;
       }
@@ -81,6 +105,7 @@ export class JsonSplitter {
           if (WHITESPACE.has(c) || c === ',' || c === ']' || c === '}' || c === '[' || c === '{' || c === '"') {
             out.push(this.finish(chunk.slice(start, i)));
             start = -1;
+            if (this.stopsAt(i)) return out;
             continue; // the delimiter is handled as structure below, on the next pass
           }
         } else if (c === '"') {
@@ -92,6 +117,7 @@ export class JsonSplitter {
           if (this.depth === level()) {
             out.push(this.finish(chunk.slice(start, i + 1)));
             start = -1;
+            if (this.stopsAt(i + 1)) return out;
           }
         } else if (c === '\n') {
           this.line += 1;
@@ -118,6 +144,10 @@ export class JsonSplitter {
           this.depth = 0;
           this.mode = 'done';
           i += 1;
+          if (this.single) {
+            this.stoppedAt = i;
+            return out;
+          }
           continue;
         }
         if (this.expect === 'separator') throw new JsonSplitError(`unexpected "${c}": array elements must be separated by ","`, this.line);
@@ -154,8 +184,16 @@ export class JsonSplitter {
       if (this.value.kind !== 'scalar') throw new JsonSplitError('the file ends inside a value', this.value.line);
       pieces.push(this.finish(''));
     }
-    if (this.mode === 'array') throw new JsonSplitError('the file ends before the top-level array is closed', this.line);
+    if (this.mode === 'array') throw new JsonSplitError(`the file ends before the ${this.single ? '' : 'top-level '}array is closed`, this.line);
     return pieces;
+  }
+
+  /** With `single`, after a top-level value (not an array's element): stop at `offset`. */
+  private stopsAt(offset: number): boolean {
+    if (!this.single || this.mode !== 'top') return false;
+    this.mode = 'done';
+    this.stoppedAt = offset;
+    return true;
   }
 
   private finish(tail: string): JsonPiece {

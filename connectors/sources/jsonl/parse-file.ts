@@ -7,6 +7,7 @@ import type { FileRow } from '../_shared/emit.js';
 import { LineSplitter, openText, readFailure, withoutGz, type InputFile, type ParseContext, type TextLine } from '../_shared/files.js';
 import { InvalidEncodingGuard } from '../_shared/invalid-encoding.js';
 import { JsonSplitError, JsonSplitter, type JsonPiece } from './json-splitter.js';
+import { JsonPointerSplitter, type PointerPiece } from './json-pointer-splitter.js';
 import { readableOrEnded } from '../_shared/readable.js';
 import { BufferedRows } from '../_shared/buffered-rows.js';
 import type { JsonlOptions } from './options.js';
@@ -35,6 +36,8 @@ interface Piece {
   text: string;
   line: number;
   key: string | undefined;
+  /** The text is the value at the pointer already (a .json file streamed along it). */
+  selected?: boolean;
 }
 
 /**
@@ -50,9 +53,9 @@ export class JsonFileRows extends BufferedRows<FileRow> {
   private text: Readable | undefined;
   private encoding: InvalidEncodingGuard | undefined;
   private lines: LineSplitter | undefined;
-  private splitter: JsonSplitter | undefined;
+  private splitter: JsonSplitter | JsonPointerSplitter | undefined;
   /** Pieces the splitter gave (json format), from {@link pieceIndex} on. */
-  private pieces: JsonPiece[] = [];
+  private pieces: (JsonPiece | PointerPiece)[] = [];
   private pieceIndex = 0;
   /** Rows of the last piece not handed over yet (a pointer may select an array: several rows per piece), from {@link rowIndex} on. */
   private rows: FileRow[] = [];
@@ -105,7 +108,7 @@ export class JsonFileRows extends BufferedRows<FileRow> {
     const encoding = new InvalidEncodingGuard({ ...context, file: file.relative, stream: options.path, encoding: options.encoding, mode: options.onInvalidEncoding });
     const text = openText(file.absolute, { encoding: options.encoding, compression: options.compression, signal, check: encoding.check });
     if (this.jsonl) this.lines = new LineSplitter();
-    else this.splitter = new JsonSplitter();
+    else this.splitter = this.values.pointer?.length ? new JsonPointerSplitter(this.values.pointer) : new JsonSplitter();
     this.text = text;
     this.encoding = encoding;
     this.state = 'reading';
@@ -120,7 +123,7 @@ export class JsonFileRows extends BufferedRows<FileRow> {
       if (piece === undefined) return undefined;
       this.rows.length = 0;
       this.rowIndex = 0;
-      this.values.parse(piece.text, piece.line, piece.key, this.rows);
+      this.values.parse(piece, this.rows);
     }
   }
 
@@ -153,17 +156,26 @@ export class JsonFileRows extends BufferedRows<FileRow> {
   /** The next value of a .json file; every invalid line seen so far is settled first (a value may span lines the splitter does not report). */
   private nextPiece(text: Readable): Piece | undefined {
     const splitter = this.splitter!;
-    while (this.pieceIndex >= this.pieces.length) {
-      const chunk = this.read(text);
-      if (chunk === undefined) return undefined;
-      this.context.signal.throwIfAborted();
-      this.pieces = chunk === END ? splitter.end() : splitter.push(chunk);
-      this.pieceIndex = 0;
+    for (;;) {
+      while (this.pieceIndex >= this.pieces.length) {
+        const chunk = this.read(text);
+        if (chunk === undefined) return undefined;
+        this.context.signal.throwIfAborted();
+        this.pieces = chunk === END ? splitter.end() : splitter.push(chunk);
+        this.pieceIndex = 0;
+      }
+      const next = this.pieces[this.pieceIndex++]!;
+      this.encoding!.before(Number.POSITIVE_INFINITY);
+      if ('text' in next) return this.pieceOf(next, false);
+      if (next.kind !== 'missing') return this.pieceOf(next.piece, next.kind === 'selected');
+      this.line = next.line;
+      this.values.nothingAt(next.line);
     }
-    const piece = this.pieces[this.pieceIndex++]!;
+  }
+
+  private pieceOf(piece: JsonPiece, selected: boolean): Piece {
     this.line = piece.line;
-    this.encoding!.before(Number.POSITIVE_INFINITY);
-    return { text: piece.text, line: piece.line, key: piece.index === undefined ? undefined : String(piece.index) };
+    return { text: piece.text, line: piece.line, key: piece.index === undefined ? undefined : String(piece.index), selected };
   }
 
   /** The stream's next chunk, END once (after it ended), or undefined when it has nothing at hand. */
@@ -213,7 +225,7 @@ const END = Symbol('end');
  * (the first {@link WARN_EACH} one by one, then a total).
  */
 class FileValues {
-  private readonly pointer: ReturnType<typeof parsePointer> | undefined;
+  readonly pointer: ReturnType<typeof parsePointer> | undefined;
   private skipped = 0;
   private missing = 0;
   private readonly textPrefix: string;
@@ -228,8 +240,8 @@ class FileValues {
     this.textPrefix = options.includeFileName ? `${file.relative}\u0000` : '';
   }
 
-  /** Rows of one JSON text that starts on `line`, added to `out`. */
-  parse(text: string, line: number, key: string | undefined, out: FileRow[]): void {
+  /** Rows of one piece's JSON text, added to `out`. */
+  parse({ text, line, key, selected }: Piece, out: FileRow[]): void {
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -237,7 +249,15 @@ class FileValues {
       this.invalid(line, error, text);
       return;
     }
-    this.rows(value, line, key, text, out);
+    this.rows(value, line, key, text, out, selected === true);
+  }
+
+  /** The value starting on `line` has nothing at the pointer: skipped, reported and warned about. */
+  nothingAt(line: number): void {
+    const { file, options, context } = this;
+    this.missing += 1;
+    context.reportSkipped?.({ action: 'skipped', origin: { stream: options.path, file: file.relative, line }, reason: `nothing at pointer "${options.pointer}"` });
+    if (this.missing <= WARN_EACH) context.logger.warn({ file: file.relative, line, pointer: options.pointer }, `${file.relative}:${line}: nothing at pointer "${options.pointer}"; skipped`);
   }
 
   /** Warn about the totals of what was skipped beyond the first few. */
@@ -262,9 +282,10 @@ class FileValues {
     if (this.skipped <= WARN_EACH) context.logger.warn({ file: file.relative, line, reason }, `${file.relative}:${line}: invalid JSON skipped (${reason})`);
   }
 
-  private rows(value: unknown, line: number, key: string | undefined, text: string, out: FileRow[]): void {
-    const { file, options, context, pointer } = this;
-    if (!pointer) {
+  /** `atPointer`: the text is the value at the pointer already, and one record. */
+  private rows(value: unknown, line: number, key: string | undefined, text: string, out: FileRow[], atPointer: boolean): void {
+    const { pointer } = this;
+    if (!pointer || atPointer) {
       const row = this.row(value, line, key);
       // The data follows from the text alone (JSON.parse is deterministic; `_file` is the prefix).
       row.dataText = this.textPrefix + text;
@@ -273,9 +294,7 @@ class FileValues {
     }
     const selected = select(value, pointer);
     if (selected === undefined) {
-      this.missing += 1;
-      context.reportSkipped?.({ action: 'skipped', origin: { stream: options.path, file: file.relative, line }, reason: `nothing at pointer "${options.pointer}"` });
-      if (this.missing <= WARN_EACH) context.logger.warn({ file: file.relative, line, pointer: options.pointer }, `${file.relative}:${line}: nothing at pointer "${options.pointer}"; skipped`);
+      this.nothingAt(line);
       return;
     }
     // No dataText under a pointer: one text gives several records (an array's elements), so it would not tell their data apart.
