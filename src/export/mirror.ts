@@ -7,8 +7,9 @@
  * the records whose key is not among them.
  */
 import type { Logger } from 'pino';
+import { KeySpool } from './key-spool.js';
 import { FerryError } from '../sdk/errors.js';
-import type { DestinationWriter } from '../sdk/types.js';
+import type { DestinationWriter, LiveKeys } from '../sdk/types.js';
 import { readItems, type ReadOptions } from './read-items.js';
 import type { ExportService, ResourceSpec } from './resources.js';
 
@@ -21,16 +22,25 @@ export function assertCanMirror(writer: DestinationWriter, destination: string, 
   });
 }
 
-/** Every key the list endpoint returns for the query: list pages only, under the same request ceilings as the run. */
+/**
+ * Every key the list endpoint returns for the query: list pages only, under
+ * the same request ceilings as the run; ten million keys go to a temporary
+ * file, not the heap. The caller closes the spool.
+ */
 export async function listKeys(
   service: ExportService,
   spec: ResourceSpec,
   query: Readonly<Record<string, string | number | boolean>>,
   options: Omit<ReadOptions, 'details'>,
-): Promise<Set<string>> {
-  const keys = new Set<string>();
-  for await (const page of readItems(service, spec, query, { ...options, details: false })) for (const item of page.items) keys.add(String(item[spec.key]));
-  return keys;
+): Promise<KeySpool> {
+  const keys = new KeySpool();
+  try {
+    for await (const page of readItems(service, spec, query, { ...options, details: false })) for (const item of page.items) keys.add(String(item[spec.key]));
+    return keys;
+  } catch (error) {
+    keys.close();
+    throw error;
+  }
 }
 
 /**
@@ -38,7 +48,7 @@ export async function listKeys(
  * went. An empty `live` deletes nothing: a service that lists nothing at all
  * is likelier a wrong filter or an outage than an empty account.
  */
-export async function mirrorDeletes(writer: DestinationWriter, spec: ResourceSpec, live: ReadonlySet<string>, logger: Logger): Promise<number> {
+export async function mirrorDeletes(writer: DestinationWriter, spec: ResourceSpec, live: LiveKeys, logger: Logger): Promise<number> {
   if (live.size === 0) {
     logger.warn({ resource: spec.resource }, 'deletes: mirror: the service lists no record for this export; nothing was deleted');
     return 0;

@@ -7,6 +7,7 @@
  * stays where it was. State lives under `export:<name>`, apart from syncs.
  */
 import type { Logger } from 'pino';
+import { KeySpool } from './key-spool.js';
 import { isFerryError } from '../sdk/errors.js';
 import type { CursorPosition, DestinationWriter } from '../sdk/types.js';
 import type { RunCounts, StateStore } from '../state/index.js';
@@ -140,6 +141,8 @@ async function transfer(run: ExportRun): Promise<Transfer> {
   const { exp, spec, destination } = prepared;
   const { service } = deps;
   let writer: DestinationWriter | undefined;
+  /** The keys of `deletes: mirror`: seen by a complete read, else listed after it. */
+  let seenKeys: KeySpool | undefined;
   try {
     writer = await destination.open({ options: prepared.options, baseDir: exp.baseDir, syncName: exp.name, logger: run.log, signal: options.signal });
     if (exp.deletes === 'mirror') assertCanMirror(writer, destination.name, exp.name);
@@ -147,7 +150,7 @@ async function transfer(run: ExportRun): Promise<Transfer> {
     const unbounded = { ...query };
     if (prepared.incremental && watermark) applyBound(query, prepared.incremental.param, watermark.bound());
     // A run that reads everything its filters select sees every live key; a bounded one lists them afterwards.
-    const seenKeys = exp.deletes === 'mirror' && watermark?.bound() === undefined ? new Set<string>() : undefined;
+    seenKeys = exp.deletes === 'mirror' && watermark?.bound() === undefined ? new KeySpool() : undefined;
     runLog.info({ resource: spec.resource, query, details: exp.details }, 'export started');
 
     const limits = {
@@ -158,11 +161,14 @@ async function transfer(run: ExportRun): Promise<Transfer> {
     await copyItems(run, writer, readItems(service, spec, query, { details: exp.details, ...limits }), seenKeys);
     const completed = !options.signal.aborted;
     if (completed && exp.deletes === 'mirror') {
-      counts.deleted = await mirrorDeletes(writer, spec, seenKeys ?? (await listKeys(service, spec, unbounded, limits)), runLog);
+      seenKeys ??= await listKeys(service, spec, unbounded, limits);
+      counts.deleted = await mirrorDeletes(writer, spec, seenKeys, runLog);
     }
     return { writer, completed };
   } catch (error) {
     return { writer, completed: false, error };
+  } finally {
+    seenKeys?.close();
   }
 }
 
@@ -171,7 +177,7 @@ async function copyItems(
   run: ExportRun,
   writer: DestinationWriter,
   pages: ReturnType<typeof readItems>,
-  seenKeys: Set<string> | undefined,
+  seenKeys: KeySpool | undefined,
 ): Promise<void> {
   const { prepared, deps, options, counts, watermark } = run;
   const { spec, destination } = prepared;

@@ -14,3 +14,4 @@ export * from './clock.js';
 export * from './guards.js';
 export * from './conformance.js';
 export * from './partition.js';
+export * from './chunks.js';

@@ -275,13 +275,24 @@ export interface DestinationBatch {
   key?: string;
 }
 
+/**
+ * The keys the service lists, for `deletes: mirror`: possibly millions, so
+ * ferry may hold them partly in a temporary file. Iterate them once, loading
+ * them in chunks of your own (a `Set<string>` fits this shape too, for
+ * tests). A key may come more than once.
+ */
+export interface LiveKeys extends Iterable<string> {
+  /** How many there are (counting a key that comes twice twice). */
+  readonly size: number;
+}
+
 /** The records a destination keeps under `deletes: mirror`: those whose key is listed. */
 export interface RetainRequest {
   stream: string;
   /** The key column (the resource's id field, or the destination's `key` option applied by the destination). */
   key: string;
-  /** Every key the service lists, as text. */
-  keys: ReadonlySet<string>;
+  /** Every key the service lists, as text. Load them in bounded chunks, never as one array. */
+  keys: LiveKeys;
 }
 
 /** An open destination writer. */

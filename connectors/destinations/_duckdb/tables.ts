@@ -11,7 +11,7 @@
  * WHEN NOT MATCHED INSERT`) and child tables replace their parents' rows.
  */
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
-import type { ConnectorLogger, DestinationBatch } from '../../../src/sdk/index.js';
+import { inChunks, type ConnectorLogger, type DestinationBatch, type LiveKeys } from '../../../src/sdk/index.js';
 import { inferColumns, quoteIdentifier, widenings, type ColumnKind } from '../_export/columns.js';
 import { collectKeys } from '../_export/flatten.js';
 import { lastByKey } from '../_export/columns.js';
@@ -33,6 +33,8 @@ type StoredKind = ColumnKind | 'other';
 const STAGE = 'ferry_stage';
 /** The keys a mirroring export keeps. */
 const LIVE = 'ferry_live_keys';
+/** Live keys per appender under `deletes: mirror`: never the whole list as one array. */
+const LIVE_KEYS_PER_APPEND = 10_000;
 
 export class DuckTables {
   readonly #connection: DuckDBConnection;
@@ -74,10 +76,10 @@ export class DuckTables {
   }
 
   /** Delete the rows of `table` whose key is not in `keys`, and its child tables' rows of those parents; the caller owns the transaction. */
-  async retain(table: string, key: string, keys: ReadonlySet<string>): Promise<number> {
+  async retain(table: string, key: string, keys: LiveKeys): Promise<number> {
     if (!(await this.#readColumns(table)).has(key)) return 0;
     await this.#connection.run(`CREATE OR REPLACE TEMP TABLE ${LIVE} (k VARCHAR)`);
-    await this.#append(LIVE, [...keys].map((k) => ({ k })), ['k'], ['text']);
+    for (const chunk of inChunks(keys, LIVE_KEYS_PER_APPEND)) await this.#append(LIVE, chunk.map((k) => ({ k })), ['k'], ['text']);
     const gone = (name: string) => `DELETE FROM ${quoteIdentifier(name)} WHERE CAST(${quoteIdentifier(key)} AS VARCHAR) NOT IN (SELECT k FROM ${LIVE})`;
     const deleted = (await this.#connection.run(gone(table))).rowsChanged;
     const children = await this.#connection.runAndReadAll(

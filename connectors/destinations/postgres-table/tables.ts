@@ -7,7 +7,7 @@
  * (key) DO UPDATE`; child rows replacing their parents' old rows.
  */
 import type pg from 'pg';
-import type { ConnectorLogger } from '../../../src/sdk/index.js';
+import { inChunks, type ConnectorLogger, type LiveKeys } from '../../../src/sdk/index.js';
 import { inferColumns, keyText, quoteIdentifier, widenings, type ColumnKind } from '../_export/columns.js';
 import { isChildTableOf, TableProblem, type TableBatch } from '../_export/shape.js';
 import { copyRows } from './copy.js';
@@ -17,6 +17,8 @@ const SQL_TYPES: Record<ColumnKind, string> = { boolean: 'boolean', integer: 'nu
 const KINDS_OF_TYPES: Readonly<Record<string, ColumnKind>> = { boolean: 'boolean', numeric: 'number', 'timestamp with time zone': 'timestamp', text: 'text', jsonb: 'json' };
 /** The temporary table of the keys a mirroring export keeps. */
 const LIVE = 'ferry_live_keys';
+/** Live keys per COPY under `deletes: mirror`: a few hundred KB of text each, never the whole list at once. */
+const LIVE_KEYS_PER_COPY = 10_000;
 /** Keys remembered per table before asking Postgres instead (about 50 MB of short ids). */
 const MAX_OWN_KEYS = 1_000_000;
 
@@ -67,10 +69,10 @@ export class PostgresTables {
   }
 
   /** Delete the rows of `table` whose key is not in `keys`, and their child tables' rows; returns how many parents went. */
-  async retain(table: string, key: string, keys: ReadonlySet<string>): Promise<number> {
+  async retain(table: string, key: string, keys: LiveKeys): Promise<number> {
     if (!(await this.#readColumns(table)).has(key)) return 0;
     await this.#client.query(`CREATE TEMP TABLE IF NOT EXISTS ${LIVE} (k text) ON COMMIT DROP`);
-    await copyRows(this.#client, LIVE, ['k'], ['text'], [...keys].map((k) => ({ k })));
+    for (const chunk of inChunks(keys, LIVE_KEYS_PER_COPY)) await copyRows(this.#client, LIVE, ['k'], ['text'], chunk.map((k) => ({ k })));
     const gone = (name: string) =>
       `DELETE FROM ${this.#qualified(name)} AS x WHERE NOT EXISTS (SELECT 1 FROM ${LIVE} AS l WHERE l.k = x.${quoteIdentifier(key)}::text)`;
     const deleted = (await this.#client.query(gone(table))).rowCount ?? 0;

@@ -5,6 +5,7 @@
  * JSON text, booleans as 0/1.
  */
 import type Database from 'better-sqlite3';
+import type { LiveKeys } from '../../../src/sdk/index.js';
 import { inferColumns, quoteIdentifier, type ColumnKind } from '../_export/columns.js';
 import { isChildTableOf, TableProblem, type TableBatch } from '../_export/shape.js';
 
@@ -48,7 +49,7 @@ export class SqliteTables {
   }
 
   /** Delete the rows of `table` whose key is not in `keys`, and their child tables' rows; returns how many parents went. */
-  retain(table: string, key: string, keys: ReadonlySet<string>): number {
+  retain(table: string, key: string, keys: LiveKeys): number {
     if (!this.#columns(table).has(key)) return 0;
     this.#db.exec('CREATE TEMP TABLE IF NOT EXISTS ferry_live_keys (k TEXT PRIMARY KEY); DELETE FROM temp.ferry_live_keys');
     const insert = this.#db.prepare('INSERT OR IGNORE INTO temp.ferry_live_keys (k) VALUES (?)');
