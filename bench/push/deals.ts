@@ -7,13 +7,16 @@ import { join, resolve } from 'node:path';
 
 const DATASET = resolve(import.meta.dirname, '../../../shared/datasets/crm-sales-opportunities/sales_pipeline.csv');
 
-/** Writes `rows` deals with ids `${prefix}0`, `${prefix}1`, …, so that files with different prefixes never share an id. */
-export async function writeDealsCsv(path: string, rows: number, prefix = 'D'): Promise<void> {
+/**
+ * Writes `rows` deals with ids `${prefix}0`, `${prefix}1`, …, so that files with different prefixes never share an id;
+ * `idOf` gives other ids (random-looking ones, say).
+ */
+export async function writeDealsCsv(path: string, rows: number, prefix = 'D', idOf = (i: number) => `${prefix}${i}`): Promise<void> {
   const [header, ...lines] = readFileSync(DATASET, 'utf8').split(/\r?\n/).filter((l) => l.length > 0);
   const out = createWriteStream(path);
   out.write(`${header}\n`);
   for (let i = 0; i < rows; i++) {
-    const line = `${lines[i % lines.length]!.replace(/^[^,]+/, `${prefix}${i}`)}\n`;
+    const line = `${lines[i % lines.length]!.replace(/^[^,]+/, idOf(i))}\n`;
     if (!out.write(line)) await new Promise<void>((r) => out.once('drain', () => r()));
   }
   await new Promise<void>((r) => out.end(r));
