@@ -7,9 +7,9 @@
  * the records whose key is not among them.
  */
 import type { Logger } from 'pino';
-import { KeySpool } from './key-spool.js';
 import { FerryError } from '../sdk/errors.js';
 import type { DestinationWriter, LiveKeys } from '../sdk/types.js';
+import { KeySpool } from './key-spool.js';
 import { readItems, type ReadOptions } from './read-items.js';
 import type { ExportService, ResourceSpec } from './resources.js';
 

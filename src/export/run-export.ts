@@ -7,12 +7,12 @@
  * stays where it was. State lives under `export:<name>`, apart from syncs.
  */
 import type { Logger } from 'pino';
-import { KeySpool } from './key-spool.js';
 import { isFerryError } from '../sdk/errors.js';
 import type { CursorPosition, DestinationWriter } from '../sdk/types.js';
 import type { RunCounts, StateStore } from '../state/index.js';
 import { emptyCounts } from '../state/index.js';
 import { RunLease } from '../state/run-lease.js';
+import { KeySpool } from './key-spool.js';
 import { resolveFilters } from './filters.js';
 import type { PreparedExport } from './prepare.js';
 import { assertCanMirror, listKeys, mirrorDeletes } from './mirror.js';
