@@ -9,6 +9,9 @@
  * logged. Rows go through DuckDB's appender into a temporary staging table,
  * then parent tables are merged by key (`MERGE INTO … WHEN MATCHED UPDATE …
  * WHEN NOT MATCHED INSERT`) and child tables replace their parents' rows.
+ * Replacing is a DELETE that scans the whole child table, so it is skipped
+ * when it cannot find anything: every parent of the batch was new to the
+ * parent table, and every child row has its parent there (checked once a run).
  */
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import { inChunks, type ConnectorLogger, type DestinationBatch, type LiveKeys } from '../../../src/sdk/index.js';
@@ -36,12 +39,21 @@ const LIVE = 'ferry_live_keys';
 /** Live keys per appender under `deletes: mirror`: never the whole list as one array. */
 const LIVE_KEYS_PER_APPEND = 10_000;
 
+/** How a table of a batch is loaded: a parent counts the keys it inserted when child tables follow; a child knows when its parents are all new. */
+interface LoadRole {
+  countInserted?: boolean;
+  /** The parent table, when the batch's parents were all inserted by this batch. */
+  newParentsIn?: string;
+}
+
 export class DuckTables {
   readonly #connection: DuckDBConnection;
   readonly #logger: ConnectorLogger;
   readonly #destination: string;
   readonly #tables = new Map<string, Map<string, StoredKind>>();
   readonly #written: string[] = [];
+  /** Per child table: whether each of its rows had its parent in the parent table when checked this run; `next` when the next chance checks. */
+  readonly #parented = new Map<string, boolean | 'next'>();
 
   constructor(connection: DuckDBConnection, logger: ConnectorLogger, destination: string) {
     this.#connection = connection;
@@ -59,20 +71,30 @@ export class DuckTables {
     return [...(this.#tables.get(table)?.keys() ?? [])];
   }
 
-  /** Load one table batch; the caller owns the transaction. */
-  async load(batch: TableBatch): Promise<void> {
+  /** Load one batch's tables, the parent table first and then its child tables; the caller owns the transaction. */
+  async load(shaped: readonly TableBatch[]): Promise<void> {
+    const [parent, ...children] = shaped;
+    if (parent === undefined) return;
+    const inserted = await this.#loadTable(parent, { countInserted: children.length > 0 });
+    const newParentsIn = inserted === parent.rows.length ? parent.table : undefined;
+    for (const child of children) await this.#loadTable(child, { newParentsIn });
+  }
+
+  /** Load one table of a batch; for a parent asked to count, the number of keys it inserted. */
+  async #loadTable(batch: TableBatch, role: LoadRole): Promise<number | undefined> {
     const known = this.#tables.get(batch.table) ?? (await this.#readColumns(batch.table));
     // A child table seen only through empty arrays has nothing to replace until it exists.
-    if (batch.rows.length === 0 && (!batch.replace || known.size === 0)) return;
+    if (batch.rows.length === 0 && (!batch.replace || known.size === 0)) return undefined;
     const kinds = inferColumns(batch.rows, { timestamps: true, omitNullColumns: true });
     // A column with only nulls so far is created when a value shows its type; an existing one is set to null.
     for (const name of collectKeys(batch.rows)) if (!kinds.has(name) && (known.has(name) || name === batch.key)) kinds.set(name, 'text');
     const columns = await this.#ensureTable(batch, kinds);
     const names = kinds.size > 0 ? [...kinds.keys()] : [batch.replace!.column];
     await this.#stage(batch.table, names, names.map((name) => columns.get(name)!), batch.rows);
-    await this.#merge(batch, names);
+    const inserted = await this.#merge(batch, names, role);
     await this.#connection.run(`DROP TABLE ${STAGE}`);
     if (!this.#written.includes(batch.table)) this.#written.push(batch.table);
+    return inserted;
   }
 
   /** Delete the rows of `table` whose key is not in `keys`, and its child tables' rows of those parents; the caller owns the transaction. */
@@ -145,19 +167,57 @@ export class DuckTables {
     }
   }
 
-  /** Parents: merged by key. Children: the batch's parents' rows replaced. */
-  async #merge(batch: TableBatch, names: readonly string[]): Promise<void> {
+  /** Parents: merged by key (and the keys inserted counted, when asked). Children: the batch's parents' rows replaced. */
+  async #merge(batch: TableBatch, names: readonly string[], role: LoadRole): Promise<number | undefined> {
     const target = quoteIdentifier(batch.table);
     if (batch.replace) {
-      const ids = batch.replace.ids.map(sqlLiteral).join(', ');
-      if (ids !== '') await this.#connection.run(`DELETE FROM ${target} WHERE ${quoteIdentifier(batch.replace.column)} IN (${ids})`);
+      await this.#deleteChildren(batch.table, batch.replace, role.newParentsIn);
       await this.#connection.run(`INSERT INTO ${target} BY NAME SELECT * FROM ${STAGE}`);
-      return;
+      return undefined;
     }
     const key = quoteIdentifier(batch.key!);
     const updates = names.filter((name) => name !== batch.key).map((name) => `${quoteIdentifier(name)} = s.${quoteIdentifier(name)}`);
     const matched = updates.length > 0 ? `WHEN MATCHED THEN UPDATE SET ${updates.join(', ')} ` : '';
+    // The growth of the table is what the MERGE inserted; RETURNING merge_action would say it too, but doubles the MERGE's time.
+    const before = role.countInserted ? await this.#count(batch.table) : 0;
     await this.#connection.run(`MERGE INTO ${target} AS t USING ${STAGE} AS s ON t.${key} = s.${key} ${matched}WHEN NOT MATCHED THEN INSERT BY NAME`);
+    return role.countInserted ? (await this.#count(batch.table)) - before : undefined;
+  }
+
+  /**
+   * Delete a child table's rows of the batch's parents. When the parents were
+   * all new (`newParentsIn`) and every child row has its parent, there is
+   * nothing to delete, and the scan of the whole child table is skipped. That
+   * every child row has a parent holds once checked, as ferry writes children
+   * only with their parents and `retain` deletes both; it is checked once a
+   * run, after a batch's DELETE: a child row left without a parent by the
+   * user (a parent table dropped or emptied) either belonged to the batch, so
+   * the DELETE found it, or is still there. A failed batch rolls back to a
+   * state the check holds for as well.
+   */
+  async #deleteChildren(table: string, replace: NonNullable<TableBatch['replace']>, newParentsIn: string | undefined): Promise<void> {
+    const parented = this.#parented.get(table);
+    if (replace.ids.length === 0 || (newParentsIn !== undefined && parented === true)) return;
+    const column = quoteIdentifier(replace.column);
+    const ids = replace.ids.map(sqlLiteral).join(', ');
+    const deleted = (await this.#connection.run(`DELETE FROM ${quoteIdentifier(table)} WHERE ${column} IN (${ids})`)).rowsChanged;
+    if (newParentsIn === undefined || typeof parented === 'boolean') return;
+    // The check reads both tables whole (a few DELETEs' worth): a run with one batch of new parents, a scheduled increment, is spared it.
+    if (parented === undefined) {
+      this.#parented.set(table, 'next');
+      return;
+    }
+    // Keys compared as text, as `retain` does: a parent's key column may have been widened where the child's was not.
+    const orphan = await this.#connection.runAndReadAll(
+      `SELECT 1 FROM ${quoteIdentifier(table)} AS c WHERE NOT EXISTS ` +
+        `(SELECT 1 FROM ${quoteIdentifier(newParentsIn)} AS p WHERE CAST(p.${column} AS VARCHAR) = CAST(c.${column} AS VARCHAR)) LIMIT 1`,
+    );
+    this.#parented.set(table, deleted === 0 && orphan.currentRowCount === 0);
+  }
+
+  async #count(table: string): Promise<number> {
+    const reader = await this.#connection.runAndReadAll(`SELECT count(*) AS n FROM ${quoteIdentifier(table)}`);
+    return Number(reader.getRowObjectsJS()[0]!.n);
   }
 }
 
@@ -235,7 +295,5 @@ export function tablesOfBatch(
 
 /** Load shaped tables in one transaction: all of the batch or none of it. */
 export async function loadTables(connection: DuckDBConnection, tables: DuckTables, shaped: readonly TableBatch[]): Promise<void> {
-  await inTransaction(connection, async () => {
-    for (const table of shaped) await tables.load(table);
-  });
+  await inTransaction(connection, () => tables.load(shaped));
 }

@@ -78,6 +78,80 @@ describe('duckdb destination', () => {
     ]);
   });
 
+  // Child rows of a batch whose parents are all new are inserted without the DELETE: these guard the cases where a parent is not new.
+  const deal = (id: string, emails: string[]) => ({ dealId: id, name: `Deal ${id}`, contacts: emails.map((email) => ({ email })) });
+  const deals = (records: Record<string, unknown>[]) => ({ stream: 'deals', key: 'dealId', records });
+  const contactsIn = (file: string) => query(file, 'SELECT dealId, list(email ORDER BY position) AS emails FROM deal_contacts GROUP BY dealId ORDER BY dealId');
+
+  it('relational shape: a parent written again in a later batch or run, or after retain removed it, has its old child rows replaced', async () => {
+    const dir = tempDir();
+    const options = { path: 'w.duckdb', table: 'deals', shape: 'relational' };
+    const first = await openWriter(duckdb, options, dir);
+    await first.write(deals([deal('d1', ['a', 'b']), deal('d2', ['c'])]));
+    await first.write(deals([deal('d3', ['d', 'e'])]));
+    await first.write(deals([deal('d4', ['f']), deal('d1', ['g'])]));
+    // Only the key besides the child array: the merge updates nothing, yet d4 is not new.
+    await first.write(deals([{ dealId: 'd4', contacts: [{ email: 'k' }] }]));
+    await first.retain!({ stream: 'deals', key: 'dealId', keys: new Set(['d1', 'd3', 'd4']) });
+    await first.write(deals([deal('d2', ['h'])]));
+    await first.close();
+    const second = await openWriter(duckdb, options, dir);
+    await second.write(deals([deal('d5', ['i'])]));
+    await second.write(deals([deal('d3', ['j', 'l'])]));
+    await second.close();
+    expect(await contactsIn(join(dir, 'w.duckdb'))).toEqual([
+      { dealId: 'd1', emails: ['g'] },
+      { dealId: 'd2', emails: ['h'] },
+      { dealId: 'd3', emails: ['j', 'l'] },
+      { dealId: 'd4', emails: ['k'] },
+      { dealId: 'd5', emails: ['i'] },
+    ]);
+  });
+
+  // The order has the run's check (at its second batch of new parents) find the orphans in the table, or through its batch's DELETE.
+  it.each([
+    { emptied: 'DROP TABLE deals', order: ['d2', 'd3', 'd1'] },
+    { emptied: 'DELETE FROM deals', order: ['d3', 'd1', 'd2'] },
+  ])('relational shape: child rows the user left without their parents ($emptied) are replaced when the parents come back', async ({ emptied, order }) => {
+    const dir = tempDir();
+    const file = join(dir, 'w.duckdb');
+    const options = { path: 'w.duckdb', table: 'deals', shape: 'relational' };
+    const first = await openWriter(duckdb, options, dir);
+    await first.write(deals([deal('d1', ['a', 'b']), deal('d2', ['c'])]));
+    await first.close();
+    await query(file, emptied);
+    const second = await openWriter(duckdb, options, dir);
+    for (const id of order) await second.write(deals([deal(id, [`new ${id}`])]));
+    await second.close();
+    expect(await contactsIn(file)).toEqual([
+      { dealId: 'd1', emails: ['new d1'] },
+      { dealId: 'd2', emails: ['new d2'] },
+      { dealId: 'd3', emails: ['new d3'] },
+    ]);
+  });
+
+  it('relational shape: child rows a failed batch had replaced are back, and replaced by the next batch of their parent', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'w.duckdb');
+    const options = { path: 'w.duckdb', table: 'deals', shape: 'relational' };
+    const first = await openWriter(duckdb, options, dir);
+    await first.write(deals([deal('d1', ['a', 'b']), deal('d2', ['c'])]));
+    await first.close();
+    await query(file, "DELETE FROM deals WHERE dealId = 'd2'");
+    // A table of the user's that a later child table of the batch cannot be written to: the batch fails after deal_contacts.
+    await query(file, 'CREATE TABLE deal_notes (dealId VARCHAR, position BIGINT, note INTEGER)');
+    const second = await openWriter(duckdb, options, dir);
+    await second.write(deals([deal('d3', ['d'])]));
+    await expect(second.write(deals([{ ...deal('d2', ['x']), notes: [{ note: 'not a number' }] }]))).rejects.toThrow(/cannot write deals/);
+    await second.write(deals([deal('d2', ['y'])]));
+    await second.close();
+    expect(await contactsIn(file)).toEqual([
+      { dealId: 'd1', emails: ['a', 'b'] },
+      { dealId: 'd2', emails: ['y'] },
+      { dealId: 'd3', emails: ['d'] },
+    ]);
+  });
+
   it('relational shape: a row\'s fields become columns', async () => {
     const dir = tempDir();
     const writer = await openWriter(duckdb, { path: 'w.duckdb', table: 'rows', shape: 'relational' }, dir);
