@@ -14,7 +14,7 @@
  * A key that appears twice in one object on the path fails the read: JSON.parse
  * would keep the last, and the first has been handed out by then.
  */
-import { JsonSplitError, JsonSplitter, type JsonPiece } from './json-splitter.js';
+import { JsonSplitError, JsonSplitter, stringEnd, type JsonPiece, type StringScan } from './json-splitter.js';
 
 export type PointerPiece =
   /** An element of a top-level array: the pointer is still to be applied to it. */
@@ -36,7 +36,6 @@ interface Frame {
 }
 
 const WHITESPACE = new Set([' ', '\t', '\n', '\r']);
-const STRING_STOP = /["\\]/g;
 const INDEX = /^(0|[1-9]\d*)$/;
 
 export class JsonPointerSplitter {
@@ -52,7 +51,7 @@ export class JsonPointerSplitter {
   private target: JsonSplitter | undefined;
   private skipper: ValueSkipper | undefined;
   /** An object key being read: its text so far (without quotes), and whether the last character was a backslash. */
-  private keyText: { parts: string[]; escaped: boolean } | undefined;
+  private keyText: (StringScan & { parts: string[] }) | undefined;
 
   constructor(private readonly path: readonly string[]) {
     if (path.length === 0) throw new Error('JsonPointerSplitter needs a path of at least one step');
@@ -207,35 +206,23 @@ export class JsonPointerSplitter {
 
   private feedKey(chunk: string, i: number): number {
     const key = this.keyText!;
-    let at = i;
-    while (at < chunk.length) {
-      if (key.escaped) {
-        key.escaped = false;
-        at += 1;
-        continue;
-      }
-      STRING_STOP.lastIndex = at;
-      const hit = STRING_STOP.exec(chunk);
-      if (!hit) break;
-      at = hit.index + 1;
-      if (hit[0] === '\\') {
-        key.escaped = true;
-        continue;
-      }
-      key.parts.push(chunk.slice(i, hit.index));
-      this.keyText = undefined;
-      const frame = this.frames.at(-1)!;
-      try {
-        frame.key = JSON.parse(`"${key.parts.join('')}"`) as string;
-      } catch {
-        throw new JsonSplitError('an object key is not a valid JSON string', this.line);
-      }
-      frame.phase = 'colon';
-      return at;
+    const end = stringEnd(chunk, i, key);
+    if (end === -1) {
+      key.parts.push(chunk.slice(i));
+      return chunk.length;
     }
-    key.parts.push(chunk.slice(i));
-    return chunk.length;
+    key.parts.push(chunk.slice(i, end));
+    this.keyText = undefined;
+    const frame = this.frames.at(-1)!;
+    try {
+      frame.key = JSON.parse(`"${key.parts.join('')}"`) as string;
+    } catch {
+      throw new JsonSplitError('an object key is not a valid JSON string', this.line);
+    }
+    frame.phase = 'colon';
+    return end + 1;
   }
+
 }
 
 const LITERAL = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)$/;
@@ -250,7 +237,7 @@ class ValueSkipper {
   /** Closing brackets still owed, innermost last. */
   private closers = '';
   private inString = false;
-  private escaped = false;
+  private readonly scan: StringScan = { escaped: false };
   /** The bare word being read (a number or literal), when the value is one. */
   private word: string | undefined;
 
@@ -262,20 +249,11 @@ class ValueSkipper {
     let at = i;
     while (at < chunk.length) {
       if (this.inString) {
-        if (this.escaped) {
-          this.escaped = false;
-          at += 1;
-          continue;
-        }
-        STRING_STOP.lastIndex = at;
-        const hit = STRING_STOP.exec(chunk);
-        if (!hit) return -1;
-        at = hit.index + 1;
-        if (hit[0] === '\\') this.escaped = true;
-        else {
-          this.inString = false;
-          if (this.closers === '') return at;
-        }
+        const end = stringEnd(chunk, at, this.scan);
+        if (end === -1) return -1;
+        this.inString = false;
+        at = end + 1;
+        if (this.closers === '') return at;
         continue;
       }
       const c = chunk[at]!;

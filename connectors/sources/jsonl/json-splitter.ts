@@ -31,6 +31,34 @@ export class JsonSplitError extends Error {
 const WHITESPACE = new Set([' ', '\t', '\n', '\r']);
 const STRING_STOP = /["\\]/g;
 
+/** Where the body of a JSON string being read goes on: `escaped` is whether the last chunk ended on a backslash. */
+export interface StringScan {
+  escaped: boolean;
+}
+
+/**
+ * The offset of the quote that closes the JSON string being read in `chunk`
+ * from `at`, or -1 when the chunk ends first (`scan.escaped` then carries a
+ * backslash at its very end to the next chunk).
+ */
+export function stringEnd(chunk: string, at: number, scan: StringScan): number {
+  let i = at;
+  while (i < chunk.length) {
+    if (scan.escaped) {
+      scan.escaped = false;
+      i += 1;
+      continue;
+    }
+    STRING_STOP.lastIndex = i;
+    const hit = STRING_STOP.exec(chunk);
+    if (!hit) return -1;
+    i = hit.index + 1;
+    if (hit[0] === '"') return hit.index;
+    scan.escaped = true;
+  }
+  return -1;
+}
+
 export interface JsonSplitterOptions {
   /** The line the text starts on. @default 1 */
   line?: number;
@@ -50,7 +78,7 @@ export class JsonSplitter {
   /** Bracket depth of the whole document. */
   private depth = 0;
   private inString = false;
-  private escaped = false;
+  private readonly scan: StringScan = { escaped: false };
   /** 'top': between top-level values; 'array': inside the top-level array; 'done': after it. */
   private mode: 'top' | 'array' | 'done' = 'top';
   private seenTopValue = false;
@@ -74,24 +102,13 @@ export class JsonSplitter {
     const level = (): number => (this.mode === 'array' ? 1 : 0);
     while (i < length) {
       if (this.inString) {
-        if (this.escaped) {
-          this.escaped = false;
-          i += 1;
-          continue;
-        }
-        STRING_STOP.lastIndex = i;
-        const hit = STRING_STOP.exec(chunk);
-        if (!hit) {
+        const end = stringEnd(chunk, i, this.scan);
+        if (end === -1) {
           i = length;
           break;
         }
-        if (hit[0] === '\\') {
-          this.escaped = true;
-          i = hit.index + 1;
-          continue;
-        }
         this.inString = false;
-        i = hit.index + 1;
+        i = end + 1;
         if (this.value?.kind === 'string' && this.depth === level()) {
           out.push(this.finish(chunk.slice(start, i)));
           start = -1;

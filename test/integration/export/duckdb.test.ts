@@ -108,18 +108,24 @@ describe('duckdb destination', () => {
     ]);
   });
 
-  // The order has the run's check (at its second batch of new parents) find the orphans in the table, or through its batch's DELETE.
-  it.each([
-    { emptied: 'DROP TABLE deals', order: ['d2', 'd3', 'd1'] },
-    { emptied: 'DELETE FROM deals', order: ['d3', 'd1', 'd2'] },
-  ])('relational shape: child rows the user left without their parents ($emptied) are replaced when the parents come back', async ({ emptied, order }) => {
+  /** d1 (two contacts) and d2 (one) written by one run in relational shape, then `edit` run on the file as a user would. */
+  async function writtenThenEdited(edit: string): Promise<{ dir: string; file: string; options: Record<string, string> }> {
     const dir = tempDir();
     const file = join(dir, 'w.duckdb');
     const options = { path: 'w.duckdb', table: 'deals', shape: 'relational' };
     const first = await openWriter(duckdb, options, dir);
     await first.write(deals([deal('d1', ['a', 'b']), deal('d2', ['c'])]));
     await first.close();
-    await query(file, emptied);
+    await query(file, edit);
+    return { dir, file, options };
+  }
+
+  // The order has the run's check (at its second batch of new parents) find the orphans in the table, or through its batch's DELETE.
+  it.each([
+    { emptied: 'DROP TABLE deals', order: ['d2', 'd3', 'd1'] },
+    { emptied: 'DELETE FROM deals', order: ['d3', 'd1', 'd2'] },
+  ])('relational shape: child rows the user left without their parents ($emptied) are replaced when the parents come back', async ({ emptied, order }) => {
+    const { dir, file, options } = await writtenThenEdited(emptied);
     const second = await openWriter(duckdb, options, dir);
     for (const id of order) await second.write(deals([deal(id, [`new ${id}`])]));
     await second.close();
@@ -131,13 +137,7 @@ describe('duckdb destination', () => {
   });
 
   it('relational shape: child rows a failed batch had replaced are back, and replaced by the next batch of their parent', async () => {
-    const dir = tempDir();
-    const file = join(dir, 'w.duckdb');
-    const options = { path: 'w.duckdb', table: 'deals', shape: 'relational' };
-    const first = await openWriter(duckdb, options, dir);
-    await first.write(deals([deal('d1', ['a', 'b']), deal('d2', ['c'])]));
-    await first.close();
-    await query(file, "DELETE FROM deals WHERE dealId = 'd2'");
+    const { dir, file, options } = await writtenThenEdited("DELETE FROM deals WHERE dealId = 'd2'");
     // A table of the user's that a later child table of the batch cannot be written to: the batch fails after deal_contacts.
     await query(file, 'CREATE TABLE deal_notes (dealId VARCHAR, position BIGINT, note INTEGER)');
     const second = await openWriter(duckdb, options, dir);
