@@ -47,6 +47,16 @@ export async function readAll<Schema extends z.ZodType>(
   return records;
 }
 
+/** What `fn` throws, or a failure when it returns. */
+export function thrownBy(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a throw');
+}
+
 /** The rejection of a promise, or a failure when it resolves. */
 export async function rejection(promise: Promise<unknown>): Promise<unknown> {
   try {

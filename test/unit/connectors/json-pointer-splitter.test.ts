@@ -6,7 +6,7 @@ import { JsonPointerSplitter, type PointerPiece } from '../../../connectors/sour
 import { JsonSplitError } from '../../../connectors/sources/jsonl/json-splitter.js';
 import { parsePointer, select } from '../../../connectors/sources/jsonl/pointer.js';
 import { isFerryError } from '../../../src/sdk/index.js';
-import { readAll, rejection, tempDir, type Captured } from './helpers.js';
+import { readAll, rejection, tempDir, thrownBy, type Captured } from './helpers.js';
 
 function split(text: string, pointer: string, chunkSize = text.length): PointerPiece[] {
   const splitter = new JsonPointerSplitter(parsePointer(pointer));
@@ -87,12 +87,7 @@ describe('JsonPointerSplitter', () => {
     ['{1: 2}', /where an object key belongs/, 1],
   ])('rejects %j', (doc, message, line) => {
     for (const size of [1, 4, 1000]) {
-      let error: unknown;
-      try {
-        split(doc, '/data', size);
-      } catch (caught) {
-        error = caught;
-      }
+      const error = thrownBy(() => split(doc, '/data', size));
       expect(error).toBeInstanceOf(JsonSplitError);
       expect((error as JsonSplitError).message).toMatch(message);
       expect((error as JsonSplitError).line).toBe(line);

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import jsonl from '../../../connectors/sources/jsonl/index.js';
 import { JsonSplitError, JsonSplitter, type JsonPiece } from '../../../connectors/sources/jsonl/json-splitter.js';
 import { isFerryError } from '../../../src/sdk/index.js';
-import { readAll, rejection, tempDir } from './helpers.js';
+import { readAll, rejection, tempDir, thrownBy } from './helpers.js';
 
 function split(text: string, chunkSize = text.length): JsonPiece[] {
   const splitter = new JsonSplitter();
@@ -60,12 +60,7 @@ describe('JsonSplitter', () => {
     ['[\n"a"\n"b"]', 3, /must be separated by ","/],
   ])('rejects the malformed array %j at line %i, at any chunk size', (doc, line, message) => {
     for (const size of [1, 2, 5, 1000]) {
-      let error: unknown;
-      try {
-        split(doc, size);
-      } catch (caught) {
-        error = caught;
-      }
+      const error = thrownBy(() => split(doc, size));
       expect(error).toBeInstanceOf(JsonSplitError);
       expect((error as JsonSplitError).line).toBe(line);
       expect((error as JsonSplitError).message).toMatch(message);
