@@ -50,6 +50,10 @@ export function openDatabase(path: string, options: OpenDatabaseOptions): Db {
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma(`cache_size = ${STATE_CACHE_KIB}`);
+    // Copy the WAL back every 10,000 pages (40 MB of disk), not SQLite's 1,000: with ids in random order
+    // (UUIDs) each commit dirties a page per record, and each checkpoint copies and syncs them again.
+    // 300,000 UUID upserts in a bare loop: 48.6 µs each against 64.8; ids in order: no change.
+    db.pragma('wal_autocheckpoint = 10000');
     migrate(db, where);
     return db;
   } catch (cause) {
