@@ -14,7 +14,7 @@
  * A key that appears twice in one object on the path fails the read: JSON.parse
  * would keep the last, and the first has been handed out by then.
  */
-import { JsonSplitError, JsonSplitter, stringEnd, type JsonPiece, type StringScan } from './json-splitter.js';
+import { JsonSplitError, JsonSplitter, stringEnd, WHITESPACE, type JsonPiece, type StringScan } from './json-splitter.js';
 
 export type PointerPiece =
   /** An element of a top-level array: the pointer is still to be applied to it. */
@@ -35,7 +35,6 @@ interface Frame {
   index: number;
 }
 
-const WHITESPACE = new Set([' ', '\t', '\n', '\r']);
 const INDEX = /^(0|[1-9]\d*)$/;
 
 export class JsonPointerSplitter {
@@ -125,6 +124,11 @@ export class JsonPointerSplitter {
       this.frames.push({ container: 'array', phase: 'value-or-end', key: '', found: false, index: 0 });
       return i + 1;
     }
+    return this.skipValue(c, i);
+  }
+
+  /** A value off the path begins at chunk[i]: read past it, holding none of it. */
+  private skipValue(c: string, i: number): number {
     if (c === ',' || c === ':' || c === ']' || c === '}') throw new JsonSplitError(`unexpected "${c}" where a value belongs`, this.line);
     this.skipper = new ValueSkipper(this.line);
     return i;
@@ -152,11 +156,7 @@ export class JsonPointerSplitter {
         if (c === ']' && frame.phase === 'value-or-end') return this.close(i, out);
         frame.phase = 'comma-or-end';
         const onPath = frame.container === 'object' ? frame.key === step : frame.index++ === Number(step);
-        if (!onPath) {
-          if (c === ',' || c === ':' || c === ']' || c === '}') throw new JsonSplitError(`unexpected "${c}" where a value belongs`, this.line);
-          this.skipper = new ValueSkipper(this.line);
-          return i;
-        }
+        if (!onPath) return this.skipValue(c, i);
         if (frame.found) {
           throw new JsonSplitError(`the key "${step}" appears twice in one object on the pointer's path; JSON keeps the last, and the first was read already`, this.line);
         }

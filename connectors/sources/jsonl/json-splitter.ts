@@ -28,7 +28,8 @@ export class JsonSplitError extends Error {
   }
 }
 
-const WHITESPACE = new Set([' ', '\t', '\n', '\r']);
+/** JSON's insignificant whitespace. */
+export const WHITESPACE = new Set([' ', '\t', '\n', '\r']);
 const STRING_STOP = /["\\]/g;
 
 /** Where the body of a JSON string being read goes on: `escaped` is whether the last chunk ended on a backslash. */
