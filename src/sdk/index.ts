@@ -15,3 +15,4 @@ export * from './guards.js';
 export * from './conformance.js';
 export * from './partition.js';
 export * from './chunks.js';
+export * from './module-worker.js';

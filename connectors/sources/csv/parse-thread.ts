@@ -6,8 +6,7 @@
  * the larger of the two. Posting a row costs a fraction of parsing it.
  */
 import type { Worker } from 'node:worker_threads';
-import { FerryError } from '../../../src/sdk/index.js';
-import { startModuleWorker } from '../_shared/module-worker.js';
+import { FerryError, startModuleWorker } from '../../../src/sdk/index.js';
 import type { InvalidLines } from '../_shared/invalid-encoding.js';
 import { PendingLines } from '../_shared/utf8-check.js';
 import { errorOf, type ParseThreadInput, type ParseThreadMessage } from './parse-thread-protocol.js';
