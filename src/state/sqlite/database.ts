@@ -17,7 +17,7 @@ import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
  * 100,000, more than the 10 % ferry's memory goal allows. Pages that
  * leave it are still in the OS's file cache, one read away.
  */
-const STATE_CACHE_KIB = -4096;
+export const STATE_CACHE_KIB = -4096;
 
 export type Db = Database.Database;
 

@@ -7,12 +7,11 @@ import { ledgerEntryOf, type LedgerRow } from '../rows.js';
 import type { Statement } from 'better-sqlite3';
 import type { AcknowledgedWrite, FailureWrite, FingerprintHit, LedgerEntry, SourceLook } from '../types.js';
 import type { Db } from './database.js';
+import { SourceLooks, sourceLookOf } from './source-looks.js';
 
-/** Ids per lookup statement (one JSON array parameter each; for source looks, two parameters per id). */
-export const MAX_IN = 500;
+/** Ids per lookup statement (one JSON array parameter each). */
+const MAX_IN = 500;
 
-/** A pair that is not unchanged: its index, then the ledger's columns (null when the ledger lacks the id). */
-type SourceLookRow = [number, string | null, string, LedgerRow['status'], string | null, string | null];
 export const LIVE_PAGE = 1000;
 /**
  * Acknowledgements per INSERT: one statement run for many rows instead of
@@ -37,8 +36,7 @@ function acknowledgeSql(rows: number): string {
 export class LedgerTable {
   /** Rows as arrays (no per-row object with named keys): remote_id, fingerprint, status, record_id, source_fingerprint. */
   private readonly lookupStmt: Statement<[string, string], [string, string, LedgerRow['status'], string | null, string | null]>;
-  /** {@link unchangedAtSource}'s statements by number of pairs (a run's batches come in one or two sizes). */
-  private readonly sourceLooks = new Map<number, Statement<string[], SourceLookRow>>();
+  private readonly sourceLooks: SourceLooks;
   private readonly entryStmt: Statement<[string, string], LedgerRow>;
   private readonly firstLivePage: Statement<[string, number], string>;
   private readonly nextLivePage: Statement<[string, string, number], string>;
@@ -50,6 +48,7 @@ export class LedgerTable {
   private readonly deleteStmt: Statement;
 
   constructor(private readonly db: Db) {
+    this.sourceLooks = new SourceLooks(db);
     this.lookupStmt = db
       .prepare<[string, string], [string, string, LedgerRow['status'], string | null, string | null]>(
         'SELECT remote_id, fingerprint, status, record_id, source_fingerprint FROM ledger WHERE sync = ? AND remote_id IN (SELECT value FROM json_each(?))',
@@ -96,51 +95,7 @@ export class LedgerTable {
   }
 
   unchangedAtSource(sync: string, remoteIds: readonly string[], sourcePrints: readonly string[]): SourceLook {
-    const unchanged = new Uint8Array(remoteIds.length).fill(1);
-    const others = new Map<string, FingerprintHit>();
-    for (let start = 0; start < remoteIds.length; start += MAX_IN) {
-      const end = Math.min(remoteIds.length, start + MAX_IN);
-      const params: string[] = new Array(2 * (end - start) + 1);
-      for (let i = start, p = 0; i < end; i++) {
-        params[p++] = remoteIds[i]!;
-        params[p++] = sourcePrints[i]!;
-      }
-      params[params.length - 1] = sync;
-      const rows = this.sourceLook(end - start).all(...params);
-      for (let r = 0; r < rows.length; r++) {
-        const row = rows[r]!;
-        unchanged[start + row[0]] = 0;
-        if (row[1] === null) continue;
-        const hit: FingerprintHit = { fingerprint: row[2], status: row[3], recordId: row[4] };
-        if (row[5] !== null) hit.sourceFingerprint = row[5];
-        others.set(row[1], hit);
-      }
-    }
-    return { unchanged, others };
-  }
-
-  /**
-   * The pairs are bound as parameters of a VALUES list (cheaper than one
-   * JSON array to parse); an unchanged pair yields no row, so the common
-   * case of a no-op re-run reads the index and hands nothing to JavaScript.
-   */
-  private sourceLook(pairs: number): Statement<string[], SourceLookRow> {
-    let statement = this.sourceLooks.get(pairs);
-    if (statement === undefined) {
-      const values = Array.from({ length: pairs }, (_, i) => `(${i}, ?, ?)`).join(', ');
-      statement = this.db
-        .prepare<string[], SourceLookRow>(
-          `WITH pair (k, remote_id, source_print) AS (VALUES ${values})
-           SELECT pair.k, ledger.remote_id, ledger.fingerprint, ledger.status, ledger.record_id, ledger.source_fingerprint
-           FROM pair LEFT JOIN ledger ON ledger.sync = ? AND ledger.remote_id = pair.remote_id
-           WHERE ledger.status IS NOT 'pushed' OR ledger.source_fingerprint IS NOT pair.source_print`,
-        )
-        .raw();
-      // A few sizes at most in a run (full batches, the last one): keep the cache from growing with odd sizes.
-      if (this.sourceLooks.size >= 8) this.sourceLooks.clear();
-      this.sourceLooks.set(pairs, statement);
-    }
-    return statement;
+    return sourceLookOf(this.sourceLooks.look(sync, remoteIds, sourcePrints));
   }
 
   entry(sync: string, remoteId: string): LedgerEntry | undefined {

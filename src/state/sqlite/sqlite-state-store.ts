@@ -31,6 +31,8 @@ import { openDatabase } from './database.js';
 import type { Db } from './database.js';
 import { FailureTable } from './failures.js';
 import { LedgerTable, LIVE_PAGE } from './ledger.js';
+import { LedgerReader } from './ledger-reader.js';
+import { sourceLookOf } from './source-looks.js';
 import { LockTable } from './locks.js';
 import { RunTable } from './runs.js';
 import { WriteBuffer } from './write-buffer.js';
@@ -43,7 +45,16 @@ export interface SqliteStateStoreOptions {
   busyTimeoutMs?: number;
   /** Milliseconds since the epoch; tests pass a fake clock to expire leases. */
   now?: () => number;
+  /**
+   * Ids given to source looks on the store's own connection before the looks
+   * move to a thread of their own (see LedgerReader). Default 10,000: a short
+   * run never starts the thread (tens of ms); Infinity: never.
+   */
+  lookThreadAfter?: number;
 }
+
+/** See {@link SqliteStateStoreOptions.lookThreadAfter}. */
+const LOOK_THREAD_AFTER = 10_000;
 
 export class SqliteStateStore implements StateStore {
   private readonly db: Db;
@@ -57,6 +68,12 @@ export class SqliteStateStore implements StateStore {
   private readonly runTable: RunTable;
   private readonly locks: LockTable;
   private closed = false;
+  private readonly path: string;
+  private readonly busyTimeoutMs: number;
+  private readonly lookThreadAfter: number;
+  /** Ids looked at on this connection so far (until the reader starts). */
+  private lookedAt = 0;
+  private reader: LedgerReader | undefined;
   private isoAt = Number.NaN;
   private iso = '';
 
@@ -65,7 +82,11 @@ export class SqliteStateStore implements StateStore {
     this.where = path === ':memory:' ? 'in-memory state' : path;
     this.batchSize = Math.max(1, options.batchSize ?? 500);
     this.now = options.now ?? Date.now;
-    this.db = openDatabase(path, { busyTimeoutMs: options.busyTimeoutMs ?? 5000 });
+    this.path = path;
+    this.busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    // An in-memory database is this connection's alone: no thread can read it.
+    this.lookThreadAfter = path === ':memory:' ? Number.POSITIVE_INFINITY : (options.lookThreadAfter ?? LOOK_THREAD_AFTER);
+    this.db = openDatabase(path, { busyTimeoutMs: this.busyTimeoutMs });
     try {
       this.ledger = new LedgerTable(this.db);
       this.failureTable = new FailureTable(this.db);
@@ -88,10 +109,28 @@ export class SqliteStateStore implements StateStore {
   }
 
   async unchangedAtSource(sync: string, remoteIds: readonly string[], sourcePrints: readonly string[]): Promise<SourceLook> {
-    return this.guard('look up source fingerprints', () => {
+    const action = 'look up source fingerprints';
+    const reader = this.guard(action, () => {
       if (this.buffer.touches(sync, remoteIds)) this.commit(undefined);
-      return this.ledger.unchangedAtSource(sync, remoteIds, sourcePrints);
+      return this.readerFor(remoteIds.length);
     });
+    if (reader === undefined) return this.guard(action, () => this.ledger.unchangedAtSource(sync, remoteIds, sourcePrints));
+    try {
+      return sourceLookOf(await reader.look(sync, remoteIds, sourcePrints));
+    } catch (cause) {
+      throw this.stateError(action, cause);
+    }
+  }
+
+  /** The reader thread, once this many ids have been looked at here; undefined until then, or when it failed. */
+  private readerFor(ids: number): LedgerReader | undefined {
+    if (this.reader?.usable) return this.reader;
+    if (this.reader !== undefined || this.lookedAt < this.lookThreadAfter) {
+      this.lookedAt += ids;
+      return undefined;
+    }
+    this.reader = new LedgerReader({ path: this.path, busyTimeoutMs: this.busyTimeoutMs });
+    return this.reader;
   }
 
   async ledgerEntry(sync: string, remoteId: string): Promise<LedgerEntry | undefined> {
@@ -286,6 +325,8 @@ export class SqliteStateStore implements StateStore {
       this.flushNow();
     } finally {
       this.closed = true;
+      // The reader's connection first: the last one to close copies the WAL back into the file.
+      await this.reader?.close();
       this.db.close();
     }
   }
