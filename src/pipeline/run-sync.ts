@@ -29,7 +29,7 @@ import { SeenSet } from './seen-set.js';
 import { setUpTarget } from './target-setup.js';
 import { SourceFingerprinter } from './source-fingerprint.js';
 import { UnitProcessor } from './unit-processor.js';
-import type { UnitSample } from './unit-processor.js';
+import type { BatchLook, UnitSample } from './unit-processor.js';
 import { toUnits } from './units.js';
 import { LoopSlices } from './loop-slices.js';
 import type { Unit } from './units.js';
@@ -203,38 +203,59 @@ class SyncRun {
 
   /**
    * Reads and processes the rest of the source, a batch at a time, until it
-   * ends or the run stops. Units the source already holds are taken first
-   * (`take`, when it offers them), without a promise each; `next()` waits
-   * for more, or finds the end.
+   * ends or the run stops. Each batch's ledger look is asked for before the
+   * batch ahead of it is processed (see UnitProcessor.lookAhead), so a store
+   * that answers on another thread or server answers meanwhile.
    */
   private async processRest(processor: UnitProcessor, next: () => Promise<Unit | undefined>, take: ((max: number) => Unit[]) | undefined): Promise<void> {
-    while (!this.stop.stopping) {
-      const batch: Unit[] = [];
-      let ended = false;
-      while (!ended && batch.length < UNIT_BATCH) {
-        const turn = this.slices.due();
-        if (turn) await turn;
-        if (take) {
-          const taken = take(UNIT_BATCH - batch.length);
-          if (taken.length > 0) {
-            for (const unit of taken) batch.push(unit);
-            continue;
-          }
+    let ahead: { batch: Unit[]; look: BatchLook } | undefined;
+    try {
+      while (!this.stop.stopping) {
+        const { batch, ended } = await this.readBatch(next, take);
+        const read = batch.length > 0 ? { batch, look: processor.lookAhead(batch) } : undefined;
+        let handledAll = ahead === undefined || (await processor.processBatch(ahead.batch, ahead.look));
+        ahead = read;
+        if (!ended) continue;
+        if (handledAll && read !== undefined && !this.stop.stopping) {
+          ahead = undefined;
+          handledAll = await processor.processBatch(read.batch, read.look);
         }
-        const unit = await next();
-        if (unit === undefined) {
-          ended = true;
-          // At most this batch and the pusher's queue are left: no more probing for a higher rate limit.
-          this.pusher?.endOfInput();
-        } else batch.push(unit);
-      }
-      const handledAll = batch.length === 0 || (await processor.processBatch(batch));
-      // Complete only if every unit read was handled: `deletes: mirror` trusts what the read saw.
-      if (ended) {
-        this.readComplete = handledAll;
+        // Complete only if every unit read was handled: `deletes: mirror` trusts what the read saw.
+        this.readComplete = handledAll && ahead === undefined;
         return;
       }
+    } finally {
+      // A look still out (the run stopped): let it end before the run returns and the store may close.
+      await ahead?.look.catch(() => undefined);
     }
+  }
+
+  /**
+   * Up to UNIT_BATCH units, and whether the source ended. Units the source
+   * already holds are taken first (`take`, when it offers them), without a
+   * promise each; `next()` waits for more, or finds the end.
+   */
+  private async readBatch(next: () => Promise<Unit | undefined>, take: ((max: number) => Unit[]) | undefined): Promise<{ batch: Unit[]; ended: boolean }> {
+    const batch: Unit[] = [];
+    while (batch.length < UNIT_BATCH) {
+      const turn = this.slices.due();
+      if (turn) await turn;
+      if (take) {
+        const taken = take(UNIT_BATCH - batch.length);
+        if (taken.length > 0) {
+          for (const unit of taken) batch.push(unit);
+          continue;
+        }
+      }
+      const unit = await next();
+      if (unit === undefined) {
+        // At most these batches and the pusher's queue are left: no more probing for a higher rate limit.
+        this.pusher?.endOfInput();
+        return { batch, ended: true };
+      }
+      batch.push(unit);
+    }
+    return { batch, ended: false };
   }
 
   private openUnits(): BufferedIterator<Unit> {

@@ -89,6 +89,9 @@ interface EarlyLook {
   asked: Set<string>;
 }
 
+/** A batch's look at its sources, started by {@link UnitProcessor.lookAhead}. */
+export type BatchLook = Promise<EarlyLook>;
+
 type Built = { ok: true; remoteId: string; body: Record<string, unknown> } | { ok: false; reason: string; field: string | null; body?: unknown };
 
 /** Evaluates the mapping; a throwing mapping is the unit's failure, not the run's. */
@@ -129,8 +132,8 @@ export class UnitProcessor {
    * stopping before every unit was handled (the rest stay unfinished, for
    * the next run).
    */
-  async processBatch(items: readonly (Unit | MappedUnit)[]): Promise<boolean> {
-    const early = await this.lookAtSources(items);
+  async processBatch(items: readonly (Unit | MappedUnit)[], look: BatchLook = this.lookAhead(items)): Promise<boolean> {
+    const early = await look;
     const ready: ReadyUnit[] = [];
     for (const [i, item] of items.entries()) {
       // Let answers in, and the requests that follow them out, between slices of the batch.
@@ -171,6 +174,21 @@ export class UnitProcessor {
       await this.decide(unit, ledger.get(unit.remoteId));
     }
     return !this.deps.stop.failed;
+  }
+
+  /**
+   * Starts the ledger's look at a batch, to hand to {@link processBatch}
+   * later: a run asks for the next batch's look before it processes the
+   * current batch, so a store that answers on another thread or server
+   * answers meanwhile. Asking early decides nothing differently: the ledger
+   * entries of a batch's ids change only through earlier units with the same
+   * ids, and such a unit's look is never used (it is a duplicate).
+   */
+  lookAhead(items: readonly (Unit | MappedUnit)[]): BatchLook {
+    const look = this.lookAtSources(items);
+    // Awaited by processBatch, or by the run before it ends; until then its failure is not unhandled.
+    look.catch(() => undefined);
+    return look;
   }
 
   /**

@@ -16,6 +16,7 @@ import { runSync } from '../../../src/pipeline/run-sync.js';
 import { SAMPLE_UNITS } from '../../../src/pipeline/target-setup.js';
 import { openStateStore } from '../../../src/state/index.js';
 import type { StateStore } from '../../../src/state/index.js';
+import { SqliteStateStore } from '../../../src/state/sqlite/sqlite-state-store.js';
 import { FakeService } from '../sink/fake-service.js';
 
 const PIPELINE = readFileSync(resolve(import.meta.dirname, '../../../../shared/datasets/crm-sales-opportunities/sales_pipeline.csv'), 'utf8');
@@ -41,14 +42,20 @@ syncs:
           stage: deal_stage
 ${extraFields}`;
 
-describe('unchanged records decided before mapping', () => {
+/** The ledger looked at on the store's own connection, and on its reader thread from the first look on. */
+const STORES: [string, (dir: string) => Promise<StateStore>][] = [
+  ['in-memory state', () => openStateStore('sqlite::memory:')],
+  ['a state file read on a thread', async (dir) => new SqliteStateStore(join(dir, 'state.db'), { lookThreadAfter: 0 })],
+];
+
+describe.each(STORES)('unchanged records decided before mapping, %s', (_name, openStore) => {
   let dir: string;
   let store: StateStore;
   // The fake answers every push 'created'; `pushed` counts what was sent.
   const service = new FakeService();
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ferry-source-print-'));
-    store = await openStateStore('sqlite::memory:');
+    store = await openStore(dir);
   });
   afterEach(async () => {
     await store.close();
@@ -113,6 +120,16 @@ describe('unchanged records decided before mapping', () => {
     const repeated = [...ROWS, ROWS[0]!];
     expect(await run(config(), repeated)).toMatchObject({ counts: { created: 300, duplicates: 1 }, pushed: 300 });
     expect(await run(config(), repeated)).toMatchObject({ counts: { unchanged: 300, duplicates: 1, read: 301 }, mapped: SAMPLED, pushed: 0 });
+  });
+
+  it('pushes an edited record once when its id comes again in the next batch, looked at before the edit landed', async () => {
+    await run(config(), ROWS);
+    // Row 200's edit is pushed while the next batch (rows 256-299, and the copy of row 200 with its old text) is looked at.
+    const edited = ROWS[200]!.replace(/,(Won|Lost|Engaging|Prospecting),/, ',Lost,');
+    expect(edited).not.toBe(ROWS[200]);
+    const lines = [...ROWS.slice(0, 200), edited, ...ROWS.slice(201), ROWS[200]!];
+    expect(await run(config(), lines)).toMatchObject({ counts: { pushed: 1, unchanged: 299, duplicates: 1, read: 301 }, pushed: 1 });
+    expect(await run(config(), lines)).toMatchObject({ counts: { unchanged: 300, duplicates: 1 }, pushed: 0 });
   });
 
   it('asks the ledger once, not per batch, while it holds no record of the sync as pushed', async () => {
