@@ -7,6 +7,7 @@
  * worker's execArgv.
  */
 import { Worker, type ResourceLimits } from 'node:worker_threads';
+import { FerryError } from './errors.js';
 
 /**
  * Starts a module on a worker thread.
@@ -25,4 +26,27 @@ export function startModuleWorker(importMetaUrl: string, name: string, workerDat
   const tsx = import.meta.resolve('tsx/esm/api');
   const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(module.href)}); });`;
   return new Worker(boot, { eval: true, workerData, resourceLimits });
+}
+
+/** What an operator's thread setting says (see {@link threadSetting}). */
+export type ThreadSetting = 'auto' | 'on' | 'off';
+
+/**
+ * Reads an operator's setting for a worker thread from the environment:
+ * unset, empty or `auto` leaves the choice to the code, `off` never starts
+ * the thread, and `on` (where `allowOn`) always does. Anything else fails
+ * with a config error that names the variable and carries `hint`.
+ *
+ * @param name - the variable, e.g. `FERRY_CSV_PARSE_THREAD`
+ * @param env - the environment to read (`process.env`)
+ * @param hint - what each value does, for the error
+ * @param allowOn - whether `on` is one of the values
+ */
+export function threadSetting(name: string, env: NodeJS.ProcessEnv, hint: string, allowOn = false): ThreadSetting {
+  const given = env[name];
+  const value = given?.trim().toLowerCase();
+  if (value === undefined || value === '' || value === 'auto') return 'auto';
+  if (value === 'off' || (allowOn && value === 'on')) return value;
+  const choices = allowOn ? '"auto", "on" or "off"' : '"auto" or "off"';
+  throw new FerryError('FERRY_CONFIG_INVALID', `${name} must be ${choices}, found ${JSON.stringify(given)}`, { hint });
 }

@@ -97,7 +97,7 @@ describe('the npm package', () => {
     expect(JSON.parse(status.stdout)).toMatchObject({ syncs: [{ sync: 'example', lastRun: { status: 'succeeded' }, liveRecords: 8 }] });
   });
 
-  it('parses a large CSV file on its parse thread from the installed package', async () => {
+  it('parses a large CSV file on its parse thread, and reads the ledger on the state\'s reader thread, from the installed package', async () => {
     const project = join(app, 'large-csv');
     mkdirSync(project);
     // Wide rows: past the parse thread's size with few records, so the run stays short.
@@ -109,7 +109,7 @@ describe('the npm package', () => {
       join(project, 'ferry.yaml'),
       `version: 1
 service: { baseUrl: embedded, maxRequestsPerSecond: 10000 }
-emulator: { db: ':memory:' }
+emulator: { db: 'state/emulator.db' }
 state: { url: 'sqlite:state/ferry.db' }
 syncs:
   - name: wide
@@ -124,6 +124,10 @@ syncs:
     const result = await sh(join(app, 'node_modules/.bin/ferry'), ['run', '--json'], project);
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ syncs: [{ status: 'succeeded', counts: { read: rows, created: rows } }] });
+    // The re-run looks at the ledger on the state store's reader thread (started from the first look, not after 10,000 ids).
+    const again = await sh('env', ['FERRY_STATE_READER_THREAD=on', join(app, 'node_modules/.bin/ferry'), 'run', '--json'], project);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ syncs: [{ status: 'succeeded', counts: { read: rows, unchanged: rows, pushed: 0 } }] });
   });
 
   it('lets a connector in plain JavaScript import ferry/sdk from the installed package', async () => {

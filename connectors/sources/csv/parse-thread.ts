@@ -6,7 +6,7 @@
  * the larger of the two. Posting a row costs a fraction of parsing it.
  */
 import type { Worker } from 'node:worker_threads';
-import { FerryError, startModuleWorker } from '../../../src/sdk/index.js';
+import { startModuleWorker, threadSetting } from '../../../src/sdk/index.js';
 import type { InvalidLines } from '../_shared/invalid-encoding.js';
 import { PendingLines } from '../_shared/utf8-check.js';
 import { errorOf, type ParseThreadInput, type ParseThreadMessage } from './parse-thread-protocol.js';
@@ -23,13 +23,8 @@ export const THREAD_FROM_BYTES = 4 * 1024 * 1024;
  * every option is part of what tells an unchanged record on a re-run).
  */
 export function threadFromBytesSetting(env: NodeJS.ProcessEnv = process.env): number {
-  const given = env.FERRY_CSV_PARSE_THREAD;
-  const value = given?.trim().toLowerCase();
-  if (value === undefined || value === '' || value === 'auto') return THREAD_FROM_BYTES;
-  if (value === 'off') return Number.POSITIVE_INFINITY;
-  throw new FerryError('FERRY_CONFIG_INVALID', `FERRY_CSV_PARSE_THREAD must be "auto" or "off", found ${JSON.stringify(given)}`, {
-    hint: 'unset it (or set "auto") to parse CSV files of 4 MiB or more on a worker thread; "off" parses every file in the run\'s own thread',
-  });
+  const hint = 'unset it (or set "auto") to parse CSV files of 4 MiB or more on a worker thread; "off" parses every file in the run\'s own thread';
+  return threadSetting('FERRY_CSV_PARSE_THREAD', env, hint) === 'off' ? Number.POSITIVE_INFINITY : THREAD_FROM_BYTES;
 }
 
 /**

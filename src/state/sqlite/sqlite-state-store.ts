@@ -9,6 +9,7 @@
  * settled promise), so call order is commit order.
  */
 import { FerryError } from '../../sdk/errors.js';
+import { threadSetting } from '../../sdk/module-worker.js';
 import type { CursorPosition } from '../../sdk/types.js';
 import type {
   AcknowledgedWrite,
@@ -47,14 +48,26 @@ export interface SqliteStateStoreOptions {
   now?: () => number;
   /**
    * Ids given to source looks on the store's own connection before the looks
-   * move to a thread of their own (see LedgerReader). Default 10,000: a short
-   * run never starts the thread (tens of ms); Infinity: never.
+   * move to a thread of their own (see LedgerReader). By default as
+   * {@link lookThreadAfterSetting} says; 0: from the first look; Infinity: never.
    */
   lookThreadAfter?: number;
 }
 
-/** See {@link SqliteStateStoreOptions.lookThreadAfter}. */
+/** Ids looked at before the reader thread starts, by default: a short run never starts it (tens of ms). */
 const LOOK_THREAD_AFTER = 10_000;
+
+/**
+ * When source looks move to the reader thread, as `FERRY_STATE_READER_THREAD`
+ * says: unset or `auto`, after {@link LOOK_THREAD_AFTER} ids; `on`, from the
+ * first look; `off`, never. An operator's setting: it changes where the
+ * ledger is read, never what is read.
+ */
+export function lookThreadAfterSetting(env: NodeJS.ProcessEnv = process.env): number {
+  const hint = 'unset it (or set "auto") to read the ledger on a thread once a run has looked up 10,000 records; "on" from the first, "off" never';
+  const setting = threadSetting('FERRY_STATE_READER_THREAD', env, hint, true);
+  return setting === 'off' ? Number.POSITIVE_INFINITY : setting === 'on' ? 0 : LOOK_THREAD_AFTER;
+}
 
 export class SqliteStateStore implements StateStore {
   private readonly db: Db;
@@ -85,7 +98,7 @@ export class SqliteStateStore implements StateStore {
     this.path = path;
     this.busyTimeoutMs = options.busyTimeoutMs ?? 5000;
     // An in-memory database is this connection's alone: no thread can read it.
-    this.lookThreadAfter = path === ':memory:' ? Number.POSITIVE_INFINITY : (options.lookThreadAfter ?? LOOK_THREAD_AFTER);
+    this.lookThreadAfter = path === ':memory:' ? Number.POSITIVE_INFINITY : (options.lookThreadAfter ?? lookThreadAfterSetting());
     this.db = openDatabase(path, { busyTimeoutMs: this.busyTimeoutMs });
     try {
       this.ledger = new LedgerTable(this.db);

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { SqliteStateStore } from '../../../../src/state/sqlite/sqlite-state-store.js';
+import { SqliteStateStore, lookThreadAfterSetting } from '../../../../src/state/sqlite/sqlite-state-store.js';
 import { LedgerReader } from '../../../../src/state/sqlite/ledger-reader.js';
 import type { SourceLook } from '../../../../src/state/index.js';
 import { useTempDir } from '../helpers.js';
@@ -99,5 +99,17 @@ describe('the ledger reader thread', () => {
     } finally {
       await store.close();
     }
+  });
+});
+
+describe('FERRY_STATE_READER_THREAD', () => {
+  it('starts the reader after 10,000 ids by default, from the first look with "on", never with "off"', () => {
+    expect(lookThreadAfterSetting({})).toBe(10_000);
+    expect(lookThreadAfterSetting({ FERRY_STATE_READER_THREAD: ' Auto ' })).toBe(10_000);
+    expect(lookThreadAfterSetting({ FERRY_STATE_READER_THREAD: 'on' })).toBe(0);
+    expect(lookThreadAfterSetting({ FERRY_STATE_READER_THREAD: 'OFF' })).toBe(Number.POSITIVE_INFINITY);
+    expect(() => lookThreadAfterSetting({ FERRY_STATE_READER_THREAD: 'yes' })).toThrow(
+      expect.objectContaining({ code: 'FERRY_CONFIG_INVALID', message: 'FERRY_STATE_READER_THREAD must be "auto", "on" or "off", found "yes"' }),
+    );
   });
 });
