@@ -23,7 +23,12 @@ export class CursorTable {
   }
 
   set(sync: string, position: CursorPosition, at: string): void {
-    this.setStmt.run(sync, encodeCursor(sync, position), at);
+    this.setEncoded(sync, encodeCursor(sync, position), at);
+  }
+
+  /** A position {@link encodeCursor} made (on another thread, say). */
+  setEncoded(sync: string, position: string, at: string): void {
+    this.setStmt.run(sync, position, at);
   }
 
   delete(sync: string): void {

@@ -17,7 +17,7 @@ import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
  * 100,000, more than the 10 % ferry's memory goal allows. Pages that
  * leave it are still in the OS's file cache, one read away.
  */
-export const STATE_CACHE_KIB = -4096;
+const STATE_CACHE_KIB = -4096;
 
 export type Db = Database.Database;
 
@@ -43,17 +43,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions): Db {
   let db: Db | undefined;
   try {
     db = new Database(path);
-    db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs))}`);
-    // WAL lets `ferry status` read while a run writes; NORMAL sync keeps every
-    // commit atomic (a crash rolls back to the last checkpoint, never half of one).
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('foreign_keys = ON');
-    db.pragma(`cache_size = ${STATE_CACHE_KIB}`);
-    // Copy the WAL back every 10,000 pages (40 MB of disk), not SQLite's 1,000: with ids in random order
-    // (UUIDs) each commit dirties a page per record, and each checkpoint copies and syncs them again.
-    // 300,000 UUID upserts in a bare loop: 48.6 µs each against 64.8; ids in order: no change.
-    db.pragma('wal_autocheckpoint = 10000');
+    configureConnection(db, options.busyTimeoutMs);
     migrate(db, where);
     return db;
   } catch (cause) {
@@ -67,6 +57,24 @@ export function openDatabase(path: string, options: OpenDatabaseOptions): Db {
         'records are then re-pushed once, which the service treats as updates) or restore it from a backup',
     });
   }
+}
+
+/**
+ * The settings every connection to a state file needs (most of SQLite's
+ * pragmas hold per connection): the store's own, and its threads'.
+ */
+export function configureConnection(db: Db, busyTimeoutMs: number): void {
+  db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))}`);
+  // WAL lets `ferry status` read while a run writes; NORMAL sync keeps every
+  // commit atomic (a crash rolls back to the last checkpoint, never half of one).
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma(`cache_size = ${STATE_CACHE_KIB}`);
+  // Copy the WAL back every 10,000 pages (40 MB of disk), not SQLite's 1,000: with ids in random order
+  // (UUIDs) each commit dirties a page per record, and each checkpoint copies and syncs them again.
+  // 300,000 UUID upserts in a bare loop: 48.6 µs each against 64.8; ids in order: no change.
+  db.pragma('wal_autocheckpoint = 10000');
 }
 
 function migrate(db: Db, where: string): void {

@@ -37,7 +37,9 @@ import { sourceLookOf } from './source-looks.js';
 import { LockTable } from './locks.js';
 import { RunTable } from './runs.js';
 import { WriteBuffer } from './write-buffer.js';
-import { groupWrites, type PendingWrite } from './write-buffer.js';
+import type { PendingWrite } from './write-buffer.js';
+import { applyWrites, type CursorMove } from './apply-writes.js';
+import { encodeCursor } from './cursor-codec.js';
 
 export interface SqliteStateStoreOptions {
   /** Buffered writes that trigger an automatic commit (which never moves a cursor). Default 500. */
@@ -364,40 +366,13 @@ export class SqliteStateStore implements StateStore {
   private commit(move: { sync: string; cursor: CursorPosition } | undefined): void {
     this.ensureOpen();
     if (this.buffer.size === 0 && move === undefined) return;
-    this.db.transaction(() => {
-      this.applyPending();
-      if (move !== undefined) this.cursors.set(move.sync, move.cursor, this.isoNow());
-    })();
+    const encoded = move === undefined ? undefined : { sync: move.sync, position: encodeCursor(move.sync, move.cursor), at: this.isoNow() };
+    this.db.transaction(() => this.applyPending(encoded))();
     this.buffer.clear();
   }
 
-  private applyPending(): void {
-    // Whether each sync has open record failures, asked once per commit: an acknowledgement then
-    // deletes its record's one, and a sync with none (the usual case) costs no DELETE per record.
-    // Asked only after this transaction's first write, so no other process can add one meanwhile.
-    const withFailures = new Map<string, boolean>();
-    for (const group of groupWrites(this.buffer.pending(), { repeats: true })) {
-      switch (group.kind) {
-        case 'acknowledged':
-          this.ledger.writeAcknowledged(group.writes);
-          for (const { write } of group.writes) {
-            let open = withFailures.get(write.sync);
-            if (open === undefined) withFailures.set(write.sync, (open = this.failureTable.hasRecordFailures(write.sync)));
-            if (open) this.failureTable.resolve(write.sync, write.remoteId);
-          }
-          break;
-        case 'failure': {
-          const { write, at } = group.write;
-          if (write.remoteId !== null) this.ledger.writeFailure({ ...write, remoteId: write.remoteId }, at);
-          this.failureTable.write(write, at);
-          withFailures.set(write.sync, true);
-          break;
-        }
-        case 'deleted':
-          for (const { sync, remoteId, at } of group.writes) this.ledger.writeDeleted(sync, remoteId, at);
-          break;
-      }
-    }
+  private applyPending(move?: CursorMove): void {
+    applyWrites({ ledger: this.ledger, failures: this.failureTable, cursors: this.cursors }, this.buffer.pending(), move);
   }
 
   /** The ISO time, rebuilt only when the millisecond changed: acknowledgements arrive many per millisecond. */
