@@ -4,9 +4,11 @@
  * transaction as the acknowledgements it covers, so after any crash the
  * cursor never points past a record whose acknowledgement was lost.
  *
- * better-sqlite3 is synchronous and fast; the promise-returning interface is
- * only the boundary (each method does its work at call time and returns a
- * settled promise), so call order is commit order.
+ * better-sqlite3 is synchronous: a method does its work at call time and
+ * returns a settled promise, so call order is commit order. Past the first
+ * 10,000 records of a run, two threads take over the heavy part (see
+ * docs/state.md): commits go to a commit thread in call order
+ * (ThreadedCommits), and source looks to a reader thread (LedgerReader).
  */
 import { FerryError } from '../../sdk/errors.js';
 import { threadSetting } from '../../sdk/module-worker.js';
@@ -34,6 +36,7 @@ import { FailureTable } from './failures.js';
 import { LedgerTable, LIVE_PAGE } from './ledger.js';
 import { LedgerReader } from './ledger-reader.js';
 import { sourceLookOf } from './source-looks.js';
+import { ThreadedCommits } from './threaded-commits.js';
 import { LockTable } from './locks.js';
 import { RunTable } from './runs.js';
 import { WriteBuffer } from './write-buffer.js';
@@ -49,26 +52,27 @@ export interface SqliteStateStoreOptions {
   /** Milliseconds since the epoch; tests pass a fake clock to expire leases. */
   now?: () => number;
   /**
-   * Ids given to source looks on the store's own connection before the looks
-   * move to a thread of their own (see LedgerReader). By default as
-   * {@link lookThreadAfterSetting} says; 0: from the first look; Infinity: never.
+   * When the store's threads start (see LedgerReader and ThreadedCommits):
+   * source looks move to the reader thread after this many ids, commits to
+   * the commit thread after this many writes. By default as
+   * {@link threadsAfterSetting} says; 0: at once; Infinity: never.
    */
-  lookThreadAfter?: number;
+  threadsAfter?: number;
 }
 
-/** Ids looked at before the reader thread starts, by default: a short run never starts it (tens of ms). */
-const LOOK_THREAD_AFTER = 10_000;
+/** Ids looked at, or writes made, before a thread starts, by default: a short run never starts one (tens of ms). */
+const THREADS_AFTER = 10_000;
 
 /**
- * When source looks move to the reader thread, as `FERRY_STATE_READER_THREAD`
- * says: unset or `auto`, after {@link LOOK_THREAD_AFTER} ids; `on`, from the
- * first look; `off`, never. An operator's setting: it changes where the
- * ledger is read, never what is read.
+ * When the store's threads start, as `FERRY_STATE_THREADS` says: unset or
+ * `auto`, after {@link THREADS_AFTER} ids looked up or records written; `on`,
+ * at once; `off`, never. An operator's setting: it changes where the state
+ * file is read and written, never what.
  */
-export function lookThreadAfterSetting(env: NodeJS.ProcessEnv = process.env): number {
-  const hint = 'unset it (or set "auto") to read the ledger on a thread once a run has looked up 10,000 records; "on" from the first, "off" never';
-  const setting = threadSetting('FERRY_STATE_READER_THREAD', env, hint, true);
-  return setting === 'off' ? Number.POSITIVE_INFINITY : setting === 'on' ? 0 : LOOK_THREAD_AFTER;
+export function threadsAfterSetting(env: NodeJS.ProcessEnv = process.env): number {
+  const hint = 'unset it (or set "auto") to read and write the state file on threads once a run has looked up or written 10,000 records; "on" at once, "off" never';
+  const setting = threadSetting('FERRY_STATE_THREADS', env, hint, true);
+  return setting === 'off' ? Number.POSITIVE_INFINITY : setting === 'on' ? 0 : THREADS_AFTER;
 }
 
 export class SqliteStateStore implements StateStore {
@@ -76,7 +80,7 @@ export class SqliteStateStore implements StateStore {
   private readonly where: string;
   private readonly batchSize: number;
   private readonly now: () => number;
-  private readonly buffer = new WriteBuffer();
+  private buffer = new WriteBuffer();
   private readonly ledger: LedgerTable;
   private readonly failureTable: FailureTable;
   private readonly cursors: CursorTable;
@@ -85,10 +89,13 @@ export class SqliteStateStore implements StateStore {
   private closed = false;
   private readonly path: string;
   private readonly busyTimeoutMs: number;
-  private readonly lookThreadAfter: number;
+  private readonly threadsAfter: number;
   /** Ids looked at on this connection so far (until the reader starts). */
   private lookedAt = 0;
   private reader: LedgerReader | undefined;
+  /** Writes buffered so far (until the commit thread starts). */
+  private written = 0;
+  private commits: ThreadedCommits | undefined;
   private isoAt = Number.NaN;
   private iso = '';
 
@@ -99,8 +106,8 @@ export class SqliteStateStore implements StateStore {
     this.now = options.now ?? Date.now;
     this.path = path;
     this.busyTimeoutMs = options.busyTimeoutMs ?? 5000;
-    // An in-memory database is this connection's alone: no thread can read it.
-    this.lookThreadAfter = path === ':memory:' ? Number.POSITIVE_INFINITY : (options.lookThreadAfter ?? lookThreadAfterSetting());
+    // An in-memory database is this connection's alone: no thread can reach it.
+    this.threadsAfter = path === ':memory:' ? Number.POSITIVE_INFINITY : (options.threadsAfter ?? threadsAfterSetting());
     this.db = openDatabase(path, { busyTimeoutMs: this.busyTimeoutMs });
     try {
       this.ledger = new LedgerTable(this.db);
@@ -117,6 +124,7 @@ export class SqliteStateStore implements StateStore {
   // ── ledger ────────────────────────────────────────────────────────────────
 
   async fingerprints(sync: string, remoteIds: readonly string[]): Promise<Map<string, FingerprintHit>> {
+    await this.settleIfTouched(sync, remoteIds);
     return this.guard('look up fingerprints', () => {
       if (this.buffer.touches(sync, remoteIds)) this.commit(undefined);
       return this.ledger.fingerprints(sync, remoteIds);
@@ -125,6 +133,7 @@ export class SqliteStateStore implements StateStore {
 
   async unchangedAtSource(sync: string, remoteIds: readonly string[], sourcePrints: readonly string[]): Promise<SourceLook> {
     const action = 'look up source fingerprints';
+    await this.settleIfTouched(sync, remoteIds);
     const reader = this.guard(action, () => {
       if (this.buffer.touches(sync, remoteIds)) this.commit(undefined);
       return this.readerFor(remoteIds.length);
@@ -140,7 +149,7 @@ export class SqliteStateStore implements StateStore {
   /** The reader thread, once this many ids have been looked at here; undefined until then, or when it failed. */
   private readerFor(ids: number): LedgerReader | undefined {
     if (this.reader?.usable) return this.reader;
-    if (this.reader !== undefined || this.lookedAt < this.lookThreadAfter) {
+    if (this.reader !== undefined || this.lookedAt < this.threadsAfter) {
       this.lookedAt += ids;
       return undefined;
     }
@@ -149,6 +158,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   async ledgerEntry(sync: string, remoteId: string): Promise<LedgerEntry | undefined> {
+    await this.settleIfTouched(sync, [remoteId]);
     return this.guard('read the ledger', () => {
       if (this.buffer.touches(sync, [remoteId])) this.commit(undefined);
       return this.ledger.entry(sync, remoteId);
@@ -163,6 +173,7 @@ export class SqliteStateStore implements StateStore {
   async *liveRemoteIdPages(sync: string): AsyncIterable<readonly string[]> {
     let after: string | undefined;
     for (;;) {
+      await this.settled();
       const ids = this.guard('list live records', () => {
         this.flushIfPending();
         return this.ledger.livePage(sync, after);
@@ -174,6 +185,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   async countLive(sync: string): Promise<number> {
+    await this.settled();
     return this.guard('count live records', () => {
       this.flushIfPending();
       return this.ledger.countLive(sync);
@@ -181,6 +193,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   async hasLive(sync: string): Promise<boolean> {
+    await this.settled();
     return this.guard('look for live records', () => {
       this.flushIfPending();
       return this.ledger.hasLive(sync);
@@ -202,7 +215,7 @@ export class SqliteStateStore implements StateStore {
           hint: 'pass the id returned by startRun(), or null',
         });
       }
-      this.enqueue({ kind: 'failure', write: { ...f }, at: this.isoNow() });
+      return this.enqueue({ kind: 'failure', write: { ...f }, at: this.isoNow() });
     });
   }
 
@@ -217,10 +230,17 @@ export class SqliteStateStore implements StateStore {
   }
 
   async checkpoint(sync: string, cursor: CursorPosition | undefined): Promise<void> {
-    this.guard('checkpoint', () => this.commit(cursor === undefined ? undefined : { sync, cursor }));
+    const move = cursor === undefined ? undefined : { sync, cursor };
+    const commits = this.guard('checkpoint', () => this.commitsFor(this.buffer.size));
+    if (commits === undefined) return this.guard('checkpoint', () => this.commit(move));
+    const encoded = this.guard('checkpoint', () => this.encodeMove(move));
+    await commits.room();
+    if (!commits.usable) return this.guard('checkpoint', () => this.commit(move));
+    await this.send(encoded);
   }
 
   async flush(): Promise<void> {
+    await this.settled();
     this.flushNow();
   }
 
@@ -235,6 +255,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   async finishRun(runId: string, r: { status: RunStatus; counts: RunCounts; error?: string | null }): Promise<void> {
+    await this.settled();
     this.guard('finish a run', () =>
       this.db.transaction(() => {
         this.applyPending();
@@ -255,6 +276,7 @@ export class SqliteStateStore implements StateStore {
   // ── dead-letter ───────────────────────────────────────────────────────────
 
   async failures(filter: FailureFilter = {}): Promise<FailureEntry[]> {
+    await this.settled();
     return this.guard('list failures', () => {
       this.flushIfPending();
       return this.failureTable.list(filter);
@@ -262,6 +284,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   async failureCount(sync?: string): Promise<number> {
+    await this.settled();
     return this.guard('count failures', () => {
       this.flushIfPending();
       return this.failureTable.count(sync);
@@ -273,6 +296,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   async purgeFailures(sync?: string): Promise<number> {
+    await this.settled();
     return this.guard('purge failures', () => {
       this.flushIfPending();
       return this.failureTable.purge(sync);
@@ -306,6 +330,7 @@ export class SqliteStateStore implements StateStore {
   // ── admin ─────────────────────────────────────────────────────────────────
 
   async syncs(): Promise<string[]> {
+    await this.settled();
     return this.guard('list syncs', () => {
       this.flushIfPending();
       return this.db
@@ -324,6 +349,7 @@ export class SqliteStateStore implements StateStore {
 
   async reset(sync: string, what?: ResetSelection): Promise<void> {
     const all = what === undefined;
+    await this.settled();
     this.guard('reset state', () => {
       this.flushIfPending();
       this.db.transaction(() => {
@@ -337,10 +363,12 @@ export class SqliteStateStore implements StateStore {
   async close(): Promise<void> {
     if (this.closed) return;
     try {
+      await this.settled();
       this.flushNow();
     } finally {
       this.closed = true;
-      // The reader's connection first: the last one to close copies the WAL back into the file.
+      // The threads' connections first: the last one to close copies the WAL back into the file.
+      await this.commits?.close();
       await this.reader?.close();
       this.db.close();
     }
@@ -348,10 +376,73 @@ export class SqliteStateStore implements StateStore {
 
   // ── internals ─────────────────────────────────────────────────────────────
 
-  private enqueue(write: PendingWrite): void {
+  /** Buffers a write; a full buffer is committed (on the commit thread, once it runs: then a promise while it has no room). */
+  private enqueue(write: PendingWrite): Promise<void> | undefined {
     this.ensureOpen();
     this.buffer.add(write);
-    if (this.buffer.size >= this.batchSize) this.flushNow();
+    if (this.buffer.size < this.batchSize) return undefined;
+    const commits = this.commitsFor(this.buffer.size);
+    if (commits === undefined) {
+      this.flushNow();
+      return undefined;
+    }
+    if (!commits.full) {
+      void this.send(undefined);
+      return undefined;
+    }
+    return commits.room().then(() => {
+      // Another write may have sent the buffer meanwhile, or the thread failed (and the store commits itself).
+      if (this.buffer.size < this.batchSize) return;
+      if (this.commits?.usable) void this.send(undefined);
+      else this.flushNow();
+    });
+  }
+
+  /** The commit thread, once this many writes have been buffered; undefined until then, or after it failed. */
+  private commitsFor(writes: number): ThreadedCommits | undefined {
+    if (this.commits?.usable) return this.commits;
+    if (this.commits !== undefined || this.written < this.threadsAfter) {
+      this.written += writes;
+      return undefined;
+    }
+    this.commits = new ThreadedCommits({ path: this.path, busyTimeoutMs: this.busyTimeoutMs }, (returned) => this.takeBack(returned));
+    return this.commits;
+  }
+
+  /** Hands the buffer (and the cursor move) to the commit thread; resolves once committed. */
+  private send(move: CursorMove | undefined): Promise<void> {
+    const writes = this.buffer;
+    this.buffer = new WriteBuffer();
+    const committed = this.commits!.send(writes, move).catch((cause: unknown) => {
+      throw this.stateError('commit buffered writes', cause);
+    });
+    // A commit nobody waits for (one a full buffer sent) fails quietly: its writes come back (takeBack).
+    committed.catch(() => undefined);
+    return committed;
+  }
+
+  /** After the commit thread failed: the writes it did not commit go before the ones buffered since. */
+  private takeBack(returned: WriteBuffer[]): void {
+    const buffer = new WriteBuffer();
+    for (const writes of [...returned, this.buffer]) for (const write of writes.pending()) buffer.add(write);
+    this.buffer = buffer;
+  }
+
+  /** Waits until the commit thread has answered every commit sent (the store's connection then sees them). */
+  private async settled(): Promise<void> {
+    await this.commits?.settled();
+  }
+
+  /**
+   * {@link settled}, when a write of one of these records waits in a commit
+   * in flight, or in the buffer (which the read then commits on the store's
+   * connection: no commit may still be in flight then, or a record's later
+   * write could land before its earlier one).
+   */
+  private async settleIfTouched(sync: string, remoteIds: readonly string[]): Promise<void> {
+    const commits = this.commits;
+    if (commits === undefined || commits.idle) return;
+    if (commits.touches(sync, remoteIds) || this.buffer.touches(sync, remoteIds)) await commits.settled();
   }
 
   private flushNow(): void {
@@ -362,13 +453,22 @@ export class SqliteStateStore implements StateStore {
     if (this.buffer.size > 0) this.flushNow();
   }
 
-  /** One transaction: every buffered write, then the cursor if given. The buffer is cleared only after COMMIT. */
+  /**
+   * One transaction on the store's own connection: every buffered write, then
+   * the cursor if given. The buffer is cleared only after COMMIT. Callers
+   * have waited for the commit thread first (see settled), so no write lands
+   * before one sent earlier.
+   */
   private commit(move: { sync: string; cursor: CursorPosition } | undefined): void {
     this.ensureOpen();
     if (this.buffer.size === 0 && move === undefined) return;
-    const encoded = move === undefined ? undefined : { sync: move.sync, position: encodeCursor(move.sync, move.cursor), at: this.isoNow() };
+    const encoded = this.encodeMove(move);
     this.db.transaction(() => this.applyPending(encoded))();
     this.buffer.clear();
+  }
+
+  private encodeMove(move: { sync: string; cursor: CursorPosition } | undefined): CursorMove | undefined {
+    return move === undefined ? undefined : { sync: move.sync, position: encodeCursor(move.sync, move.cursor), at: this.isoNow() };
   }
 
   private applyPending(move?: CursorMove): void {
@@ -413,11 +513,10 @@ export class SqliteStateStore implements StateStore {
 
 const DONE: Promise<void> = Promise.resolve();
 
-/** Runs a synchronous write and reports its outcome as a promise, without allocating one on success. */
-function settled(write: () => void): Promise<void> {
+/** Runs a write and reports its outcome as a promise, without allocating one when it finished at once. */
+function settled(write: () => Promise<void> | undefined | void): Promise<void> {
   try {
-    write();
-    return DONE;
+    return write() ?? DONE;
   } catch (error) {
     return Promise.reject(error);
   }

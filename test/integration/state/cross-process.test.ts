@@ -16,8 +16,12 @@ interface ChildResult {
 }
 
 function runChild(...args: string[]): Promise<ChildResult> {
+  return runChildWith({}, ...args);
+}
+
+function runChildWith(env: NodeJS.ProcessEnv, ...args: string[]): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -41,9 +45,12 @@ function dbPath(): string {
 }
 
 describe('state store across processes', () => {
-  it('after a crash, neither the buffered acknowledgements nor a cursor past them survive', async () => {
+  it.each([
+    ['on the store\'s connection', 'off'],
+    ['on the commit thread', 'on'],
+  ])('after a crash, neither the buffered acknowledgements nor a cursor past them survive (commits %s)', async (_where, threads) => {
     const path = dbPath();
-    const result = await runChild('crash', path);
+    const result = await runChildWith({ FERRY_STATE_THREADS: threads }, 'crash', path);
     expect(result.signal).toBe('SIGKILL');
     expect(result.output).toEqual({ buffered: true });
 
@@ -54,6 +61,27 @@ describe('state store across processes', () => {
     expect((await store.fingerprints('deals', lost)).size).toBe(0);
     expect(await store.cursor('deals')).toEqual({ value: '2024-03-01 12:00:00.123456+02', key: 'committed-99' });
     await store.close();
+  });
+
+  it('keeps whole commits of the commit thread when the process dies while they land, and the cursor only after them', async () => {
+    // Killed at several moments of the same work: before, among and after the commits on their way.
+    const seen = new Set<number>();
+    for (const delayMs of [0, 2, 4, 8, 40]) {
+      const path = dbPath();
+      const result = await runChildWith({ FERRY_STATE_THREADS: 'on' }, 'crash-committing', path, '5000', String(delayMs));
+      expect(result.signal, result.stderr).toBe('SIGKILL');
+      const store = await openStateStore(`sqlite:${path}`, { threadsAfter: Number.POSITIVE_INFINITY });
+      const live = await store.countLive('deals');
+      const cursor = await store.cursor('deals');
+      await store.close();
+      expect(live % 1000, `killed after ${delayMs} ms: ${live} acknowledgements`).toBe(0);
+      expect(live).toBeGreaterThanOrEqual(1000);
+      expect(cursor).toEqual({ value: live === 5000 ? expect.any(Number) : 999 });
+      if (cursor?.value === 4999) expect(live).toBe(5000);
+      seen.add(live);
+    }
+    // The kills fell at more than one point of the work (a machine slow or fast shifts which).
+    expect(seen.size, [...seen].join(', ')).toBeGreaterThan(1);
   });
 
   it('only one of several processes racing for a lock gets it', async () => {

@@ -45,7 +45,7 @@ ${extraFields}`;
 /** The ledger looked at on the store's own connection, and on its reader thread from the first look on. */
 const STORES: [string, (dir: string) => Promise<StateStore>][] = [
   ['in-memory state', () => openStateStore('sqlite::memory:')],
-  ['a state file read on a thread', async (dir) => new SqliteStateStore(join(dir, 'state.db'), { lookThreadAfter: 0 })],
+  ['a state file read on a thread', async (dir) => new SqliteStateStore(join(dir, 'state.db'), { threadsAfter: 0 })],
 ];
 
 describe.each(STORES)('unchanged records decided before mapping, %s', (_name, openStore) => {

@@ -12,3 +12,12 @@ describeStateStoreConformance('sqlite', () => {
     dispose: () => rmSync(dir, { recursive: true, force: true }),
   };
 });
+
+// The same contract with the store's threads (the ledger reader, the commit thread) from the first look and write.
+describeStateStoreConformance('sqlite, with its threads', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ferry-state-conformance-threads-'));
+  return {
+    open: (options = {}) => openStateStore(`sqlite:${join(dir, 'ferry.db')}`, { ...options, threadsAfter: 0 }),
+    dispose: () => rmSync(dir, { recursive: true, force: true }),
+  };
+});

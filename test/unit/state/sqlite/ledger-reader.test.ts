@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { SqliteStateStore, lookThreadAfterSetting } from '../../../../src/state/sqlite/sqlite-state-store.js';
+import { SqliteStateStore, threadsAfterSetting } from '../../../../src/state/sqlite/sqlite-state-store.js';
 import { LedgerReader } from '../../../../src/state/sqlite/ledger-reader.js';
 import type { SourceLook } from '../../../../src/state/index.js';
 import { useTempDir } from '../helpers.js';
@@ -14,7 +14,7 @@ import { useTempDir } from '../helpers.js';
 const tempDir = useTempDir();
 
 /** A ledger with one entry of each kind a look must tell apart. */
-async function seeded(path: string, options: { lookThreadAfter: number }): Promise<SqliteStateStore> {
+async function seeded(path: string, options: { threadsAfter: number }): Promise<SqliteStateStore> {
   const store = new SqliteStateStore(path, options);
   const ack = (remoteId: string, sourceFingerprint?: string) =>
     store.recordAcknowledged({ sync: 'deals', remoteId, fingerprint: `body-${remoteId}`, recordId: `rec-${remoteId}`, ...(sourceFingerprint ? { sourceFingerprint } : {}) });
@@ -39,8 +39,8 @@ function plain(look: SourceLook): { unchanged: number[]; others: Record<string, 
 describe('the ledger reader thread', () => {
   it('answers a source look as the store\'s own connection does', async () => {
     const dir = tempDir();
-    const own = await seeded(join(dir, 'own.db'), { lookThreadAfter: Number.POSITIVE_INFINITY });
-    const threaded = await seeded(join(dir, 'threaded.db'), { lookThreadAfter: 0 });
+    const own = await seeded(join(dir, 'own.db'), { threadsAfter: Number.POSITIVE_INFINITY });
+    const threaded = await seeded(join(dir, 'threaded.db'), { threadsAfter: 0 });
     try {
       const expected = plain(await own.unchangedAtSource('deals', IDS, PRINTS));
       expect(expected.unchanged).toEqual([1, 0, 0, 0, 0, 0, 0]);
@@ -55,7 +55,7 @@ describe('the ledger reader thread', () => {
 
   it('sees a write the store still held when it was asked, and answers batches larger than one statement', async () => {
     const path = join(tempDir(), 'state.db');
-    const store = await seeded(path, { lookThreadAfter: 0 });
+    const store = await seeded(path, { threadsAfter: 0 });
     try {
       expect([...(await store.unchangedAtSource('deals', ['edited'], ['print-new'])).unchanged]).toEqual([0]);
       // Buffered, not committed: the store commits it before the thread looks.
@@ -74,7 +74,7 @@ describe('the ledger reader thread', () => {
 
   it('ends its thread when closed, and refuses looks after that', async () => {
     const path = join(tempDir(), 'state.db');
-    const store = await seeded(path, { lookThreadAfter: Number.POSITIVE_INFINITY });
+    const store = await seeded(path, { threadsAfter: Number.POSITIVE_INFINITY });
     const reader = new LedgerReader({ path, busyTimeoutMs: 1000 });
     try {
       expect([...(await reader.look('deals', ['same', 'edited'], ['print-same', 'print-same'])).unchanged]).toEqual([1, 0]);
@@ -88,7 +88,7 @@ describe('the ledger reader thread', () => {
 
   it('reports a look the thread cannot answer as the store\'s error, naming the file', async () => {
     const path = join(tempDir(), 'state.db');
-    const store = await seeded(path, { lookThreadAfter: 0 });
+    const store = await seeded(path, { threadsAfter: 0 });
     try {
       expect([...(await store.unchangedAtSource('deals', ['same'], ['print-same'])).unchanged]).toEqual([1]);
       const other = new Database(path);
@@ -102,14 +102,14 @@ describe('the ledger reader thread', () => {
   });
 });
 
-describe('FERRY_STATE_READER_THREAD', () => {
+describe('FERRY_STATE_THREADS', () => {
   it('starts the reader after 10,000 ids by default, from the first look with "on", never with "off"', () => {
-    expect(lookThreadAfterSetting({})).toBe(10_000);
-    expect(lookThreadAfterSetting({ FERRY_STATE_READER_THREAD: ' Auto ' })).toBe(10_000);
-    expect(lookThreadAfterSetting({ FERRY_STATE_READER_THREAD: 'on' })).toBe(0);
-    expect(lookThreadAfterSetting({ FERRY_STATE_READER_THREAD: 'OFF' })).toBe(Number.POSITIVE_INFINITY);
-    expect(() => lookThreadAfterSetting({ FERRY_STATE_READER_THREAD: 'yes' })).toThrow(
-      expect.objectContaining({ code: 'FERRY_CONFIG_INVALID', message: 'FERRY_STATE_READER_THREAD must be "auto", "on" or "off", found "yes"' }),
+    expect(threadsAfterSetting({})).toBe(10_000);
+    expect(threadsAfterSetting({ FERRY_STATE_THREADS: ' Auto ' })).toBe(10_000);
+    expect(threadsAfterSetting({ FERRY_STATE_THREADS: 'on' })).toBe(0);
+    expect(threadsAfterSetting({ FERRY_STATE_THREADS: 'OFF' })).toBe(Number.POSITIVE_INFINITY);
+    expect(() => threadsAfterSetting({ FERRY_STATE_THREADS: 'yes' })).toThrow(
+      expect.objectContaining({ code: 'FERRY_CONFIG_INVALID', message: 'FERRY_STATE_THREADS must be "auto", "on" or "off", found "yes"' }),
     );
   });
 });
