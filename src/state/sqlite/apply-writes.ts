@@ -1,7 +1,7 @@
 /**
  * One commit's work on a connection: the buffered writes in order, then the
  * cursor when the commit moves one. The same on the store's own connection
- * and on its commit thread (commit-thread.ts); the caller wraps it in a
+ * and on its commit thread (commit-thread-worker.ts); the caller wraps it in a
  * transaction.
  */
 import type { CursorTable } from './cursors.js';

@@ -1,13 +1,13 @@
-/** The commit thread (commit-thread.ts): each request one transaction on a connection of its own. */
+/** The commit thread (see threaded-commits.ts): each request one transaction on a connection of its own. */
 import Database from 'better-sqlite3';
 import { workerData } from 'node:worker_threads';
 import { applyWrites } from './apply-writes.js';
-import type { CommitRequest } from './commit-thread.js';
 import { CursorTable } from './cursors.js';
 import { configureConnection } from './database.js';
 import { FailureTable } from './failures.js';
 import { LedgerTable } from './ledger.js';
 import { serveRequests, type StateThreadInput } from './request-thread.js';
+import type { CommitRequest } from './threaded-commits.js';
 
 const { path, busyTimeoutMs } = workerData as StateThreadInput;
 const db = new Database(path, { fileMustExist: true });

@@ -49,11 +49,6 @@ export class RequestThread<R, A> {
     return this.stopped === undefined;
   }
 
-  /** Requests waiting for their answer. */
-  get pending(): number {
-    return this.waiting.size;
-  }
-
   request(request: R): Promise<A> {
     if (this.stopped) return Promise.reject(this.stopped);
     if (this.closing) return Promise.reject(new Error('the state store is closed'));
