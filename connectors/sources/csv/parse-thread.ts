@@ -30,11 +30,15 @@ export function threadFromBytesSetting(env: NodeJS.ProcessEnv = process.env): nu
 /**
  * The thread's young generation, MB. Nearly all it allocates is garbage
  * within a batch, and V8 otherwise grew it to its default of tens of MB:
- * the peak RSS of a run rose by 30-40 MB; with 2 MB, by 15-20 (a thread's
- * own isolate and modules are most of that). Large values (a long quoted
- * field) go to V8's large-object space, which this does not limit.
+ * the peak RSS of a run rose by 30-40 MB; held to a few MB, by 15-20 (a
+ * thread's own isolate and modules are most of that). Not lower than 8: at
+ * 2 MB the thread collected so often that it took 1.3-1.4x the time of a
+ * plain csv-parse of the file; at 8 MB, 1.13x, for some 3 MB more at the
+ * peak (200,000 deal rows drained by an idle reader, 6 alternating rounds).
+ * Large values (a long quoted field) go to V8's large-object space, which
+ * this does not limit.
  */
-const THREAD_YOUNG_GENERATION_MB = 2;
+const THREAD_YOUNG_GENERATION_MB = 8;
 
 export class ParseThread implements CsvValues, InvalidLines {
   private readonly worker: Worker;
