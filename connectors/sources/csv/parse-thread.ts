@@ -33,8 +33,9 @@ export function threadFromBytesSetting(env: NodeJS.ProcessEnv = process.env): nu
  * the peak RSS of a run rose by 30-40 MB; held to a few MB, by 15-20 (a
  * thread's own isolate and modules are most of that). Not lower than 8: at
  * 2 MB the thread collected so often that it took 1.3-1.4x the time of a
- * plain csv-parse of the file; at 8 MB, 1.13x, for some 3 MB more at the
- * peak (200,000 deal rows drained by an idle reader, 6 alternating rounds).
+ * plain csv-parse of the file; at 8 MB, 1.13x (200,000 deal rows drained
+ * by an idle reader, 6 alternating rounds), for a few MB more at the peak
+ * (a no-op re-run of 100,000 rows: 176-177 MB against 167-174).
  * Large values (a long quoted field) go to V8's large-object space, which
  * this does not limit.
  */
