@@ -89,12 +89,11 @@ export class SqliteStateStore implements StateStore {
   private closed = false;
   private readonly path: string;
   private readonly busyTimeoutMs: number;
-  private readonly threadsAfter: number;
-  /** Ids looked at on this connection so far (until the reader starts). */
-  private lookedAt = 0;
+  /** Ids looked at on this connection, counted until the reader starts. */
+  private readonly looks: StartAfter;
   private reader: LedgerReader | undefined;
-  /** Writes buffered so far (until the commit thread starts). */
-  private written = 0;
+  /** Writes buffered, counted until the commit thread starts. */
+  private readonly writes: StartAfter;
   private commits: ThreadedCommits | undefined;
   private isoAt = Number.NaN;
   private iso = '';
@@ -107,7 +106,9 @@ export class SqliteStateStore implements StateStore {
     this.path = path;
     this.busyTimeoutMs = options.busyTimeoutMs ?? 5000;
     // An in-memory database is this connection's alone: no thread can reach it.
-    this.threadsAfter = path === ':memory:' ? Number.POSITIVE_INFINITY : (options.threadsAfter ?? threadsAfterSetting());
+    const threadsAfter = path === ':memory:' ? Number.POSITIVE_INFINITY : (options.threadsAfter ?? threadsAfterSetting());
+    this.looks = new StartAfter(threadsAfter);
+    this.writes = new StartAfter(threadsAfter);
     this.db = openDatabase(path, { busyTimeoutMs: this.busyTimeoutMs });
     try {
       this.ledger = new LedgerTable(this.db);
@@ -149,10 +150,7 @@ export class SqliteStateStore implements StateStore {
   /** The reader thread, once this many ids have been looked at here; undefined until then, or when it failed. */
   private readerFor(ids: number): LedgerReader | undefined {
     if (this.reader?.usable) return this.reader;
-    if (this.reader !== undefined || this.lookedAt < this.threadsAfter) {
-      this.lookedAt += ids;
-      return undefined;
-    }
+    if (this.reader !== undefined || !this.looks.reached(ids)) return undefined;
     this.reader = new LedgerReader({ path: this.path, busyTimeoutMs: this.busyTimeoutMs });
     return this.reader;
   }
@@ -203,11 +201,11 @@ export class SqliteStateStore implements StateStore {
   // The three writes are the hot path (one call per record): they return a
   // shared settled promise instead of allocating one per call (async method).
   recordAcknowledged(e: AcknowledgedWrite): Promise<void> {
-    return settled(() => this.enqueue({ kind: 'acknowledged', write: { ...e }, at: this.isoNow() }));
+    return writeOutcome(() => this.enqueue({ kind: 'acknowledged', write: { ...e }, at: this.isoNow() }));
   }
 
   recordFailure(f: FailureWrite): Promise<void> {
-    return settled(() => {
+    return writeOutcome(() => {
       // Checked now, so a bad run id fails this call instead of every later commit.
       if (f.runId !== null && !this.guard('check the run', () => this.runTable.exists(f.runId ?? ''))) {
         throw new FerryError('FERRY_STATE_ERROR', `failure of sync "${f.sync}" names unknown run ${f.runId}`, {
@@ -220,7 +218,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   recordDeleted(sync: string, remoteId: string): Promise<void> {
-    return settled(() => this.enqueue({ kind: 'deleted', sync, remoteId, at: this.isoNow() }));
+    return writeOutcome(() => this.enqueue({ kind: 'deleted', sync, remoteId, at: this.isoNow() }));
   }
 
   // ── cursors ───────────────────────────────────────────────────────────────
@@ -401,10 +399,7 @@ export class SqliteStateStore implements StateStore {
   /** The commit thread, once this many writes have been buffered; undefined until then, or after it failed. */
   private commitsFor(writes: number): ThreadedCommits | undefined {
     if (this.commits?.usable) return this.commits;
-    if (this.commits !== undefined || this.written < this.threadsAfter) {
-      this.written += writes;
-      return undefined;
-    }
+    if (this.commits !== undefined || !this.writes.reached(writes)) return undefined;
     this.commits = new ThreadedCommits({ path: this.path, busyTimeoutMs: this.busyTimeoutMs }, (returned) => this.takeBack(returned));
     return this.commits;
   }
@@ -513,8 +508,25 @@ export class SqliteStateStore implements StateStore {
 
 const DONE: Promise<void> = Promise.resolve();
 
+/**
+ * A count that decides when one of the store's threads starts: reached once
+ * `after` has been counted before this call (so a short run never starts it).
+ */
+class StartAfter {
+  private counted = 0;
+
+  constructor(private readonly after: number) {}
+
+  /** Whether the count had reached `after` before this call; counts `n` when it had not. */
+  reached(n: number): boolean {
+    if (this.counted >= this.after) return true;
+    this.counted += n;
+    return false;
+  }
+}
+
 /** Runs a write and reports its outcome as a promise, without allocating one when it finished at once. */
-function settled(write: () => Promise<void> | undefined | void): Promise<void> {
+function writeOutcome(write: () => Promise<void> | undefined | void): Promise<void> {
   try {
     return write() ?? DONE;
   } catch (error) {
