@@ -10,7 +10,7 @@ import { readFailure, type InputFile, type ParseContext } from '../_shared/files
 import { InvalidEncodingGuard, type EncodingScope } from '../_shared/invalid-encoding.js';
 import { BufferedRows } from '../_shared/buffered-rows.js';
 import type { CsvOptions } from './options.js';
-import { ParseThread, threadFromBytesSetting } from './parse-thread.js';
+import { startCsvParseThread, threadFromBytesSetting } from './parse-thread.js';
 import { openCsvParser, parserValues, type CsvValues } from './parser.js';
 
 /** How many mismatched rows per file are warned about one by one. */
@@ -188,7 +188,7 @@ export class CsvFileRows extends BufferedRows<CsvFileRow> {
     if (bytes !== undefined) {
       // Once per large file, so that a run's log tells which files were read beside the run (and how to stop it).
       context.logger.debug({ file: file.relative, bytes }, `${file.relative}: parsed on a parse thread (FERRY_CSV_PARSE_THREAD=off parses it in the run's thread)`);
-      const thread = new ParseThread(file.absolute, options, signal);
+      const thread = startCsvParseThread(file.absolute, options, signal);
       this.values = thread;
       this.encoding = new InvalidEncodingGuard(scope, thread);
     } else {

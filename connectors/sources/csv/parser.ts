@@ -13,6 +13,12 @@ import type { CsvOptions } from './options.js';
 /** What the parse needs of the source's options (plain data: it crosses to a parse thread). */
 export type CsvParseOptions = Pick<CsvOptions, 'delimiter' | 'quote' | 'escape' | 'relaxQuotes' | 'encoding' | 'compression'>;
 
+/** What a CSV parse thread (parse-worker.ts) is given. */
+export interface CsvThreadInput {
+  path: string;
+  options: CsvParseOptions;
+}
+
 /**
  * A parser of the file's rows as arrays of values, fed from the file. Its
  * read() gives one row at a time; errors of the file, the decoder or the

@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { csvOptions } from '../../../connectors/sources/csv/options.js';
 import { parseCsvFile } from '../../../connectors/sources/csv/parse-file.js';
-import { ParseThread, THREAD_FROM_BYTES, threadFromBytesSetting } from '../../../connectors/sources/csv/parse-thread.js';
-import { BATCH_ROWS, INITIAL_CREDIT } from '../../../connectors/sources/csv/parse-thread-protocol.js';
+import { startCsvParseThread, threadFromBytesSetting } from '../../../connectors/sources/csv/parse-thread.js';
+import { THREAD_FROM_BYTES } from '../../../connectors/sources/_shared/parse-thread.js';
+import { BATCH_ROWS, INITIAL_CREDIT } from '../../../connectors/sources/_shared/parse-thread-protocol.js';
 import type { SkippedInput } from '../../../src/sdk/index.js';
 import { fixture } from './helpers.js';
 
@@ -114,7 +115,7 @@ describe('csv parse thread', () => {
 
   it('holds only a few batches ahead of a reader that does not read, and stops with it', async () => {
     const dir = fixture('csv-thread-credit', { 'in.csv': quirky(30_000) });
-    const thread = new ParseThread(join(dir, 'in.csv'), csvOptions.parse({ path: 'in.csv' }), new AbortController().signal);
+    const thread = startCsvParseThread(join(dir, 'in.csv'), csvOptions.parse({ path: 'in.csv' }), new AbortController().signal);
     expect(await thread.wait()).toBe(false);
     // Give the thread time to run ahead if it would.
     await new Promise((resolve) => setTimeout(resolve, 300));

@@ -1,15 +1,9 @@
-/** What the reader and a parse thread (parse-worker.ts) send each other. */
-import type { CsvParseOptions } from './parser.js';
+/** What a file reader and its parse thread (a `parse-worker.ts` beside the parser) send each other. */
 
 /** Rows per message: large enough that posting costs little per row, small enough to start work early. */
 export const BATCH_ROWS = 512;
 /** Batches a parse thread may post before the reader asks for more: what it holds ahead is bounded. */
 export const INITIAL_CREDIT = 4;
-
-export interface ParseThreadInput {
-  path: string;
-  options: CsvParseOptions;
-}
 
 /** An error as it crosses threads: what readFailure and a log show of it. */
 export interface ThreadError {
@@ -19,7 +13,7 @@ export interface ThreadError {
 }
 
 /** Every message carries the lines with invalid bytes found since the last one. */
-export type ParseThreadMessage = { invalid: number[] } & ({ rows: string[][] } | { end: true } | { error: ThreadError });
+export type ParseThreadMessage<Row> = { invalid: number[] } & ({ rows: Row[] } | { end: true } | { error: ThreadError });
 
 export function describeError(error: unknown): ThreadError {
   if (!(error instanceof Error)) return { name: 'Error', message: String(error) };
