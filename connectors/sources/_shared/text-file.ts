@@ -5,10 +5,13 @@
  * thread's memory is the process's).
  */
 import { createReadStream } from 'node:fs';
-import { pipeline, type Readable, type Transform } from 'node:stream';
+import { createRequire } from 'node:module';
+import { StringDecoder } from 'node:string_decoder';
+import { pipeline, Transform, type Readable, type TransformCallback } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import iconv from 'iconv-lite';
+import type Iconv from 'iconv-lite';
 import type { Compression } from './files.js';
+import { isUtf8Encoding } from './utf8-check.js';
 
 export function isGzip(file: string, compression: Compression): boolean {
   if (compression === 'auto') return /\.gz$/i.test(file);
@@ -37,7 +40,7 @@ export function openText(
   // wait in the parser's buffer, too, so fewer survive a young-generation
   // collection (a no-op re-run's collector share fell from ~23 % to ~17 %).
   const input = createReadStream(file, { highWaterMark: READ_CHUNK_BYTES, ...(options.signal ? { signal: options.signal } : {}) });
-  const decoder = iconv.decodeStream(options.encoding, { stripBOM: true }) as unknown as Transform;
+  const decoder = decoderFor(options.encoding);
   const noop = (): void => {
     // Errors reach the consumer through the last stream, which pipeline destroys with them.
   };
@@ -48,4 +51,44 @@ export function openText(
   if (gzip) return pipeline(input, createGunzip(), decoder, noop);
   if (check) return pipeline(input, check, decoder, noop);
   return pipeline(input, decoder, noop);
+}
+
+/**
+ * A decoder of `encoding`'s bytes into text, BOM stripped. UTF-8 is decoded
+ * by Node's own decoder, as iconv-lite does (invalid bytes become U+FFFD
+ * alike); iconv-lite is loaded only for other encodings, since loading it
+ * (its codec tables) was about a third of a parse thread's start.
+ */
+function decoderFor(encoding: string): Transform {
+  if (isUtf8Encoding(encoding)) return new Utf8Decoder();
+  const iconv = createRequire(import.meta.url)('iconv-lite') as typeof Iconv;
+  return iconv.decodeStream(encoding, { stripBOM: true }) as unknown as Transform;
+}
+
+/** UTF-8 bytes in, text out (string chunks), a leading BOM stripped. */
+class Utf8Decoder extends Transform {
+  private readonly decoder = new StringDecoder('utf8');
+  private started = false;
+
+  constructor() {
+    super({ decodeStrings: true, encoding: 'utf8' });
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    this.emitText(this.decoder.write(chunk));
+    done();
+  }
+
+  override _flush(done: TransformCallback): void {
+    this.emitText(this.decoder.end());
+    done();
+  }
+
+  private emitText(text: string): void {
+    if (!this.started && text.length > 0) {
+      this.started = true;
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    if (text.length > 0) this.push(text);
+  }
 }
