@@ -107,3 +107,9 @@ export async function discoverStreams(prepared: PreparedSync, logger: ConnectorL
     signal: new AbortController().signal,
   });
 }
+
+/** The primary key the source declares for its stream (`keys()` of the source definition). */
+export function primaryKeyOf(prepared: PreparedSync): string[] | undefined {
+  const key = prepared.source.keys?.(prepared.options)?.primaryKey;
+  return key && key.length > 0 ? [...key] : undefined;
+}

@@ -20,7 +20,7 @@ import { emptyCounts } from '../state/index.js';
 import { RunLease } from '../state/run-lease.js';
 import { Checkpointer } from './checkpointer.js';
 import { mirrorDeletes } from './deletes.js';
-import type { PreparedSync } from './prepare.js';
+import { primaryKeyOf, type PreparedSync } from './prepare.js';
 import { RunStop } from './run-stop.js';
 import { exitCodeOf, runErrorText, runFailure, runStatus } from './run-summary.js';
 import type { RunEnding, RunSummary } from './run-summary.js';
@@ -394,10 +394,4 @@ function readFailure(error: unknown, sync: string): unknown {
     where: `sync ${sync}`,
     hint: 'see the cause; the next run resumes from the last checkpoint',
   });
-}
-
-/** The primary key the source declares for its stream (`keys()` of the source definition). */
-function primaryKeyOf(prepared: PreparedSync): string[] | undefined {
-  const key = prepared.source.keys?.(prepared.options)?.primaryKey;
-  return key && key.length > 0 ? [...key] : undefined;
 }

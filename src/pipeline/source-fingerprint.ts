@@ -23,7 +23,7 @@ import { ferryPackageVersion } from '../sdk/ferry-package.js';
 import { canonicalJson, compileMapping, fieldPath } from '../mapping/index.js';
 import type { CompiledMapping } from '../mapping/index.js';
 import type { ObjectTypeEvolver } from '../sink/index.js';
-import type { PreparedSync } from './prepare.js';
+import { primaryKeyOf, type PreparedSync } from './prepare.js';
 import type { Unit } from './units.js';
 
 /**
@@ -52,6 +52,8 @@ export class SourceFingerprinter {
 
   /** `map.id` when it is one plain field name: read directly, no mapping call. */
   private readonly idField: string | undefined;
+  /** `map.id` is the source's one primary-key field: a unit's origin key is a guess at its id that needs no read of its input. */
+  private readonly keyIsId: boolean;
 
   private constructor(
     private readonly prepared: PreparedSync,
@@ -61,6 +63,8 @@ export class SourceFingerprinter {
     const id = prepared.sync.target.map.id;
     const steps = typeof id === 'string' ? fieldPath(id) : undefined;
     this.idField = steps?.length === 1 ? steps[0] : undefined;
+    const primaryKey = primaryKeyOf(prepared);
+    this.keyIsId = this.idField !== undefined && primaryKey?.length === 1 && primaryKey[0] === this.idField;
   }
 
   /** Undefined when the fast path cannot be trusted for this sync (or is not wanted: dry runs show every body). */
@@ -77,8 +81,15 @@ export class SourceFingerprinter {
    * nothing usable (the slow path reports it). The id only has to find the
    * ledger entry: a stored source fingerprint is only ever kept under the id
    * its body was pushed with, so any deterministic way to get it is exact.
+   * Even a wrong guess is: the ledger holds this text's fingerprint only
+   * under the id the text maps to, so a guess that is not that id finds
+   * no match, and the unit is mapped. So when the id field is the primary
+   * key, the unit's origin key (its text) stands for the id, and a unit
+   * with a text is looked up without reading its input (which a source
+   * may parse only when read: see SourceRecord.data).
    */
   candidate(unit: Unit): SourceCandidate | undefined | Promise<SourceCandidate | undefined> {
+    if (this.keyIsId && unit.inputText !== undefined && unit.originKey !== undefined) return this.candidateFor(unit.originKey, unit);
     const input = unit.input;
     if (this.idField !== undefined && typeof input === 'object' && input !== null && !Array.isArray(input)) {
       return this.candidateFor(Object.hasOwn(input, this.idField) ? (input as Record<string, unknown>)[this.idField] : undefined, unit);

@@ -12,6 +12,8 @@ export interface Unit {
   input: unknown;
   /** The record's `dataText` (a single record's unit only): `input` follows from it, so its hash stands for `input`'s. */
   inputText?: string;
+  /** The record's primary-key text (its origin's key; a single record's unit only): known without reading `input`. */
+  originKey?: string;
   origin: string;
   position?: CursorPosition;
   /**
@@ -38,9 +40,30 @@ function positionOf(record: SourceRecord, primaryKey: readonly string[] | undefi
   return key === undefined ? { value: record.cursor } : { value: record.cursor, key };
 }
 
+/**
+ * A single record's unit. Its input is the record's data, read only when
+ * asked for: a source may work the data out then (SourceRecord.data), and a
+ * re-run that finds the record unchanged by its text never asks.
+ */
+class RecordUnit implements Unit {
+  inputText?: string;
+  originKey?: string;
+  position?: CursorPosition;
+
+  constructor(
+    private readonly record: SourceRecord,
+    readonly origin: string,
+  ) {}
+
+  get input(): unknown {
+    return this.record.data;
+  }
+}
+
 function unitOf(record: SourceRecord, primaryKey: readonly string[] | undefined): Unit {
-  const unit: Unit = { input: record.data, origin: formatOrigin(record.origin) };
+  const unit = new RecordUnit(record, formatOrigin(record.origin));
   if (record.dataText !== undefined) unit.inputText = record.dataText;
+  if (record.origin.key !== undefined) unit.originKey = record.origin.key;
   const position = positionOf(record, primaryKey);
   if (position) unit.position = position;
   return unit;

@@ -36,7 +36,12 @@ export interface RecordOrigin {
   file?: string;
   line?: number;
   table?: string;
-  /** Primary-key values, as text. */
+  /**
+   * Primary-key values, as text. When `map.id` is the stream's one
+   * primary-key field, ferry also takes it as the record's remote id to look
+   * the record up before reading its data (a wrong guess only costs a
+   * mapping: the look-up then finds nothing).
+   */
   key?: string;
   url?: string;
 }
@@ -53,6 +58,13 @@ export interface CursorPosition {
 
 /** A record as a source yields it. */
 export interface SourceRecord<T extends SourceData = SourceData> {
+  /**
+   * The record's fields. May be a getter that works them out when first
+   * read (parsing `dataText`, say): ferry reads `data` only when it maps the
+   * record, so a re-run that finds the record unchanged by its `dataText`
+   * (and, when `map.id` is the one primary-key field, its `origin.key`)
+   * never reads it.
+   */
   data: T;
   origin: RecordOrigin;
   /** The record's cursor value when the sync is incremental. */

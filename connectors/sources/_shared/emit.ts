@@ -16,6 +16,25 @@ export interface FileRow {
   key?: string;
   /** Text `data` follows from entirely (SourceRecord.dataText), when the parser has it at hand. */
   dataText?: string;
+  /** The primary key's text as recordKey gives it, when the parser has it without reading `data`. */
+  keyText?: string | undefined;
+  /** `data` is worked out when first read (a getter): the record passes it on unread (see JsonLineRow). */
+  lazy?: boolean;
+}
+
+/** A record whose data is its row's, read only when asked for (a {@link FileRow.lazy} row's). */
+class RowRecord implements SourceRecord {
+  dataText?: string;
+  cursor?: string | number | null;
+
+  constructor(
+    private readonly row: FileRow,
+    readonly origin: RecordOrigin,
+  ) {}
+
+  get data(): SourceData {
+    return this.row.data;
+  }
 }
 
 /**
@@ -29,11 +48,13 @@ export function recordEmitter(options: {
   incremental: IncrementalRead | undefined;
 }): (row: FileRow) => SourceRecord | undefined {
   const filter = options.incremental ? createCursorFilter(options.incremental) : undefined;
+  const { primaryKey } = options;
   return (row) => {
-    const key = recordKey(row.data, options.primaryKey) ?? row.key;
+    // Without a primary key the data is not read for one: a lazy row's stays unread.
+    const key = row.keyText ?? (primaryKey?.length ? recordKey(row.data, primaryKey) : undefined) ?? row.key;
     const origin: RecordOrigin = { stream: options.stream, file: row.file, line: row.line };
     if (key !== undefined) origin.key = key;
-    const record: SourceRecord = { data: row.data, origin };
+    const record: SourceRecord = row.lazy === true ? new RowRecord(row, origin) : { data: row.data, origin };
     if (row.dataText !== undefined) record.dataText = row.dataText;
     if (!filter) return record;
     const cursor = filter.cursorOf(row.data);

@@ -24,15 +24,14 @@ export function readFileSource<Options extends FileSourceOptions>(
   parse: (file: InputFile, options: Options, context: ParseContext) => AsyncIterable<FileRow>,
 ): AsyncIterableIterator<SourceRecord> {
   const { options } = ctx;
-  const emit = recordEmitter({
-    stream: options.path,
-    primaryKey: toKeyList(options.primaryKey) ?? ctx.primaryKey,
-    incremental: ctx.incremental,
-  });
+  const primaryKey = toKeyList(options.primaryKey) ?? ctx.primaryKey;
+  const emit = recordEmitter({ stream: options.path, primaryKey, incremental: ctx.incremental });
+  // The parser is told the key the records are emitted with (it may work keys out itself).
+  const context: ParseContext = { ...ctx, primaryKey };
   return new FileRecords(
     () => resolveFiles(options.path, ctx.baseDir, ctx.syncName),
     // A partitioned sync reads whole files: each file's slice is a hash of its path.
-    (file) => (inPartition(file.relative, ctx.partition) ? parse(file, options, ctx)[Symbol.asyncIterator]() : undefined),
+    (file) => (inPartition(file.relative, ctx.partition) ? parse(file, options, context)[Symbol.asyncIterator]() : undefined),
     emit,
   );
 }

@@ -10,7 +10,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import iconv from 'iconv-lite';
 import { glob, isDynamicPattern } from 'tinyglobby';
 import { z } from 'zod';
-import { FerryError, messageOf, type ConnectorLogger, type SkippedInput } from '../../../src/sdk/index.js';
+import { FerryError, messageOf, type ConnectorLogger, type IncrementalRead, type SkippedInput } from '../../../src/sdk/index.js';
 
 /** `path`: a file or a glob, relative to the YAML file's directory. */
 export const pathOption = z.string().min(1);
@@ -103,6 +103,10 @@ export interface ParseContext {
   logger: ConnectorLogger;
   syncName: string;
   reportSkipped?: ((input: SkippedInput) => void) | undefined;
+  /** The primary key the records are emitted with, when there is one: a parser that works out keys itself (a parse thread) uses it. */
+  primaryKey?: readonly string[] | undefined;
+  /** Set when the read is incremental (each record's cursor is read from its data at once). */
+  incremental?: IncrementalRead | undefined;
 }
 
 const SILENT: ConnectorLogger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -116,50 +120,7 @@ export function sampling(ctx: { signal: AbortSignal; syncName: string }): ParseC
   return { signal: ctx.signal, syncName: ctx.syncName, logger: SILENT };
 }
 
-/** One line of text, numbered from 1, without its line break. */
-export interface TextLine {
-  line: number;
-  text: string;
-}
-
-/**
- * Splits text pushed chunk by chunk into lines, numbered from 1; `\r\n`,
- * `\n` and a final line without a newline all work. Lines are taken one at
- * a time and synchronously, so a parser can drain what it holds without a
- * promise per line.
- */
-export class LineSplitter {
-  private data = '';
-  private start = 0;
-  private line = 0;
-  private ended = false;
-
-  /** Add the next chunk; call only once {@link take} has returned undefined. */
-  push(chunk: string | Buffer): void {
-    const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
-    this.data = this.start < this.data.length ? this.data.slice(this.start) + text : text;
-    this.start = 0;
-  }
-
-  /** No more chunks: the text after the last line break is a last line. */
-  end(): void {
-    this.ended = true;
-  }
-
-  /** The next whole line, or undefined when the text pushed so far holds none. */
-  take(): TextLine | undefined {
-    const { data, start } = this;
-    const newline = data.indexOf('\n', start);
-    if (newline === -1) {
-      if (!this.ended || start >= data.length) return undefined;
-      this.start = data.length;
-      return { line: ++this.line, text: data.endsWith('\r') ? data.slice(start, -1) : data.slice(start) };
-    }
-    this.start = newline + 1;
-    const end = newline > start && data.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
-    return { line: ++this.line, text: data.slice(start, end) };
-  }
-}
+export { LineSplitter, type TextLine } from './line-splitter.js';
 
 /** Files bigger than this are not line-counted for an estimate. */
 export const ESTIMATE_MAX_BYTES = 50 * 1024 * 1024;

@@ -12,8 +12,11 @@ import type { Readable } from 'node:stream';
 import type { Utf8Check } from './utf8-check.js';
 import { BATCH_ROWS, INITIAL_CREDIT, type ParseThreadMessage, describeError } from './parse-thread-protocol.js';
 
-/** Posts what `parser` (an object-mode stream of rows) reads until it ends or fails; `check` gives the invalid lines. */
-export function serveRows<Row>(parser: Readable, check: Utf8Check | undefined): void {
+/**
+ * Posts what `parser` (an object-mode stream of rows) reads until it ends
+ * or fails, `perMessage` rows a message; `check` gives the invalid lines.
+ */
+export function serveRows<Row>(parser: Readable, check: Utf8Check | undefined, perMessage = BATCH_ROWS): void {
   const port = parentPort!;
   let credit = INITIAL_CREDIT;
   /** Invalid lines found so far: the check runs ahead of the parse, so these cover every row posted with them. */
@@ -24,7 +27,7 @@ export function serveRows<Row>(parser: Readable, check: Utf8Check | undefined): 
     while (credit > 0) {
       const rows: Row[] = [];
       let row: Row | null;
-      while (rows.length < BATCH_ROWS && (row = parser.read() as Row | null) !== null) rows.push(row);
+      while (rows.length < perMessage && (row = parser.read() as Row | null) !== null) rows.push(row);
       if (rows.length === 0) return;
       credit--;
       post({ rows, invalid: invalid() });

@@ -18,14 +18,15 @@ export const THREAD_FROM_BYTES = 4 * 1024 * 1024;
 /**
  * The size from which a file gets a parse thread, as the operator's setting
  * `name` (FERRY_CSV_PARSE_THREAD, FERRY_JSONL_PARSE_THREAD) says: unset or
- * `auto`, {@link THREAD_FROM_BYTES}; `off`, never. An operator's setting
- * rather than a source option: it changes how the file is read, never the
- * rows, so it stays out of the sync's config (whose every option is part
- * of what tells an unchanged record on a re-run).
+ * `auto`, {@link THREAD_FROM_BYTES}; `on`, every file; `off`, none. An
+ * operator's setting rather than a source option: it changes how the file
+ * is read, never the rows, so it stays out of the sync's config (whose
+ * every option is part of what tells an unchanged record on a re-run).
  */
 export function threadFromBytesSetting(name: string, format: string, env: NodeJS.ProcessEnv = process.env): number {
-  const hint = `unset it (or set "auto") to parse ${format} files of 4 MiB or more on a worker thread; "off" parses every file in the run's own thread`;
-  return threadSetting(name, env, hint) === 'off' ? Number.POSITIVE_INFINITY : THREAD_FROM_BYTES;
+  const hint = `unset it (or set "auto") to parse ${format} files of 4 MiB or more on a worker thread; "on" parses every file there, "off" every file in the run's own thread`;
+  const setting = threadSetting(name, env, hint, true);
+  return setting === 'off' ? Number.POSITIVE_INFINITY : setting === 'on' ? 0 : THREAD_FROM_BYTES;
 }
 
 /**

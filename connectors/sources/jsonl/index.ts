@@ -25,7 +25,8 @@ export default defineSource({
     let sampled = 0;
     for (const file of files) {
       if (sampled >= SAMPLE_SIZE) break;
-      for await (const row of parseJsonFile(file, options, sampling(ctx))) {
+      // A sample: never worth a parse thread's start.
+      for await (const row of parseJsonFile(file, options, sampling(ctx), Number.POSITIVE_INFINITY)) {
         inference.observe(row.data);
         sampled += 1;
         if (sampled >= SAMPLE_SIZE) break;

@@ -1,17 +1,21 @@
 /**
  * Stream one JSON Lines or JSON file into records with the line each starts on.
  */
+import { statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { FerryError, isRecord, messageOf, type SourceData, type SourceValue } from '../../../src/sdk/index.js';
+import { FerryError, messageOf, type SourceData } from '../../../src/sdk/index.js';
 import type { FileRow } from '../_shared/emit.js';
 import { LineSplitter, openText, readFailure, withoutGz, type InputFile, type ParseContext, type TextLine } from '../_shared/files.js';
 import { InvalidEncodingGuard } from '../_shared/invalid-encoding.js';
+import type { ParseThread } from '../_shared/parse-thread.js';
 import { JsonSplitError, JsonSplitter, type JsonPiece } from './json-splitter.js';
 import { JsonPointerSplitter, type PointerPiece } from './json-pointer-splitter.js';
 import { readableOrEnded } from '../_shared/readable.js';
 import { BufferedRows } from '../_shared/buffered-rows.js';
 import type { JsonlOptions } from './options.js';
 import { parsePointer, select } from './pointer.js';
+import { startJsonlParseThread, threadFromBytesSetting, type LineBatch } from './parse-thread.js';
+import { recordData } from './record-data.js';
 
 /** How many skipped lines per file are warned about one by one. */
 const WARN_EACH = 10;
@@ -25,10 +29,13 @@ export function formatOf(file: string, format: JsonlOptions['format']): 'json' |
  * Parse one file. A malformed value stops the read with FERRY_SOURCE_READ_FAILED
  * naming file:line, or with `onInvalidLine: skip` is reported as skipped and
  * warned about. Bytes not valid in the encoding are handled as `onInvalidEncoding` says.
- * Nothing is opened until the rows are first asked for.
+ * Nothing is opened until the rows are first asked for. A JSON Lines file
+ * of `threadFromBytes` or more (by default as FERRY_JSONL_PARSE_THREAD
+ * says) is read on a parse thread (parse-thread.ts), unless the read is
+ * incremental or takes a pointer; the rows are the same.
  */
-export function parseJsonFile(file: InputFile, options: JsonlOptions, context: ParseContext): JsonFileRows {
-  return new JsonFileRows(file, options, context);
+export function parseJsonFile(file: InputFile, options: JsonlOptions, context: ParseContext, threadFromBytes: number = threadFromBytesSetting()): JsonFileRows {
+  return new JsonFileRows(file, options, context, threadFromBytes);
 }
 
 /** A piece of text holding one JSON value: a line, or an array element or top-level value of a .json file. */
@@ -51,6 +58,11 @@ export class JsonFileRows extends BufferedRows<FileRow> {
   private readonly values: FileValues;
   private readonly jsonl: boolean;
   private text: Readable | undefined;
+  private thread: ParseThread<LineBatch> | undefined;
+  /** The batch the thread sent that is being read: its next line's index, and where that line's text starts. */
+  private batch: LineBatch | undefined;
+  private batchIndex = 0;
+  private batchOffset = 0;
   private encoding: InvalidEncodingGuard | undefined;
   private lines: LineSplitter | undefined;
   private splitter: JsonSplitter | JsonPointerSplitter | undefined;
@@ -70,6 +82,7 @@ export class JsonFileRows extends BufferedRows<FileRow> {
     private readonly file: InputFile,
     private readonly options: JsonlOptions,
     private readonly context: ParseContext,
+    private readonly threadFromBytes: number,
   ) {
     super();
     this.values = new FileValues(file, options, context);
@@ -78,6 +91,14 @@ export class JsonFileRows extends BufferedRows<FileRow> {
 
   protected async nextRow(): Promise<IteratorResult<FileRow>> {
     if (this.state === 'done') return { done: true, value: undefined };
+    if (this.state === 'new') {
+      try {
+        this.startThread();
+      } catch (error) {
+        throw this.fail(error);
+      }
+    }
+    if (this.thread) return this.nextThreadRow();
     try {
       const text = this.text ?? this.start();
       for (;;) {
@@ -96,6 +117,8 @@ export class JsonFileRows extends BufferedRows<FileRow> {
   }
 
   protected heldRowStep(): (() => FileRow | undefined) | undefined {
+    const thread = this.thread;
+    if (thread) return this.state === 'reading' ? () => this.threadRow(thread) : undefined;
     const text = this.text;
     if ((this.state !== 'reading' && this.state !== 'ending') || text === undefined) return undefined;
     return () => this.bufferedRow(text);
@@ -113,6 +136,84 @@ export class JsonFileRows extends BufferedRows<FileRow> {
     this.encoding = encoding;
     this.state = 'reading';
     return text;
+  }
+
+  /** The file's size when this read is for a parse thread, else undefined (one that cannot be looked at is read here, and fails here). */
+  private threadedBytes(): number | undefined {
+    const { options, context } = this;
+    // A pointer may give several records per line, an incremental read needs each record's cursor: both read the data at once.
+    if (!this.jsonl || options.pointer !== undefined || context.incremental !== undefined || !Number.isFinite(this.threadFromBytes)) return undefined;
+    try {
+      const { size } = statSync(this.file.absolute);
+      return size >= this.threadFromBytes ? size : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Starts the parse thread when the file is for one (else it is read here). */
+  private startThread(): void {
+    const bytes = this.threadedBytes();
+    if (bytes === undefined) return;
+    const { file, options, context } = this;
+    context.signal.throwIfAborted();
+    // Once per large file, so that a run's log tells which files were read beside the run (and how to stop it).
+    context.logger.debug({ file: file.relative, bytes }, `${file.relative}: parsed on a parse thread (FERRY_JSONL_PARSE_THREAD=off parses it in the run's thread)`);
+    const thread = startJsonlParseThread(
+      {
+        path: file.absolute,
+        options: { encoding: options.encoding, compression: options.compression },
+        fileField: options.includeFileName ? file.relative : undefined,
+        primaryKey: context.primaryKey,
+      },
+      context.signal,
+    );
+    this.thread = thread;
+    this.encoding = new InvalidEncodingGuard({ ...context, file: file.relative, stream: options.path, encoding: options.encoding, mode: options.onInvalidEncoding }, thread);
+    this.state = 'reading';
+  }
+
+  private async nextThreadRow(): Promise<IteratorResult<FileRow>> {
+    const thread = this.thread!;
+    try {
+      for (;;) {
+        const row = this.threadRow(thread);
+        if (row !== undefined) return { done: false, value: row };
+        if (await thread.wait()) break;
+      }
+      this.context.signal.throwIfAborted();
+      this.encoding!.finish();
+    } catch (error) {
+      throw this.fail(error);
+    }
+    this.close();
+    this.values.finish();
+    return { done: true, value: undefined };
+  }
+
+  /** The next row the thread has sent (invalid lines consumed on the way), or undefined when it has none at hand. Throws as the read would. */
+  private threadRow(thread: ParseThread<LineBatch>): FileRow | undefined {
+    for (;;) {
+      let batch = this.batch;
+      if (batch === undefined || this.batchIndex >= batch.lines.length) {
+        batch = thread.read() ?? undefined;
+        this.batch = batch;
+        this.batchIndex = 0;
+        this.batchOffset = 0;
+        if (batch === undefined) return undefined;
+      }
+      this.context.signal.throwIfAborted();
+      const index = this.batchIndex++;
+      const start = this.batchOffset;
+      const end = batch.text.indexOf('\n', start);
+      this.batchOffset = end + 1;
+      const text = batch.text.slice(start, end);
+      const line = (this.line = batch.lines[index]!);
+      this.encoding!.before(line);
+      const invalid = batch.invalid?.find(([at]) => at === index);
+      if (invalid !== undefined) this.values.invalid(line, invalid[1], text);
+      else return this.values.lineRow(line, text, batch.keys?.[index] ?? undefined);
+    }
   }
 
   /** The next row in the text read so far (blank, invalid and empty-pointer values consumed on the way), or undefined when it holds none. Throws as the read would. */
@@ -212,6 +313,8 @@ export class JsonFileRows extends BufferedRows<FileRow> {
     this.rows.length = 0;
     this.rowIndex = 0;
     this.text?.destroy();
+    this.thread?.destroy();
+    this.batch = undefined;
   }
 }
 
@@ -229,6 +332,8 @@ class FileValues {
   private skipped = 0;
   private missing = 0;
   private readonly textPrefix: string;
+  /** `_file`'s value, when includeFileName. */
+  private readonly fileField: string | undefined;
 
   constructor(
     private readonly file: InputFile,
@@ -238,6 +343,12 @@ class FileValues {
     this.pointer = options.pointer === undefined ? undefined : parsePointer(options.pointer);
     // `_file` is in the data but not in the text: the file's name (which holds no NUL) leads the text then.
     this.textPrefix = options.includeFileName ? `${file.relative}\u0000` : '';
+    this.fileField = options.includeFileName ? file.relative : undefined;
+  }
+
+  /** The row of a line that a parse thread found to be valid JSON, its data parsed only when read. */
+  lineRow(line: number, text: string, keyText: string | undefined): FileRow {
+    return new JsonLineRow(this.file.relative, line, text, this.textPrefix + text, keyText, this.fileField);
   }
 
   /** Rows of one piece's JSON text, added to `out`. */
@@ -267,7 +378,8 @@ class FileValues {
     if (this.missing > WARN_EACH) context.logger.warn({ file: file.relative, records: this.missing }, `${file.relative}: ${this.missing} values had nothing at pointer "${options.pointer}"`);
   }
 
-  private invalid(line: number, error: unknown, text: string): void {
+  /** A line that is not valid JSON: stops the read (onInvalidLine: fail), or is skipped, reported and warned about. */
+  invalid(line: number, error: unknown, text: string): void {
     const { file, options, context } = this;
     const reason = messageOf(error);
     if (options.onInvalidLine === 'fail') {
@@ -306,10 +418,32 @@ class FileValues {
   }
 
   private row(value: unknown, line: number, key: string | undefined): FileRow {
-    const { file, options } = this;
-    // JSON.parse output is plain data, so it fits SourceValue.
-    const base: SourceData = isRecord(value) ? (value as SourceData) : { value: value as SourceValue };
-    const data = options.includeFileName ? { ...base, _file: file.relative } : base;
+    const { file } = this;
+    const data = recordData(value, this.fileField);
     return key === undefined ? { data, file: file.relative, line } : { data, file: file.relative, line, key };
+  }
+}
+
+/**
+ * A line a parse thread read: its data is parsed from the text when first
+ * read. A re-run that finds the record unchanged by its text (its
+ * dataText) never reads it, so never parses it in the run's thread.
+ */
+class JsonLineRow implements FileRow {
+  readonly lazy = true;
+  private parsed: SourceData | undefined;
+
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    private readonly text: string,
+    readonly dataText: string,
+    readonly keyText: string | undefined,
+    private readonly fileField: string | undefined,
+  ) {}
+
+  get data(): SourceData {
+    // The thread parsed this very text without error: it parses here to the same value.
+    return (this.parsed ??= recordData(JSON.parse(this.text), this.fileField));
   }
 }

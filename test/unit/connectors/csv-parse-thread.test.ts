@@ -138,7 +138,7 @@ describe('FERRY_CSV_PARSE_THREAD', () => {
     expect(threadFromBytesSetting({ FERRY_CSV_PARSE_THREAD: ' Auto ' })).toBe(THREAD_FROM_BYTES);
     expect(threadFromBytesSetting({ FERRY_CSV_PARSE_THREAD: 'OFF' })).toBe(Number.POSITIVE_INFINITY);
     expect(() => threadFromBytesSetting({ FERRY_CSV_PARSE_THREAD: 'no' })).toThrow(
-      expect.objectContaining({ code: 'FERRY_CONFIG_INVALID', message: expect.stringContaining('FERRY_CSV_PARSE_THREAD must be "auto" or "off", found "no"') }),
+      expect.objectContaining({ code: 'FERRY_CONFIG_INVALID', message: expect.stringContaining('FERRY_CSV_PARSE_THREAD must be "auto", "on" or "off", found "no"') }),
     );
   });
 

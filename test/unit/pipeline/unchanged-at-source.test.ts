@@ -163,3 +163,63 @@ function countLedgerQueries(store: StateStore): { hasLive: number; perBatch: num
   store.unchangedAtSource = (sync, ids, prints) => (asked.perBatch++, unchangedAtSource(sync, ids, prints));
   return asked;
 }
+
+describe('unchanged JSON Lines records read on a parse thread', () => {
+  let dir: string;
+  let store: StateStore;
+  const service = new FakeService();
+  const setting = process.env.FERRY_JSONL_PARSE_THREAD;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ferry-source-print-jsonl-'));
+    store = await openStateStore('sqlite::memory:');
+    process.env.FERRY_JSONL_PARSE_THREAD = 'on';
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+    if (setting === undefined) delete process.env.FERRY_JSONL_PARSE_THREAD;
+    else process.env.FERRY_JSONL_PARSE_THREAD = setting;
+  });
+
+  const columns = HEADER!.split(',');
+  const asJsonl = (lines: readonly string[]): string => lines.map((line) => JSON.stringify(Object.fromEntries(line.split(',').map((v, i) => [columns[i], v])))).join('\n') + '\n';
+  const yaml = config().replace('{ type: csv, path: deals.csv, primaryKey: opportunity_id }', '{ type: jsonl, path: deals.jsonl, primaryKey: opportunity_id }');
+
+  /** Runs the sync; `parsed` counts the records' lines JSON.parse was given in this thread (the parse thread has its own JSON). */
+  async function run(lines: readonly string[]) {
+    writeFileSync(join(dir, 'ferry.yaml'), yaml);
+    writeFileSync(join(dir, 'deals.jsonl'), asJsonl(lines));
+    const loaded = await loadProject(join(dir, 'ferry.yaml'));
+    const prepared = await prepareSync(loaded, selectSyncs(loaded, ['deals'])[0]!);
+    const pushesBefore = service.pushes;
+    const parse = JSON.parse;
+    let parsed = 0;
+    JSON.parse = ((text: string, reviver?: (this: unknown, key: string, value: unknown) => unknown) => {
+      if (typeof text === 'string' && text.startsWith('{"opportunity_id"')) parsed++;
+      return parse(text, reviver);
+    }) as typeof JSON.parse;
+    try {
+      const summary = await runSync(prepared, { store, service }, {
+        signal: new AbortController().signal,
+        logger: pino({ level: 'silent' }),
+        concurrency: 4,
+        maxRequestsPerSecond: 100_000,
+        maxAttempts: 1,
+      });
+      return { counts: summary.counts, parsed, pushed: service.pushes - pushesBefore };
+    } finally {
+      JSON.parse = parse;
+    }
+  }
+
+  it('parses only what discover() and type inference sample on a no-op re-run, and pushes an edited line alone', async () => {
+    expect(yaml).toContain('type: jsonl');
+    // Each run's discover() samples the file too (for field types), reading it in this thread.
+    expect(await run(ROWS)).toMatchObject({ counts: { created: 300 }, parsed: 300 + 300, pushed: 300 });
+    expect(await run(ROWS)).toMatchObject({ counts: { unchanged: 300, read: 300 }, parsed: 300 + SAMPLED, pushed: 0 });
+    const edited = ROWS.map((line, i) => (i === 250 ? line.replace(/,(Won|Lost|Engaging|Prospecting),/, ',Lost,') : line));
+    expect(edited[250]).not.toBe(ROWS[250]);
+    expect(await run(edited)).toMatchObject({ counts: { pushed: 1, unchanged: 299 }, parsed: 300 + SAMPLED + 1, pushed: 1 });
+    expect(await run(edited)).toMatchObject({ counts: { unchanged: 300 }, parsed: 300 + SAMPLED, pushed: 0 });
+  });
+});

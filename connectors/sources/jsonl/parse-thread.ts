@@ -1,0 +1,47 @@
+/**
+ * A JSON Lines file read on a parse thread (parse-worker.ts). The thread
+ * does what the run's thread would do to a line until its data is needed:
+ * it finds the line, parses it (so a malformed line is reported where it
+ * is, as without a thread) and works out the record's primary key. It
+ * sends the lines' text, not their values: a value crossing threads costs
+ * the reader about two-thirds of parsing the text again, while a record a
+ * re-run finds unchanged by its text is never parsed in the run's thread
+ * at all (see JsonLineRow). The text of a chunk's lines crosses as one
+ * string, which costs a copy, not an object per line.
+ */
+import { ParseThread, threadFromBytesSetting as settingOf } from '../_shared/parse-thread.js';
+import type { JsonlOptions } from './options.js';
+
+/** What the thread is given. */
+export interface JsonlThreadInput {
+  path: string;
+  options: Pick<JsonlOptions, 'encoding' | 'compression'>;
+  /** The relative path to add as `_file` (includeFileName), or undefined. */
+  fileField: string | undefined;
+  primaryKey: readonly string[] | undefined;
+}
+
+/** The lines that are not blank of one chunk of the file, as the thread sends them. */
+export interface LineBatch {
+  /** The lines' text, each ended by a newline (which no line's text holds). */
+  text: string;
+  /** Each line's number in the file. */
+  lines: number[];
+  /** Each line's primary-key text; null without a primary key (or for a line that is not valid JSON). */
+  keys: (string | null)[] | null;
+  /** The lines that are not valid JSON: their index here, and the parse error's message. */
+  invalid: [index: number, reason: string][] | null;
+}
+
+/** Line batches per message: about 500 lines of a typical file. */
+export const BATCHES_PER_MESSAGE = 8;
+
+/** The size from which a JSON Lines file gets a parse thread, as `FERRY_JSONL_PARSE_THREAD` says (see the shared setting). */
+export function threadFromBytesSetting(env: NodeJS.ProcessEnv = process.env): number {
+  return settingOf('FERRY_JSONL_PARSE_THREAD', 'JSON Lines', env);
+}
+
+/** Starts reading the file on a thread at once; `signal` aborts the read. */
+export function startJsonlParseThread(input: JsonlThreadInput, signal: AbortSignal): ParseThread<LineBatch> {
+  return new ParseThread<LineBatch>({ importMetaUrl: import.meta.url, worker: 'parse-worker', input, format: 'JSON Lines' }, signal);
+}
