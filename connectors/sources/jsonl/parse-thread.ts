@@ -33,8 +33,8 @@ export interface LineBatch {
   invalid: [index: number, reason: string][] | null;
 }
 
-/** Line batches per message: about 500 lines of a typical file. */
-export const BATCHES_PER_MESSAGE = 8;
+/** Line batches (64 KiB read each) per message: about 500 lines of a typical file. */
+export const BATCHES_PER_MESSAGE = 2;
 
 /** The size from which a JSON Lines file gets a parse thread, as `FERRY_JSONL_PARSE_THREAD` says (see the shared setting). */
 export function threadFromBytesSetting(env: NodeJS.ProcessEnv = process.env): number {
