@@ -59,6 +59,8 @@ export class JsonFileRows extends BufferedRows<FileRow> {
   private readonly jsonl: boolean;
   private text: Readable | undefined;
   private thread: ParseThread<LineBatch> | undefined;
+  /** How rows are read, once the file is open. */
+  private reader: FileRead | undefined;
   /** The batch the thread sent that is being read: its next line's index, and where that line's text starts. */
   private batch: LineBatch | undefined;
   private batchIndex = 0;
@@ -91,22 +93,14 @@ export class JsonFileRows extends BufferedRows<FileRow> {
 
   protected async nextRow(): Promise<IteratorResult<FileRow>> {
     if (this.state === 'done') return { done: true, value: undefined };
-    if (this.state === 'new') {
-      try {
-        this.startThread();
-      } catch (error) {
-        throw this.fail(error);
-      }
-    }
-    if (this.thread) return this.nextThreadRow();
     try {
-      const text = this.text ?? this.start();
+      const read = this.reader ?? this.start();
       for (;;) {
-        const row = this.bufferedRow(text);
+        const row = read.row();
         if (row !== undefined) return { done: false, value: row };
-        if (this.drained) break;
-        if (await readableOrEnded(text)) this.state = 'ending';
+        if (await read.wait()) break;
       }
+      this.context.signal.throwIfAborted();
       this.encoding!.finish();
     } catch (error) {
       throw this.fail(error);
@@ -117,25 +111,37 @@ export class JsonFileRows extends BufferedRows<FileRow> {
   }
 
   protected heldRowStep(): (() => FileRow | undefined) | undefined {
-    const thread = this.thread;
-    if (thread) return this.state === 'reading' ? () => this.threadRow(thread) : undefined;
-    const text = this.text;
-    if ((this.state !== 'reading' && this.state !== 'ending') || text === undefined) return undefined;
-    return () => this.bufferedRow(text);
+    if (this.state !== 'reading' && this.state !== 'ending') return undefined;
+    return this.reader?.row;
   }
 
-  private start(): Readable {
+  /** Opens the file: on a parse thread when it is for one, else here. */
+  private start(): FileRead {
+    const { context } = this;
+    context.signal.throwIfAborted();
+    const read = this.startThread() ?? this.startHere();
+    this.reader = read;
+    this.state = 'reading';
+    return read;
+  }
+
+  private startHere(): FileRead {
     const { file, options, context } = this;
     const { signal } = context;
-    signal.throwIfAborted();
     const encoding = new InvalidEncodingGuard({ ...context, file: file.relative, stream: options.path, encoding: options.encoding, mode: options.onInvalidEncoding });
     const text = openText(file.absolute, { encoding: options.encoding, compression: options.compression, signal, check: encoding.check });
     if (this.jsonl) this.lines = new LineSplitter();
     else this.splitter = this.values.pointer?.length ? new JsonPointerSplitter(this.values.pointer) : new JsonSplitter();
     this.text = text;
     this.encoding = encoding;
-    this.state = 'reading';
-    return text;
+    return {
+      row: () => this.bufferedRow(text),
+      wait: async () => {
+        if (this.drained) return true;
+        if (await readableOrEnded(text)) this.state = 'ending';
+        return false;
+      },
+    };
   }
 
   /** The file's size when this read is for a parse thread, else undefined (one that cannot be looked at is read here, and fails here). */
@@ -151,12 +157,11 @@ export class JsonFileRows extends BufferedRows<FileRow> {
     }
   }
 
-  /** Starts the parse thread when the file is for one (else it is read here). */
-  private startThread(): void {
+  /** Starts the parse thread when the file is for one; undefined when it is read here. */
+  private startThread(): FileRead | undefined {
     const bytes = this.threadedBytes();
-    if (bytes === undefined) return;
+    if (bytes === undefined) return undefined;
     const { file, options, context } = this;
-    context.signal.throwIfAborted();
     // Once per large file, so that a run's log tells which files were read beside the run (and how to stop it).
     context.logger.debug({ file: file.relative, bytes }, `${file.relative}: parsed on a parse thread (FERRY_JSONL_PARSE_THREAD=off parses it in the run's thread)`);
     const thread = startJsonlParseThread(
@@ -170,25 +175,7 @@ export class JsonFileRows extends BufferedRows<FileRow> {
     );
     this.thread = thread;
     this.encoding = new InvalidEncodingGuard({ ...context, file: file.relative, stream: options.path, encoding: options.encoding, mode: options.onInvalidEncoding }, thread);
-    this.state = 'reading';
-  }
-
-  private async nextThreadRow(): Promise<IteratorResult<FileRow>> {
-    const thread = this.thread!;
-    try {
-      for (;;) {
-        const row = this.threadRow(thread);
-        if (row !== undefined) return { done: false, value: row };
-        if (await thread.wait()) break;
-      }
-      this.context.signal.throwIfAborted();
-      this.encoding!.finish();
-    } catch (error) {
-      throw this.fail(error);
-    }
-    this.close();
-    this.values.finish();
-    return { done: true, value: undefined };
+    return { row: () => this.threadRow(thread), wait: () => thread.wait() };
   }
 
   /** The next row the thread has sent (invalid lines consumed on the way), or undefined when it has none at hand. Throws as the read would. */
@@ -315,11 +302,20 @@ export class JsonFileRows extends BufferedRows<FileRow> {
     this.text?.destroy();
     this.thread?.destroy();
     this.batch = undefined;
+    this.reader = undefined;
   }
 }
 
 /** What {@link JsonFileRows.read} gives once the stream has ended. */
 const END = Symbol('end');
+
+/** An open file's rows: here (the text stream) or from a parse thread. */
+interface FileRead {
+  /** The next row at hand, or undefined when none is. Throws as the read would. */
+  row: () => FileRow | undefined;
+  /** Resolves once row() may give one (false) or the file has ended (true). */
+  wait: () => Promise<boolean>;
+}
 
 /**
  * The values of one file turned into rows (through `pointer`, with `_file`),

@@ -13,8 +13,7 @@ import { parseCsvFile } from '../../../connectors/sources/csv/parse-file.js';
 import { startCsvParseThread, threadFromBytesSetting } from '../../../connectors/sources/csv/parse-thread.js';
 import { THREAD_FROM_BYTES } from '../../../connectors/sources/_shared/parse-thread.js';
 import { BATCH_ROWS, INITIAL_CREDIT } from '../../../connectors/sources/_shared/parse-thread-protocol.js';
-import type { SkippedInput } from '../../../src/sdk/index.js';
-import { fixture } from './helpers.js';
+import { fixture, parseOutcome, type ParseOutcome } from './helpers.js';
 
 const HERE = Number.POSITIVE_INFINITY;
 const THREAD = 0;
@@ -33,32 +32,15 @@ function quirky(rows: number): Buffer {
   return Buffer.concat(parts);
 }
 
-interface Outcome {
-  rows: unknown[];
-  failure: string | undefined;
-  skipped: SkippedInput[];
-  warnings: string[];
-}
-
-async function read(path: string, threadFromBytes: number, options: Record<string, unknown> = {}): Promise<Outcome> {
-  const skipped: SkippedInput[] = [];
-  const warnings: string[] = [];
-  const logger = { debug() {}, info() {}, error() {}, warn: (_: unknown, message?: string) => void warnings.push(String(message)) };
-  const context = { signal: new AbortController().signal, syncName: 's', logger, reportSkipped: (input: SkippedInput) => void skipped.push(input) };
+function read(path: string, threadFromBytes: number, options: Record<string, unknown> = {}): Promise<ParseOutcome> {
   const parsed = csvOptions.parse({ path: 'in.csv', ...options });
-  const rows: unknown[] = [];
-  let failure: string | undefined;
-  try {
-    for await (const row of parseCsvFile({ absolute: path, relative: 'in.csv' }, parsed, context, threadFromBytes)) {
-      rows.push({ data: row.data, line: row.line, dataText: row.dataText });
-    }
-  } catch (error) {
-    failure = error instanceof Error ? error.message : String(error);
-  }
-  return { rows, failure, skipped, warnings };
+  return parseOutcome(
+    (context) => parseCsvFile({ absolute: path, relative: 'in.csv' }, parsed, context, threadFromBytes),
+    (row) => ({ data: row.data, line: row.line, dataText: row.dataText }),
+  );
 }
 
-async function expectSame(path: string, options: Record<string, unknown> = {}): Promise<Outcome> {
+async function expectSame(path: string, options: Record<string, unknown> = {}): Promise<ParseOutcome> {
   const here = await read(path, HERE, options);
   const thread = await read(path, THREAD, options);
   expect(thread).toEqual(here);

@@ -125,3 +125,35 @@ export function expectSameFailure(plain: InterleavedRead, interleaved: Interleav
   expect(isFerryError(interleaved.failure?.error) && interleaved.failure.error.code).toBe('FERRY_SOURCE_READ_FAILED');
   expect((interleaved.failure?.error as Error).message).toBe((plain.failure?.error as Error).message);
 }
+
+/** What a file parser gave: the rows as `pick` shows them, its failure's message, what it reported skipped and warned. */
+export interface ParseOutcome {
+  rows: unknown[];
+  failure: string | undefined;
+  skipped: SkippedInput[];
+  warnings: string[];
+}
+
+/** The context a file parser is given, capturing its warnings and skips. */
+export interface CapturingParseContext {
+  signal: AbortSignal;
+  syncName: string;
+  logger: { debug(): void; info(): void; error(): void; warn(obj: unknown, message?: string): void };
+  reportSkipped: (input: SkippedInput) => void;
+}
+
+/** Reads every row `open` gives under a capturing context, and the error that ended the read, if one did. */
+export async function parseOutcome<Row>(open: (context: CapturingParseContext) => AsyncIterable<Row>, pick: (row: Row) => unknown): Promise<ParseOutcome> {
+  const skipped: SkippedInput[] = [];
+  const warnings: string[] = [];
+  const logger = { debug() {}, info() {}, error() {}, warn: (_: unknown, message?: string) => void warnings.push(String(message)) };
+  const context = { signal: new AbortController().signal, syncName: 's', logger, reportSkipped: (input: SkippedInput) => void skipped.push(input) };
+  const rows: unknown[] = [];
+  let failure: string | undefined;
+  try {
+    for await (const row of open(context)) rows.push(pick(row));
+  } catch (error) {
+    failure = error instanceof Error ? error.message : String(error);
+  }
+  return { rows, failure, skipped, warnings };
+}

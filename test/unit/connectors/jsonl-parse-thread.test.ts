@@ -13,8 +13,8 @@ import { parseJsonFile } from '../../../connectors/sources/jsonl/parse-file.js';
 import { threadFromBytesSetting } from '../../../connectors/sources/jsonl/parse-thread.js';
 import { readFileSource } from '../../../connectors/sources/_shared/file-source.js';
 import { THREAD_FROM_BYTES } from '../../../connectors/sources/_shared/parse-thread.js';
-import type { SkippedInput, SourceRecord } from '../../../src/sdk/index.js';
-import { fixture } from './helpers.js';
+import type { SourceRecord } from '../../../src/sdk/index.js';
+import { fixture, parseOutcome, type ParseOutcome } from './helpers.js';
 
 const HERE = Number.POSITIVE_INFINITY;
 const THREAD = 0;
@@ -35,32 +35,15 @@ function quirky(lines: number): Buffer {
   return Buffer.concat(parts);
 }
 
-interface Outcome {
-  rows: unknown[];
-  failure: string | undefined;
-  skipped: SkippedInput[];
-  warnings: string[];
-}
-
-async function read(path: string, threadFromBytes: number, options: Record<string, unknown> = {}, primaryKey?: string[]): Promise<Outcome> {
-  const skipped: SkippedInput[] = [];
-  const warnings: string[] = [];
-  const logger = { debug() {}, info() {}, error() {}, warn: (_: unknown, message?: string) => void warnings.push(String(message)) };
-  const context = { signal: new AbortController().signal, syncName: 's', logger, reportSkipped: (input: SkippedInput) => void skipped.push(input), primaryKey };
+function read(path: string, threadFromBytes: number, options: Record<string, unknown> = {}, primaryKey?: string[]): Promise<ParseOutcome> {
   const parsed = jsonlOptions.parse({ path: 'in.jsonl', ...options });
-  const rows: unknown[] = [];
-  let failure: string | undefined;
-  try {
-    for await (const row of parseJsonFile({ absolute: path, relative: 'in.jsonl' }, parsed, context, threadFromBytes)) {
-      rows.push({ data: row.data, line: row.line, dataText: row.dataText, file: row.file, key: row.key });
-    }
-  } catch (error) {
-    failure = error instanceof Error ? error.message : String(error);
-  }
-  return { rows, failure, skipped, warnings };
+  return parseOutcome(
+    (context) => parseJsonFile({ absolute: path, relative: 'in.jsonl' }, parsed, { ...context, primaryKey }, threadFromBytes),
+    (row) => ({ data: row.data, line: row.line, dataText: row.dataText, file: row.file, key: row.key }),
+  );
 }
 
-async function expectSame(path: string, options: Record<string, unknown> = {}, primaryKey?: string[]): Promise<Outcome> {
+async function expectSame(path: string, options: Record<string, unknown> = {}, primaryKey?: string[]): Promise<ParseOutcome> {
   const here = await read(path, HERE, options, primaryKey);
   const thread = await read(path, THREAD, options, primaryKey);
   expect(thread).toEqual(here);

@@ -42,6 +42,17 @@ syncs:
           stage: deal_stage
 ${extraFields}`;
 
+/** One run of the sync, pushing into `service` (maxAttempts 1: any failure shows in the counts). */
+function syncOnce(prepared: PreparedSync, store: StateStore, service: FakeService) {
+  return runSync(prepared, { store, service }, {
+    signal: new AbortController().signal,
+    logger: pino({ level: 'silent' }),
+    concurrency: 4,
+    maxRequestsPerSecond: 100_000,
+    maxAttempts: 1,
+  });
+}
+
 /** The ledger looked at on the store's own connection, and on its reader thread from the first look on. */
 const STORES: [string, (dir: string) => Promise<StateStore>][] = [
   ['in-memory state', () => openStateStore('sqlite::memory:')],
@@ -73,13 +84,7 @@ describe.each(STORES)('unchanged records decided before mapping, %s', (_name, op
     const evaluate = prepared.mapping.evaluateEager.bind(prepared.mapping);
     prepared.mapping.evaluateEager = (input) => (mapped++, evaluate(input));
     const pushesBefore = service.pushes;
-    const summary = await runSync(prepared, { store, service }, {
-      signal: new AbortController().signal,
-      logger: pino({ level: 'silent' }),
-      concurrency: 4,
-      maxRequestsPerSecond: 100_000,
-      maxAttempts: 1,
-    });
+    const summary = await syncOnce(prepared, store, service);
     return { counts: summary.counts, mapped, pushed: service.pushes - pushesBefore };
   }
 
@@ -199,13 +204,7 @@ describe('unchanged JSON Lines records read on a parse thread', () => {
       return parse(text, reviver);
     }) as typeof JSON.parse;
     try {
-      const summary = await runSync(prepared, { store, service }, {
-        signal: new AbortController().signal,
-        logger: pino({ level: 'silent' }),
-        concurrency: 4,
-        maxRequestsPerSecond: 100_000,
-        maxAttempts: 1,
-      });
+      const summary = await syncOnce(prepared, store, service);
       return { counts: summary.counts, parsed, pushed: service.pushes - pushesBefore };
     } finally {
       JSON.parse = parse;
