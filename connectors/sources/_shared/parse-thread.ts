@@ -18,15 +18,16 @@ export const THREAD_FROM_BYTES = 4 * 1024 * 1024;
 /**
  * The size from which a file gets a parse thread, as the operator's setting
  * `name` (FERRY_CSV_PARSE_THREAD, FERRY_JSONL_PARSE_THREAD) says: unset or
- * `auto`, {@link THREAD_FROM_BYTES}; `on`, every file; `off`, none. An
+ * `auto`, the format's own choice (`auto`: by default {@link THREAD_FROM_BYTES});
+ * `on`, every file; `off`, none. An
  * operator's setting rather than a source option: it changes how the file
  * is read, never the rows, so it stays out of the sync's config (whose
  * every option is part of what tells an unchanged record on a re-run).
  */
-export function threadFromBytesSetting(name: string, format: string, env: NodeJS.ProcessEnv = process.env): number {
-  const hint = `unset it (or set "auto") to parse ${format} files of 4 MiB or more on a worker thread; "on" parses every file there, "off" every file in the run's own thread`;
+export function threadFromBytesSetting(name: string, format: string, env: NodeJS.ProcessEnv = process.env, auto: number = THREAD_FROM_BYTES): number {
+  const hint = `unset it (or set "auto") to let ferry choose; "on" parses every ${format} file on a worker thread, "off" every file in the run's own thread`;
   const setting = threadSetting(name, env, hint, true);
-  return setting === 'off' ? Number.POSITIVE_INFINITY : setting === 'on' ? 0 : THREAD_FROM_BYTES;
+  return setting === 'off' ? Number.POSITIVE_INFINITY : setting === 'on' ? 0 : auto;
 }
 
 /**

@@ -51,7 +51,7 @@ async function expectSame(path: string, options: Record<string, unknown> = {}, p
 }
 
 /** Records as the source emits them (origin keys included), read with the thread or without. */
-async function records(dir: string, setting: 'off' | 'auto', options: Record<string, unknown>): Promise<SourceRecord[]> {
+async function records(dir: string, setting: 'off' | 'on', options: Record<string, unknown>): Promise<SourceRecord[]> {
   const before = process.env.FERRY_JSONL_PARSE_THREAD;
   process.env.FERRY_JSONL_PARSE_THREAD = setting;
   try {
@@ -100,10 +100,10 @@ describe('jsonl parse thread', () => {
 
   it('gives the same records and origin keys, and parses a record’s data only when it is read', async () => {
     const line = (i: number): string => `{"id":${i % 7 === 0 ? i : `"k${i}"`},"name":"name ${i}","note":"${'x'.repeat(60)}"}\n`;
-    const count = Math.ceil(THREAD_FROM_BYTES / line(1).length) + 100;
+    const count = 5000;
     const dir = fixture('jsonl-thread-records', { 'big.jsonl': Array.from({ length: count }, (_, i) => line(i)).join('') });
     for (const options of [{ primaryKey: 'id' }, { primaryKey: ['name', 'id'], includeFileName: true }, {}]) {
-      const threaded = await records(dir, 'auto', options);
+      const threaded = await records(dir, 'on', options);
       const here = await records(dir, 'off', options);
       expect(threaded).toHaveLength(count);
       // Read before the data: the origin key and the text come without a parse (each record holds its row, unparsed).
@@ -118,10 +118,13 @@ describe('jsonl parse thread', () => {
 });
 
 describe('FERRY_JSONL_PARSE_THREAD', () => {
-  it('is auto unless set to off, and refuses anything else by name', () => {
-    expect(threadFromBytesSetting({})).toBe(THREAD_FROM_BYTES);
-    expect(threadFromBytesSetting({ FERRY_JSONL_PARSE_THREAD: 'OFF' })).toBe(Number.POSITIVE_INFINITY);
-    expect(threadFromBytesSetting({ FERRY_JSONL_PARSE_THREAD: 'on' })).toBe(0);
+  it('is auto (large files, with a core to spare) unless set to on or off, and refuses anything else by name', () => {
+    // auto: large files, with a core to spare.
+    expect(threadFromBytesSetting({}, 4)).toBe(THREAD_FROM_BYTES);
+    expect(threadFromBytesSetting({ FERRY_JSONL_PARSE_THREAD: ' Auto ' }, 4)).toBe(THREAD_FROM_BYTES);
+    expect(threadFromBytesSetting({}, 2)).toBe(Number.POSITIVE_INFINITY);
+    expect(threadFromBytesSetting({ FERRY_JSONL_PARSE_THREAD: 'OFF' }, 4)).toBe(Number.POSITIVE_INFINITY);
+    expect(threadFromBytesSetting({ FERRY_JSONL_PARSE_THREAD: 'on' }, 2)).toBe(0);
     expect(() => threadFromBytesSetting({ FERRY_JSONL_PARSE_THREAD: 'yes' })).toThrow(
       expect.objectContaining({ code: 'FERRY_CONFIG_INVALID', message: expect.stringContaining('FERRY_JSONL_PARSE_THREAD must be "auto", "on" or "off", found "yes"') }),
     );
