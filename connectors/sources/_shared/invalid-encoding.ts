@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { FerryError, type ConnectorLogger, type SkippedInput } from '../../../src/sdk/index.js';
-import { isUtf8Encoding, Utf8Check } from './utf8-check.js';
+import { utf8CheckFor, type Utf8Check } from './utf8-check.js';
 
 /** replace: read invalid bytes as U+FFFD, count them and warn once per file; reject: stop the read at the first one, naming file:line. @default replace */
 export const invalidEncodingOption = z.enum(['replace', 'reject']).default('replace');
@@ -42,7 +42,7 @@ export class InvalidEncodingGuard {
 
   /** With `found`, the bytes are checked elsewhere (a parse thread) and their invalid lines arrive through it. */
   constructor(private readonly scope: EncodingScope, found?: InvalidLines) {
-    this.check = found === undefined && isUtf8Encoding(scope.encoding) ? new Utf8Check() : undefined;
+    this.check = found === undefined ? utf8CheckFor(scope.encoding) : undefined;
     this.found = found ?? this.check;
   }
 

@@ -14,6 +14,11 @@ export function isUtf8Encoding(encoding: string): boolean {
   return /^utf-?8$/i.test(encoding);
 }
 
+/** The byte check for a file in `encoding`: undefined when the encoding accepts every byte. */
+export function utf8CheckFor(encoding: string): Utf8Check | undefined {
+  return isUtf8Encoding(encoding) ? new Utf8Check() : undefined;
+}
+
 /** Line numbers found and not yet taken, ascending. */
 export class PendingLines {
   private lines: number[] = [];

@@ -5,10 +5,10 @@
  * runs beside the work that follows it instead of before it.
  */
 import { workerData } from 'node:worker_threads';
-import { isUtf8Encoding, Utf8Check } from '../_shared/utf8-check.js';
+import { utf8CheckFor } from '../_shared/utf8-check.js';
 import { serveRows } from '../_shared/parse-thread-worker.js';
 import { openCsvParser, type CsvThreadInput } from './parser.js';
 
 const { path, options } = workerData as CsvThreadInput;
-const check = isUtf8Encoding(options.encoding) ? new Utf8Check() : undefined;
+const check = utf8CheckFor(options.encoding);
 serveRows<string[]>(openCsvParser(path, options, { check }), check);

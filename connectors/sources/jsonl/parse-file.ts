@@ -15,7 +15,7 @@ import { BufferedRows } from '../_shared/buffered-rows.js';
 import type { JsonlOptions } from './options.js';
 import { parsePointer, select } from './pointer.js';
 import { startJsonlParseThread, threadFromBytesSetting, type LineBatch } from './parse-thread.js';
-import { recordData } from './record-data.js';
+import { recordData, valueText } from './record-data.js';
 
 /** How many skipped lines per file are warned about one by one. */
 const WARN_EACH = 10;
@@ -224,8 +224,8 @@ export class JsonFileRows extends BufferedRows<FileRow> {
       this.context.signal.throwIfAborted();
       const line = (this.line = next.line);
       this.encoding!.before(line);
-      const body = line === 1 && next.text.charCodeAt(0) === 0xfeff ? next.text.slice(1) : next.text;
-      if (body.trim() !== '') return { text: body, line, key: undefined };
+      const body = valueText(next);
+      if (body !== undefined) return { text: body, line, key: undefined };
     }
   }
 
