@@ -28,8 +28,10 @@
  * - A window without congestion, in which the rate held requests back,
  *   raises it (additive, scaled to the rate): by a quarter while far below
  *   the last limit found, by 1 % of that limit per window near it, so the rate
- *   probes the limit gently instead of overshooting it again, and faster and
- *   faster past it.
+ *   probes the limit gently instead of overshooting it again (by half that,
+ *   then a quarter, once probes found the same limit again: each probe costs
+ *   429s, and a limit that holds still needs fewer), and faster and faster
+ *   past it.
  * - Two congested windows in a row in which the service accepted nothing
  *   (it refuses everything, whatever the rate) ask the limiter to hold new
  *   requests until the Retry-After has passed.
@@ -74,6 +76,10 @@ const HORIZON_MS = 1000;
 const EARLY_THROTTLED = 4;
 /** Slow start: each accepted answer while the rate binds adds this much (requests/s), so the rate doubles every ~35 ms. */
 const SLOW_START_STEP = 20;
+/** A measured limit within this much of the last one confirms it. */
+const SAME_LIMIT = 0.05;
+/** Confirmations after which the probe near the limit is slowed no further (a quarter of 1 % of the limit per window): more would find a limit that grew too late. */
+const MAX_CONFIRMED = 2;
 
 export class RateController {
   readonly ceiling: number;
@@ -94,6 +100,8 @@ export class RateController {
   private readonly answered: RecentCount;
   /** Increases in a row past the last limit found: the probe speeds up, the limit may have grown. */
   private probesPast = 0;
+  /** Measured limits in a row within {@link SAME_LIMIT} of the one before: the limit holds still, probe it more slowly. */
+  private confirmed = 0;
   private lastDecreaseAt = Number.NEGATIVE_INFINITY;
   /** Measured decreases in a row after which the 429 share stayed about the same. */
   private persisting = 0;
@@ -248,6 +256,7 @@ export class RateController {
         // that cut its limit: remember at most 10 % less, so that the climb back is quick. A limit that really
         // fell is found again at the next congestion, 10 % lower each time.
         // (Only a limit measured over a second is remembered so: the slow start's estimate may be far off.)
+        this.confirmed = this.limitMeasured && Math.abs(measured / this.limit - 1) <= SAME_LIMIT ? this.confirmed + 1 : 0;
         this.limit = this.limitMeasured ? Math.max(measured, Math.min(this.limit, this.current) * 0.9) : measured;
         this.limitMeasured = true;
         // Only a decrease to a measured limit is a fair test of whether the 429s come from the rate.
@@ -260,6 +269,7 @@ export class RateController {
         target = Math.max(this.current * 0.5, lasted ? rates.accepted * BELOW_LIMIT : 0);
         this.limit = Math.max(target / BELOW_LIMIT, this.floor);
         this.limitMeasured = false;
+        this.confirmed = 0;
       }
       this.current = clamp(Math.max(target, this.current * 0.25), this.floor, this.ceiling);
       return { change: 'decrease', rate: this.current };
@@ -290,14 +300,20 @@ export class RateController {
    * How much to raise the rate after a window without congestion: a quarter
    * while far below the last limit found (but not past it in one step); 1 %
    * of that limit per window close to it, so that the service's bucket
-   * refills between probes and a probe past the limit costs one or two 429s;
-   * once past it, 1 % more with every window in a row (1 %, 2 %, 3 % …,
-   * at most 10 %): the limit may have grown, or was measured low.
+   * refills between probes and a probe past the limit costs one or two 429s,
+   * and half as much for each time in a row the probe found the same limit
+   * again (down to a quarter): a limit that holds still is probed less often,
+   * since each probe's 429s are its cost; once past it, 1 % more with every
+   * window in a row (1 %, 2 %, 3 % …, at most 10 %): the limit may have
+   * grown, or was measured low.
    */
   private step(): number {
     // Far below: a quarter, but in one step no further than just below the limit (not past it).
     if (this.current < this.limit * 0.9) return Math.min(this.current / 4, this.limit * BELOW_LIMIT - this.current);
-    if (this.current < this.limit * 1.05) return this.limit * 0.01;
+    // A confirmed limit is known to within the spread of its measurements (± SAME_LIMIT): only past that is the probe past it.
+    const near = this.limit * (1 + (this.confirmed > 0 ? 2 : 1) * SAME_LIMIT);
+    if (this.current < near) return (this.limit * 0.01) / 2 ** Math.min(this.confirmed, MAX_CONFIRMED);
+    this.confirmed = 0;
     this.probesPast++;
     return this.current * Math.min(0.1, 0.01 * this.probesPast);
   }

@@ -83,6 +83,59 @@ describe('AdaptiveRateLimiter', () => {
     expect(result.throttled / result.sent).toBeLessThanOrEqual(0.02);
   });
 
+  it('probes a limit it keeps finding ever less often: each probe past it costs 429s', async () => {
+    const clock = new FakeClock();
+    const limiter = new AdaptiveRateLimiter({ maxPerSecond: 1000, clock });
+    const service = bucketService(clock, 100, 10);
+    const start = clock.now();
+    const decreases: number[] = [];
+    let lastRate = limiter.currentRate;
+    let acceptedLater = 0;
+    let throttledLater = 0;
+    while (clock.now() < start + 120_000) {
+      await limiter.acquire();
+      const refused = service();
+      limiter.onAnswer(refused, refused ? 1000 : undefined);
+      if (limiter.currentRate < lastRate) decreases.push(clock.now() - start);
+      lastRate = limiter.currentRate;
+      if (clock.now() - start < 60_000) continue;
+      if (refused) throttledLater++;
+      else acceptedLater++;
+    }
+    // Probing at 1 % of the limit per window throughout, the second minute had 28 decreases (a probe every ~2 s) and
+    // 0.6 % of its requests refused; found again within 5 %, the limit is probed at a quarter of that pace: 8, 0.15 %.
+    expect(decreases.filter((t) => t >= 60_000).length).toBeLessThanOrEqual(10);
+    expect(throttledLater / (acceptedLater + throttledLater)).toBeLessThan(0.003);
+    expect(acceptedLater / 60).toBeGreaterThanOrEqual(97);
+  });
+
+  it('finds a limit that grew, after it had been found the same again and again, within 20 s', async () => {
+    const clock = new FakeClock();
+    const limiter = new AdaptiveRateLimiter({ maxPerSecond: 1000, clock });
+    let perSecond = 100;
+    let tokens = 10;
+    let at = clock.now();
+    const start = clock.now();
+    let grewAt: number | undefined;
+    let foundAt: number | undefined;
+    while (clock.now() < start + 120_000 && foundAt === undefined) {
+      await limiter.acquire();
+      tokens = Math.min(10, tokens + ((clock.now() - at) * perSecond) / 1000);
+      at = clock.now();
+      const refused = tokens < 1;
+      if (!refused) tokens -= 1;
+      limiter.onAnswer(refused, refused ? 1000 : undefined);
+      if (grewAt === undefined && clock.now() - start >= 60_000) {
+        grewAt = clock.now();
+        perSecond = 200;
+      }
+      if (grewAt !== undefined && limiter.currentRate >= 180) foundAt = clock.now();
+    }
+    // The price of probing a confirmed limit slowly: 10 s to find twice the limit (3.6 s when every probe went at 1 %).
+    expect(foundAt).toBeDefined();
+    expect(foundAt! - grewAt!).toBeLessThan(15_000);
+  });
+
   it('with the ceiling set to the limit, is never refused', async () => {
     const clock = new FakeClock();
     clock.time += 5000; // the service's bucket is full when the run starts
