@@ -9,10 +9,18 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { startEmulator } from '../src/emulator/index.js';
-import { runProject } from '../src/pipeline/run-project.js';
-import { applyHeapDefaults } from '../src/runtime/heap.js';
+import type * as EmulatorModule from '../src/emulator/index.js';
+import type * as RunProjectModule from '../src/pipeline/run-project.js';
+import type * as HeapModule from '../src/runtime/heap.js';
 import { dealsTarget, writeDealsCsv } from './push/deals.js';
+
+// ferry and its emulator are loaded from dist/ (the compiled JavaScript `ferry run` executes), as the push
+// benches do (bench/push/ferry-run.ts): tsx's transform adds work per call that a user never pays.
+// BENCH_FROM_SOURCE=1 loads src/ instead, for profiling a change before building.
+const root = process.env.BENCH_FROM_SOURCE ? '../src' : '../dist/src';
+const { startEmulator } = (await import(`${root}/emulator/index.js`)) as typeof EmulatorModule;
+const { runProject } = (await import(`${root}/pipeline/run-project.js`)) as typeof RunProjectModule;
+const { applyHeapDefaults } = (await import(`${root}/runtime/heap.js`)) as typeof HeapModule;
 
 // As `ferry run` starts (src/cli/main.ts).
 applyHeapDefaults();
