@@ -35,6 +35,16 @@ describe('LoopSlices', () => {
     expect(turns).toBe(2);
   });
 
+  it('a turn lets immediates queued while it waits run before the next slice (undici writes requests in them)', async () => {
+    const order: string[] = [];
+    const turn = new LoopSlices(0).due();
+    // As undici queues a request's write when an answer read in the poll phase frees its slot.
+    setImmediate(() => order.push('request written'));
+    await turn;
+    order.push('next slice');
+    expect(order).toEqual(['request written', 'next slice']);
+  });
+
   it('a turn lets a macrotask queued before it run', async () => {
     let ran = false;
     setImmediate(() => (ran = true));
