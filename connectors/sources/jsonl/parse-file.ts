@@ -6,7 +6,7 @@ import type { Readable } from 'node:stream';
 import { FerryError, messageOf, type SourceData } from '../../../src/sdk/index.js';
 import type { FileRow } from '../_shared/emit.js';
 import { LineSplitter, openText, readFailure, withoutGz, type InputFile, type ParseContext, type TextLine } from '../_shared/files.js';
-import { InvalidEncodingGuard } from '../_shared/invalid-encoding.js';
+import { InvalidEncodingGuard, type InvalidLines } from '../_shared/invalid-encoding.js';
 import type { ParseThread } from '../_shared/parse-thread.js';
 import { JsonSplitError, JsonSplitter, type JsonPiece } from './json-splitter.js';
 import { JsonPointerSplitter, type PointerPiece } from './json-pointer-splitter.js';
@@ -128,7 +128,7 @@ export class JsonFileRows extends BufferedRows<FileRow> {
   private startHere(): FileRead {
     const { file, options, context } = this;
     const { signal } = context;
-    const encoding = new InvalidEncodingGuard({ ...context, file: file.relative, stream: options.path, encoding: options.encoding, mode: options.onInvalidEncoding });
+    const encoding = this.encodingGuard();
     const text = openText(file.absolute, { encoding: options.encoding, compression: options.compression, signal, check: encoding.check });
     if (this.jsonl) this.lines = new LineSplitter();
     else this.splitter = this.values.pointer?.length ? new JsonPointerSplitter(this.values.pointer) : new JsonSplitter();
@@ -142,6 +142,12 @@ export class JsonFileRows extends BufferedRows<FileRow> {
         return false;
       },
     };
+  }
+
+  /** The file's byte check and what it found; with `found`, the bytes are checked on a parse thread. */
+  private encodingGuard(found?: InvalidLines): InvalidEncodingGuard {
+    const { file, options, context } = this;
+    return new InvalidEncodingGuard({ ...context, file: file.relative, stream: options.path, encoding: options.encoding, mode: options.onInvalidEncoding }, found);
   }
 
   /** The file's size when this read is for a parse thread, else undefined (one that cannot be looked at is read here, and fails here). */
@@ -174,7 +180,7 @@ export class JsonFileRows extends BufferedRows<FileRow> {
       context.signal,
     );
     this.thread = thread;
-    this.encoding = new InvalidEncodingGuard({ ...context, file: file.relative, stream: options.path, encoding: options.encoding, mode: options.onInvalidEncoding }, thread);
+    this.encoding = this.encodingGuard(thread);
     return { row: () => this.threadRow(thread), wait: () => thread.wait() };
   }
 

@@ -119,7 +119,6 @@ describe('jsonl parse thread', () => {
 
 describe('FERRY_JSONL_PARSE_THREAD', () => {
   it('is auto (large files, with a core to spare) unless set to on or off, and refuses anything else by name', () => {
-    // auto: large files, with a core to spare.
     expect(threadFromBytesSetting({}, 4)).toBe(THREAD_FROM_BYTES);
     expect(threadFromBytesSetting({ FERRY_JSONL_PARSE_THREAD: ' Auto ' }, 4)).toBe(THREAD_FROM_BYTES);
     expect(threadFromBytesSetting({}, 2)).toBe(Number.POSITIVE_INFINITY);
