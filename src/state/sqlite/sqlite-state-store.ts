@@ -238,6 +238,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   async flush(): Promise<void> {
+    await this.sendBuffered();
     await this.settled();
     this.flushNow();
   }
@@ -414,6 +415,21 @@ export class SqliteStateStore implements StateStore {
     // A commit nobody waits for (one a full buffer sent) fails quietly: its writes come back (takeBack).
     committed.catch(() => undefined);
     return committed;
+  }
+
+  /**
+   * Hands the buffer to the commit thread, when it runs, and waits for the
+   * commit. {@link flush} had committed it on the store's own connection:
+   * a run over a source without a cursor (a CSV file) checkpoints with
+   * flush, so each of its checkpoints held the run's thread for a commit of
+   * 500 writes. What the thread could not commit comes back to the buffer
+   * ({@link takeBack}), and flush commits it here.
+   */
+  private async sendBuffered(): Promise<void> {
+    if (this.buffer.size === 0 || !this.commits?.usable) return;
+    await this.commits.room();
+    if (this.buffer.size === 0 || !this.commits.usable) return;
+    await this.send(undefined).catch(() => undefined);
   }
 
   /** After the commit thread failed: the writes it did not commit go before the ones buffered since. */

@@ -5,7 +5,8 @@
  */
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { LedgerTable } from '../../../../src/state/sqlite/ledger.js';
 import { SqliteStateStore } from '../../../../src/state/sqlite/sqlite-state-store.js';
 import { useTempDir } from '../helpers.js';
 
@@ -59,6 +60,24 @@ describe('the commit thread', () => {
       expect((await store.fingerprints('deals', ['r-999'])).get('r-999')?.fingerprint).toBe('f-r-999');
       await Promise.all(writes);
     } finally {
+      await store.close();
+    }
+  });
+
+  it('commits what a flush finds buffered on the thread, not on the run\'s', async () => {
+    const path = join(tempDir(), 'state.db');
+    const store = new SqliteStateStore(path, { threadsAfter: 0, batchSize: 100 });
+    // The thread loads its own copy of the module: only the store's own connection writes through this prototype.
+    const onRunThread = vi.spyOn(LedgerTable.prototype, 'writeAcknowledged');
+    try {
+      for (const remoteId of ids('r', 250)) await store.recordAcknowledged({ sync: 'deals', remoteId, fingerprint: `f-${remoteId}`, recordId: 'r' });
+      await store.flush();
+      expect(onRunThread).not.toHaveBeenCalled();
+      const other = new Database(path, { readonly: true });
+      expect(other.prepare('SELECT count(*) AS n FROM ledger').get()).toEqual({ n: 250 });
+      other.close();
+    } finally {
+      onRunThread.mockRestore();
       await store.close();
     }
   });
