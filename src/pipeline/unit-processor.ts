@@ -135,7 +135,9 @@ export class UnitProcessor {
   async processBatch(items: readonly (Unit | MappedUnit)[], look: BatchLook = this.lookAhead(items)): Promise<boolean> {
     const early = await look;
     const ready: ReadyUnit[] = [];
-    for (const [i, item] of items.entries()) {
+    // An index loop: the entries() iterator and its [i, item] pairs live across the awaits below, so V8 allocates them.
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!;
       // Let answers in, and the requests that follow them out, between slices of the batch.
       const turn = this.deps.slices.due();
       if (turn) await turn;
@@ -307,6 +309,8 @@ export class UnitProcessor {
       const reason = resolved.reason ?? `fields not accepted by object type "${this.deps.sync.target.objectType?.name}": ${resolved.rejected.join(', ')}`;
       return { ok: false, reason, field: 'fields', body: mapped };
     }
+    // Every field kept: the record as it was mapped.
+    if (resolved.fields === mapped.fields) return this.buildBody(mapped);
     // Object.assign, not a spread with `fields` beside it: V8's slow path on Node 20 (see buildRequest).
     const withFields = Object.assign({}, mapped);
     withFields.fields = resolved.fields;

@@ -19,9 +19,13 @@ function setup(policy: NewFieldsPolicy, fields: Record<string, FieldType> = { am
 describe('ObjectTypeEvolver', () => {
   it('accepts known fields without any request', async () => {
     const { svc, evolver } = setup('evolve');
-    const r = await evolver.resolve({ amount: 1.5, stage: 'won' });
+    const answer = evolver.resolve({ amount: 1.5, stage: 'won' });
+    expect(answer).not.toBeInstanceOf(Promise);
+    const r = await answer;
     expect(r.accepted).toEqual(new Map([['amount', 'double'], ['stage', 'string']]));
+    expect(r.fields).toEqual({ amount: 1.5, stage: 'won' });
     expect(r.rejected).toEqual([]);
+    expect(r.dropped).toEqual([]);
     expect(svc.calls).toEqual([]);
   });
 
