@@ -14,7 +14,7 @@ import { readableOrEnded } from '../_shared/readable.js';
 import { BufferedRows } from '../_shared/buffered-rows.js';
 import type { JsonlOptions } from './options.js';
 import { parsePointer, select } from './pointer.js';
-import { startJsonlParseThread, threadFromBytesSetting, type LineBatch } from './parse-thread.js';
+import { JSON_READ_BYTES, startJsonlParseThread, threadFromBytesSetting, type LineBatch } from './parse-thread.js';
 import { recordData, valueText } from './record-data.js';
 
 /** How many skipped lines per file are warned about one by one. */
@@ -129,7 +129,7 @@ export class JsonFileRows extends BufferedRows<FileRow> {
     const { file, options, context } = this;
     const { signal } = context;
     const encoding = this.encodingGuard();
-    const text = openText(file.absolute, { encoding: options.encoding, compression: options.compression, signal, check: encoding.check });
+    const text = openText(file.absolute, { encoding: options.encoding, compression: options.compression, signal, check: encoding.check, chunkBytes: JSON_READ_BYTES });
     if (this.jsonl) this.lines = new LineSplitter();
     else this.splitter = this.values.pointer?.length ? new JsonPointerSplitter(this.values.pointer) : new JsonSplitter();
     this.text = text;

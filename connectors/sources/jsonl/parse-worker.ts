@@ -10,7 +10,7 @@ import { LineSplitter } from '../_shared/line-splitter.js';
 import { serveRows } from '../_shared/parse-thread-worker.js';
 import { openText } from '../_shared/text-file.js';
 import { utf8CheckFor } from '../_shared/utf8-check.js';
-import { BATCHES_PER_MESSAGE, type JsonlThreadInput, type LineBatch } from './parse-thread.js';
+import { BATCHES_PER_MESSAGE, JSON_READ_BYTES, type JsonlThreadInput, type LineBatch } from './parse-thread.js';
 import { recordData, valueText } from './record-data.js';
 
 /** Text in, one {@link LineBatch} out per chunk that holds a line that is not blank. */
@@ -62,17 +62,10 @@ class LineParser extends Transform {
   }
 }
 
-/**
- * Read 64 KiB at a time, not the 16 KiB of a parse in the run's thread
- * (text-file.ts): nothing here waits between pieces of work, and fewer,
- * larger reads cost less.
- */
-const CHUNK_BYTES = 64 * 1024;
-
 const input = workerData as JsonlThreadInput;
 const check = utf8CheckFor(input.options.encoding);
 const parser = new LineParser(input);
-pipeline(openText(input.path, { ...input.options, check, chunkBytes: CHUNK_BYTES }), parser, () => {
+pipeline(openText(input.path, { ...input.options, check, chunkBytes: JSON_READ_BYTES }), parser, () => {
   // Errors surface through the line parser (its 'error'), which serveRows posts.
 });
 serveRows<LineBatch>(parser, check, BATCHES_PER_MESSAGE);

@@ -27,6 +27,16 @@ describe('jsonl source: JSON Lines', () => {
     ]);
   });
 
+  it('reads lines that cross reads whole: longer than a read, and with characters split between two', async () => {
+    // 3,000 lines of some 50-130 bytes, one of 150 KB among them: reads end mid-line and mid-character.
+    const lines = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ id: i, name: `Acme – ${'é'.repeat(i % 40)}`, note: i === 1234 ? 'x'.repeat(150_000) : '' }));
+    const dir = fixture({ 'long.jsonl': `${lines.join('\n')}\n` });
+    const records = await readAll(jsonl, { path: 'long.jsonl', primaryKey: 'id' }, { baseDir: dir });
+    expect(records).toHaveLength(3000);
+    expect(records.map((r) => r.dataText)).toEqual(lines);
+    expect(records.map((r) => r.origin.line)).toEqual(lines.map((_, i) => i + 1));
+  });
+
   it('gives the line as dataText (after the file name with includeFileName), and none under a pointer', async () => {
     const dir = fixture({ 'a.jsonl': '{"id":1}\n7\n', 'b.jsonl': '{"id":1}\n', 'p.jsonl': '{"items":[{"id":1},{"id":2}]}\n' });
     const plain = await readAll(jsonl, { path: '[ab].jsonl' }, { baseDir: dir });
