@@ -239,7 +239,9 @@ export class SqliteStateStore implements StateStore {
 
   async flush(): Promise<void> {
     await this.sendBuffered();
-    await this.settled();
+    // Checked right before committing here: acknowledgements go on meanwhile, and one that fills the
+    // buffer sends a commit of its own, which must land before what this connection commits.
+    while (this.commits !== undefined && !this.commits.idle) await this.settled();
     this.flushNow();
   }
 
