@@ -10,7 +10,8 @@ describe('loadConfig', () => {
     const config = await loadConfig(path.join(dir, 'ferry.yaml'), { env: {} });
     expect(config.file).toBe(path.join(dir, 'ferry.yaml'));
     expect(config.baseDir).toBe(dir);
-    expect(config.service).toMatchObject({ baseUrl: 'embedded', concurrency: 8, maxRequestsPerSecond: 20 });
+    // The embedded emulator has no rate limit: its default ceiling never paces.
+    expect(config.service).toMatchObject({ baseUrl: 'embedded', concurrency: 8, maxRequestsPerSecond: 10_000 });
     expect(config.warnings).toEqual([]);
     const sync = config.syncs[0];
     expect(sync).toMatchObject({
@@ -26,6 +27,17 @@ describe('loadConfig', () => {
       amount: { type: 'double', label: 'Close value', required: false },
       stage: { type: 'string', required: false, label: undefined },
     });
+  });
+
+  it('defaults the rate ceiling to 20 a second against a real service, and keeps one that is set', async () => {
+    const service = async (yaml: string, env: Record<string, string> = {}) => {
+      const dir = await project({ 'ferry.yaml': `version: 1\nservice: ${yaml}\nsyncs:\n${CRM_DEALS_SYNC}` });
+      return (await loadConfig(path.join(dir, 'ferry.yaml'), { env })).service;
+    };
+    expect((await service('{ baseUrl: "https://api.example.com", apiKey: k }')).maxRequestsPerSecond).toBe(20);
+    expect((await service('{ baseUrl: "${FERRY_BASE_URL:-embedded}" }', { FERRY_BASE_URL: 'https://api.example.com' })).maxRequestsPerSecond).toBe(20);
+    expect((await service('{ baseUrl: "${FERRY_BASE_URL:-embedded}" }')).maxRequestsPerSecond).toBe(10_000);
+    expect((await service('{ baseUrl: embedded, maxRequestsPerSecond: 50 }')).maxRequestsPerSecond).toBe(50);
   });
 
   it('keeps map values as written: expressions, nested mappings and literals', async () => {
