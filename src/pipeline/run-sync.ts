@@ -42,6 +42,8 @@ export type { RunStatus, RunSummary } from './run-summary.js';
  * checkpoint is never far behind.
  */
 const UNIT_BATCH = 256;
+/** Requests a run sends before {@link SyncRun.reportCeiling} may say the ceiling held it: a short run's pace says little. */
+const CEILING_NOTE_MIN_REQUESTS = 100;
 
 export interface RunOptions {
   fullRefresh?: boolean;
@@ -199,6 +201,21 @@ class SyncRun {
       if (!this.readComplete) await units.return?.();
     }
     await processor.drain();
+    this.reportCeiling();
+  }
+
+  /**
+   * Says once when ferry's own rate ceiling, not the service, set the pace
+   * of most of the run's requests: a run held to `maxRequestsPerSecond`
+   * (20 a second unless set) looks like a slow service otherwise.
+   */
+  private reportCeiling(): void {
+    const stats = this.pusher?.stats();
+    if (!stats || stats.requests < CEILING_NOTE_MIN_REQUESTS || stats.heldByCeiling * 2 < stats.requests) return;
+    this.log.warn(
+      { ceiling: stats.ceiling, requests: stats.requests, heldByCeiling: stats.heldByCeiling },
+      `pushes went at the rate ceiling of ${stats.ceiling} requests/s (${stats.heldByCeiling} of ${stats.requests} requests waited for it), not at what the service allowed: if it allows more, raise service.maxRequestsPerSecond (or the sync's)`,
+    );
   }
 
   /**

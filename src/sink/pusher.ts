@@ -81,6 +81,10 @@ export interface PusherStats {
   queued: number;
   /** Records waiting for their next attempt (Retry-After or backoff). */
   waitingToRetry: number;
+  /** The configured rate ceiling, requests per second. */
+  ceiling: number;
+  /** Requests that waited for their turn while the rate stood at the ceiling: the ceiling, not the service, set their pace. */
+  heldByCeiling: number;
 }
 
 export interface PusherOptions {
@@ -274,6 +278,8 @@ export class Pusher {
     return {
       ...this.counters,
       currentRate: this.limiter.currentRate,
+      ceiling: this.limiter.ceiling,
+      heldByCeiling: this.limiter.heldByCeiling,
       inFlight: this.slots.busy,
       queued: this.queued,
       waitingToRetry: this.waitingToRetry,

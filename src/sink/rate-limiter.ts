@@ -60,6 +60,8 @@ export class AdaptiveRateLimiter {
   private head = 0;
   /** Waiters in line not yet served nor aborted. */
   private waiting = 0;
+  /** Requests that waited for a token while the rate stood at the configured ceiling: the ceiling, not the service, set their pace. */
+  private heldAtCeiling = 0;
   /** The timer that hands out the next token to the line, and how to cancel it. */
   private wakeup: AbortController | undefined;
 
@@ -84,6 +86,16 @@ export class AdaptiveRateLimiter {
     this.refilledAt = Number.NaN;
   }
 
+  /** Requests so far that waited for a token while the rate stood at the configured ceiling. */
+  get heldByCeiling(): number {
+    return this.heldAtCeiling;
+  }
+
+  /** The configured ceiling, requests per second. */
+  get ceiling(): number {
+    return this.controller.ceiling;
+  }
+
   /** Current allowed rate, requests per second. */
   get currentRate(): number {
     return this.controller.rate;
@@ -99,6 +111,7 @@ export class AdaptiveRateLimiter {
       return pace > 0 ? this.clock.sleep(pace, signal) : RESOLVED;
     }
     this.controller.noteLimited();
+    if (this.controller.rate >= this.controller.ceiling) this.heldAtCeiling++;
     if (signal?.aborted) return Promise.reject(abortedError(signal, 'waiting for the rate limit'));
     return new Promise((resolve, reject) => {
       const waiter: Waiter = { resolve, signal, onAbort: undefined, gone: false };

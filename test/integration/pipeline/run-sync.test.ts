@@ -5,6 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ERROR_CATALOGUE } from '../../../src/sdk/errors.js';
 import { Pusher } from '../../../src/sink/pusher.js';
@@ -79,6 +81,27 @@ describe('a CSV → rows sync into the emulator', () => {
       pushes.mockRestore();
       ended.mockRestore();
     }
+  });
+
+  it('says once when its own rate ceiling, not the service, set the pace', async () => {
+    h.write('data/deals.csv', csv(LINES.slice(0, 150)));
+    const warnings = async (ceiling: number): Promise<{ msg: string; ceiling?: number; requests?: number }[]> => {
+      h.write('ferry.yaml', readFileSync(h.writeConfig(DEALS_SYNC()), 'utf8').replace('maxRequestsPerSecond: 2000', `maxRequestsPerSecond: ${ceiling}`));
+      const lines: string[] = [];
+      const sink = new Writable({ write: (chunk: Buffer, _encoding, done) => void (lines.push(chunk.toString('utf8')), done()) });
+      const run = await h.run({ logger: pino({ level: 'warn' }, sink) });
+      expect(run.summaries[0]).toMatchObject({ status: 'succeeded', counts: { read: 150 } });
+      return lines.map((l) => JSON.parse(l) as { msg: string; ceiling?: number; requests?: number }).filter((l) => l.msg.includes('rate ceiling'));
+    };
+    // 150 creates at 100 a second: nearly every request waits for the ceiling.
+    const held = await warnings(100);
+    expect(held).toHaveLength(1);
+    expect(held[0]).toMatchObject({ ceiling: 100, requests: 150 });
+    expect(held[0]!.msg).toContain('raise service.maxRequestsPerSecond');
+    // Far above what the emulator answers: nothing to say. (Reset, so that the 150 records are sent again.)
+    await h.withState(async (store) => store.reset('deals'));
+    expect(await warnings(1_000_000)).toEqual([]);
+    expect(Harness.writes(h.requests)).toHaveLength(150);
   });
 
   it('re-pushes an edited record alone, and exactly the records a mapping change touches', async () => {
