@@ -187,8 +187,8 @@ export type ExportConfig = z.output<typeof exportConfig>;
  * The request-rate ceiling when ferry.yaml sets none: a careful 20 a second
  * for a real service, whose limit ferry cannot know; for the embedded
  * emulator, which has none, a ceiling that never paces (at 20 a second a
- * first run of 5,000 rows took four minutes there, against about two
- * seconds at this one).
+ * first run of 5,000 rows took four minutes there, about a second at
+ * this one).
  */
 export const DEFAULT_MAX_REQUESTS_PER_SECOND = 20;
 export const EMBEDDED_MAX_REQUESTS_PER_SECOND = 10_000;

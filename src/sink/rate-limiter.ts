@@ -61,7 +61,7 @@ export class AdaptiveRateLimiter {
   /** Waiters in line not yet served nor aborted. */
   private waiting = 0;
   /** Requests that waited for a token while the rate stood at the configured ceiling: the ceiling, not the service, set their pace. */
-  private heldAtCeiling = 0;
+  private heldByCeilingCount = 0;
   /** The timer that hands out the next token to the line, and how to cancel it. */
   private wakeup: AbortController | undefined;
 
@@ -88,7 +88,7 @@ export class AdaptiveRateLimiter {
 
   /** Requests so far that waited for a token while the rate stood at the configured ceiling. */
   get heldByCeiling(): number {
-    return this.heldAtCeiling;
+    return this.heldByCeilingCount;
   }
 
   /** The configured ceiling, requests per second. */
@@ -111,7 +111,7 @@ export class AdaptiveRateLimiter {
       return pace > 0 ? this.clock.sleep(pace, signal) : RESOLVED;
     }
     this.controller.noteLimited();
-    if (this.controller.rate >= this.controller.ceiling) this.heldAtCeiling++;
+    if (this.controller.rate >= this.controller.ceiling) this.heldByCeilingCount++;
     if (signal?.aborted) return Promise.reject(abortedError(signal, 'waiting for the rate limit'));
     return new Promise((resolve, reject) => {
       const waiter: Waiter = { resolve, signal, onAbort: undefined, gone: false };
