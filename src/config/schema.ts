@@ -190,8 +190,8 @@ export type ExportConfig = z.output<typeof exportConfig>;
  * first run of 5,000 rows took four minutes there, about a second at
  * this one).
  */
-export const DEFAULT_MAX_REQUESTS_PER_SECOND = 20;
-export const EMBEDDED_MAX_REQUESTS_PER_SECOND = 10_000;
+const DEFAULT_MAX_REQUESTS_PER_SECOND = 20;
+const EMBEDDED_MAX_REQUESTS_PER_SECOND = 10_000;
 
 const serviceFields = z.strictObject({
   /** "embedded" starts the emulator in-process. */
