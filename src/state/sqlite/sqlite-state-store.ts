@@ -238,9 +238,15 @@ export class SqliteStateStore implements StateStore {
   }
 
   async flush(): Promise<void> {
-    await this.sendBuffered();
-    // Checked right before committing here: acknowledgements go on meanwhile, and one that fills the
-    // buffer sends a commit of its own, which must land before what this connection commits.
+    if (this.commits?.usable) {
+      await this.sendBuffered();
+      await this.commits.answered();
+      // Every write made before this call is committed. Those made while it waited (acknowledgements go on
+      // during a checkpoint) go with the next commit: committing them here, on the run's thread, held every
+      // request in flight for the commit of up to a batch (2 µs a record of its CPU at zero latency, 200k rows).
+      if (this.commits.usable) return;
+    }
+    // Checked right before committing here: a commit still in flight must land before what this connection commits.
     while (this.commits !== undefined && !this.commits.idle) await this.settled();
     this.flushNow();
   }

@@ -100,6 +100,14 @@ export class ThreadedCommits {
     while (this.inFlight.length > 0) await this.inFlight[this.inFlight.length - 1]!.settled;
   }
 
+  /**
+   * Resolves when every commit sent before this call has been answered; unlike {@link settled}, not
+   * those sent while it waits (commits are answered in order, so the last one sent stands for all).
+   */
+  answered(): Promise<void> {
+    return this.inFlight.at(-1)?.settled ?? Promise.resolve();
+  }
+
   /** Lets the commits in flight finish, then ends the thread. */
   async close(): Promise<void> {
     await this.settled();

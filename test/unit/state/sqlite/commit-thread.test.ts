@@ -81,4 +81,30 @@ describe('the commit thread', () => {
       await store.close();
     }
   });
+
+  it('leaves writes made while a flush waits to the next commit, not to the run\'s thread', async () => {
+    const path = join(tempDir(), 'state.db');
+    const store = new SqliteStateStore(path, { threadsAfter: 0, batchSize: 100 });
+    const onRunThread = vi.spyOn(LedgerTable.prototype, 'writeAcknowledged');
+    const ack = (remoteId: string) => store.recordAcknowledged({ sync: 'deals', remoteId, fingerprint: `f-${remoteId}`, recordId: 'r' });
+    try {
+      for (const remoteId of ids('before', 250)) await ack(remoteId);
+      const flushed = store.flush();
+      // Acknowledgements go on while the checkpoint waits for the thread: 30, fewer than a batch.
+      for (const remoteId of ids('during', 30)) await ack(remoteId);
+      await flushed;
+      expect(onRunThread).not.toHaveBeenCalled();
+      const other = new Database(path, { readonly: true });
+      const count = (prefix: string) => (other.prepare('SELECT count(*) AS n FROM ledger WHERE remote_id LIKE ?').get(`${prefix}-%`) as { n: number }).n;
+      expect(count('before')).toBe(250);
+      other.close();
+      // Not lost: the next flush commits them.
+      await store.flush();
+      expect((await store.fingerprints('deals', ['during-29'])).get('during-29')?.fingerprint).toBe('f-during-29');
+      expect(onRunThread).not.toHaveBeenCalled();
+    } finally {
+      onRunThread.mockRestore();
+      await store.close();
+    }
+  });
 });
