@@ -3,9 +3,9 @@
  * keyed by (org, kind, sourceId, remoteId). Reads only ever see records that
  * are public and not soft-deleted (`visible`).
  */
-import { randomUUID } from 'node:crypto';
 import { prepared, type Db } from './database.js';
 import { paginate } from './paginate.js';
+import { newRecordId } from './record-id.js';
 import type { DataByKind, Page, RecordKind, StoredRecord } from './types.js';
 
 interface RecordRow {
@@ -58,7 +58,7 @@ export interface RecordWrite<K extends RecordKind> {
   objectTypeId?: string | null;
   sortMs: number;
   data: DataByKind[K];
-  /** Record id to use when the record is new (seeds keep their ids); random otherwise. */
+  /** Record id to use when the record is new (seeds keep their ids); a new one otherwise (record-id.ts). */
   id?: string;
 }
 
@@ -126,7 +126,7 @@ export class RecordsRepo {
     const data = JSON.stringify(write.data);
     const owners = JSON.stringify(write.ownerEmails);
     const revived = existing !== undefined && existing.deletedMs !== null;
-    const id = existing?.id ?? write.id ?? randomUUID();
+    const id = existing?.id ?? write.id ?? newRecordId(now);
     const createdMs = existing === undefined || revived ? now : existing.createdMs;
     if (existing) {
       prepared(this.db, 
