@@ -8,6 +8,7 @@ import type { KeyRing } from './auth.js';
 import type { FaultInjector } from './faults.js';
 import { conflict } from './http/errors.js';
 import type { EmulatorStore } from './store/index.js';
+import { uuidFromBytes } from './store/uuid.js';
 
 export const MEDIA_URL_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
@@ -102,7 +103,5 @@ export class App {
 
 /** A UUID-shaped id derived from its parts, so re-pushing a record keeps ids of its attachments and media. */
 export function stableUuid(...parts: readonly string[]): string {
-  const hex = createHash('sha256').update(JSON.stringify(parts)).digest('hex');
-  const variant = ((parseInt(hex.slice(16, 17), 16) & 0x3) | 0x8).toString(16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  return uuidFromBytes(createHash('sha256').update(JSON.stringify(parts)).digest(), 4);
 }

@@ -5,7 +5,7 @@
  */
 import { prepared, type Db } from './database.js';
 import { paginate } from './paginate.js';
-import { newRecordId } from './record-id.js';
+import { newRecordId } from './uuid.js';
 import type { DataByKind, Page, RecordKind, StoredRecord } from './types.js';
 
 interface RecordRow {
@@ -58,7 +58,7 @@ export interface RecordWrite<K extends RecordKind> {
   objectTypeId?: string | null;
   sortMs: number;
   data: DataByKind[K];
-  /** Record id to use when the record is new (seeds keep their ids); a new one otherwise (record-id.ts). */
+  /** Record id to use when the record is new (seeds keep their ids); a new one otherwise (uuid.ts). */
   id?: string;
 }
 

@@ -97,7 +97,7 @@ export class ThreadedCommits {
 
   /** Resolves when every commit sent so far has been answered. */
   async settled(): Promise<void> {
-    while (this.inFlight.length > 0) await this.inFlight[this.inFlight.length - 1]!.settled;
+    while (this.inFlight.length > 0) await this.answered();
   }
 
   /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UUID_PATTERN } from '../../../../src/api/schemas/common.js';
-import { newRecordId } from '../../../../src/emulator/store/record-id.js';
+import { newRecordId } from '../../../../src/emulator/store/uuid.js';
 
 describe('newRecordId', () => {
   it('makes version 7 UUIDs whose first 48 bits are the creation time', () => {
