@@ -130,6 +130,11 @@ export class RateController {
     return this.current;
   }
 
+  /** Still growing multiplicatively: the service has shown no limit yet. */
+  get inSlowStart(): boolean {
+    return this.slowStart !== undefined;
+  }
+
   /** The rate held a request back (the bucket was empty): a window without congestion may raise it. */
   noteLimited(): void {
     this.window.limited = true;

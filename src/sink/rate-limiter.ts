@@ -62,6 +62,8 @@ export class AdaptiveRateLimiter {
   private waiting = 0;
   /** Requests that waited for a token while the rate stood at the configured ceiling: the ceiling, not the service, set their pace. */
   private heldByCeilingCount = 0;
+  /** Decreases and holds so far: a request still waiting for the {@link Pacer} when one comes takes a new token. */
+  private cuts = 0;
   /** The timer that hands out the next token to the line, and how to cancel it. */
   private wakeup: AbortController | undefined;
 
@@ -103,12 +105,21 @@ export class AdaptiveRateLimiter {
 
   /** Take one token: at once when the bucket has one, else in line until one is earned. */
   acquire(signal?: AbortSignal): Promise<void> {
+    return this.take(signal, true);
+  }
+
+  /** {@link acquire}; `paced`: wait for the {@link Pacer} after taking a token at once. */
+  private take(signal: AbortSignal | undefined, paced: boolean): Promise<void> {
     const now = this.clock.now();
     this.refill(now);
     if (this.tokens >= 1 && this.heldUntil <= now && this.waiting === 0) {
       this.tokens -= 1;
-      const pace = this.pacer.delay(now);
-      return pace > 0 ? this.clock.sleep(pace, signal) : RESOLVED;
+      const pace = paced ? this.pacer.delay(now) : 0;
+      if (pace <= 0) return RESOLVED;
+      // A token taken at a rate the service has since refused is not spent: the request waits for one at the new
+      // rate (its turn with the pacer is over: the pacer counted it as sent then).
+      const cuts = this.cuts;
+      return this.clock.sleep(pace, signal).then(() => (this.cuts === cuts ? undefined : this.take(signal, false)));
     }
     this.controller.noteLimited();
     if (this.controller.rate >= this.controller.ceiling) this.heldByCeilingCount++;
@@ -152,7 +163,14 @@ export class AdaptiveRateLimiter {
     // A 429 often comes back faster than a write: only the service's real work shows how long a round trip takes.
     if (!throttled && sentAt !== undefined) this.pacer.onRoundTrip(sentAt, now);
     // Tokens saved up at the old rate would go out as a burst into a service that just said it is overloaded.
-    if (decision.change === 'decrease' || decision.change === 'hold') this.tokens = 0;
+    if (decision.change === 'decrease' || decision.change === 'hold') {
+      this.tokens = 0;
+      this.cuts++;
+    } else if (throttled && this.controller.inSlowStart) {
+      // The slow start needs a few 429s in a row to tell a limit from random refusals; meanwhile the requests go at
+      // the rate, not as a burst of saved-up tokens into a bucket that may just have run dry.
+      this.tokens = Math.min(this.tokens, 0);
+    }
     if (decision.change === 'hold' && retryAfterMs !== undefined) {
       this.heldUntil = Math.max(this.heldUntil, now + retryAfterMs);
       this.controller.restartWindow(this.heldUntil);

@@ -214,6 +214,38 @@ describe('AdaptiveRateLimiter', () => {
     expect(sent[0]).toBe(0);
     for (let i = 2; i < sent.length; i++) expect(sent[i]! - sent[i - 1]!).toBeGreaterThanOrEqual(2);
   });
+  it('a request that took its token but still waits for the pacer when the rate is cut waits for a token at the new rate', async () => {
+    const clock = new TimerClock();
+    const limiter = new AdaptiveRateLimiter({ maxPerSecond: 1000, concurrency: 4, clock, minWindowMs: 0, minWindowAnswers: 4 });
+    await limiter.acquire();
+    // A 20 ms round trip: the pacer spaces requests 4 ms apart (4 slots, × 1.25).
+    limiter.onAnswer(false, undefined, clock.now() - 20);
+    clock.time += 100; // 50 tokens saved up (50 ms of the ceiling)
+    const start = clock.now();
+    const sent: number[] = [];
+    const waits = Array.from({ length: 6 }, () => limiter.acquire().then(() => sent.push(clock.now() - start)));
+    // All six took a token; five wait for their turn with the pacer when three windows of mostly 429s cut the rate to 125/s.
+    for (let i = 0; i < 12; i++) limiter.onAnswer(i % 4 !== 3, 1000, i % 4 !== 3 ? clock.now() : undefined);
+    expect(limiter.currentRate).toBe(125);
+    await Promise.all(waits);
+    // The first had gone; the others go one every 8 ms, at the new rate (before the fix: at 2, 6, 10, 14 and 18 ms).
+    expect(sent[0]).toBe(0);
+    for (let i = 1; i < sent.length; i++) expect(sent[i]! - sent[i - 1]!).toBeGreaterThanOrEqual(8);
+  });
+
+  it('in the slow start, a 429 drops the tokens saved up: the next requests go at the rate, not as a burst', async () => {
+    const clock = new TimerClock();
+    const limiter = new AdaptiveRateLimiter({ maxPerSecond: 100_000, startPerSecond: 200, clock });
+    await limiter.acquire();
+    clock.time += 100; // 10 tokens saved up (50 ms at 200/s)
+    limiter.onAnswer(true, 1000, clock.now()); // one 429: not yet a limit, and the slow start goes on
+    expect(limiter.currentRate).toBe(200);
+    const start = clock.now();
+    const sent: number[] = [];
+    await Promise.all(Array.from({ length: 5 }, () => limiter.acquire().then(() => sent.push(clock.now() - start))));
+    // One every 5 ms (200/s); with the saved tokens all five went at once.
+    expect(sent).toEqual([5, 10, 15, 20, 25]);
+  });
 });
 
 describe('AdaptiveRateLimiter at the end of the input', () => {
