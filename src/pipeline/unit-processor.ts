@@ -173,7 +173,8 @@ export class UnitProcessor {
     const ledger = await this.ledgerFor(ready.map((r) => r.remoteId), early);
     for (const unit of ready) {
       if (this.deps.stop.stopping) return false;
-      await this.decide(unit, ledger.get(unit.remoteId));
+      const decided = this.decide(unit, ledger.get(unit.remoteId));
+      if (decided) await decided;
     }
     return !this.deps.stop.failed;
   }
@@ -266,24 +267,37 @@ export class UnitProcessor {
     return replayed !== undefined ? replayed.then(() => this.settled(ticket)) : this.settled(ticket, true);
   }
 
-  /** Unchanged (nothing to send), or create/update: counted on a dry run, pushed otherwise. */
-  private async decide(ready: ReadyUnit, known: FingerprintHit | undefined): Promise<void> {
+  /**
+   * Unchanged (nothing to send), or create/update: counted on a dry run,
+   * pushed otherwise. No promise of its own for a push while the pusher has room (once per record).
+   */
+  private decide(ready: ReadyUnit, known: FingerprintHit | undefined): Promise<void> | undefined {
     const { counts } = this.deps;
     const { unit, ticket, body } = ready;
-    if (known?.status === 'pushed' && known.fingerprint === ready.print) {
-      counts.unchanged++;
-      await this.resolveReplayed(unit);
-      await this.vouchForSource(ready, known);
-      this.sample(unit, 'unchanged', body);
-      return this.settled(ticket);
-    }
+    if (known?.status === 'pushed' && known.fingerprint === ready.print) return this.unchangedBody(ready, known);
     const action = known?.status === 'pushed' ? 'update' : 'create';
-    if (!this.deps.pusher) {
+    const { pusher } = this.deps;
+    if (!pusher) {
       counts[action === 'update' ? 'updated' : 'created']++;
       this.sample(unit, action, body);
       return this.settled(ticket);
     }
-    await this.deps.pusher.waitForCapacity();
+    const room = pusher.waitForCapacity();
+    if (room) return room.then(() => this.pushUnlessStopping(ready));
+    this.pushUnlessStopping(ready);
+    return undefined;
+  }
+
+  /** Mapped, built and hashed to the body the ledger holds: nothing to send. */
+  private async unchangedBody(ready: ReadyUnit, known: FingerprintHit): Promise<void> {
+    this.deps.counts.unchanged++;
+    await this.resolveReplayed(ready.unit);
+    await this.vouchForSource(ready, known);
+    this.sample(ready.unit, 'unchanged', ready.body);
+    return this.settled(ready.ticket);
+  }
+
+  private pushUnlessStopping(ready: ReadyUnit): void {
     if (this.deps.stop.failed) return; // the run is stopping: this unit stays unfinished, for the next run
     this.push(ready);
   }

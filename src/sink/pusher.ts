@@ -170,6 +170,8 @@ export class Pusher {
   private queued = 0;
   private waitingToRetry = 0;
   private readonly changed = new Set<() => void>();
+  /** Callers of {@link waitForCapacity} waiting for room (see {@link wakeRoomWaiters}). */
+  private roomWaiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
   /** The last pending push of each key, so that pushes of one key go in order. */
   private readonly tails: Record<RecordKind, Map<string, Promise<unknown>>> = {
     conversation: new Map(),
@@ -199,7 +201,14 @@ export class Pusher {
     // Every request waiting (for its turn, or to retry) listens for the abort: many more than Node's default warning limit of 10.
     if (options.signal) setMaxListeners(0, options.signal);
     this.aborted = options.signal?.aborted ?? false;
-    options.signal?.addEventListener('abort', () => (this.aborted = true), { once: true });
+    options.signal?.addEventListener(
+      'abort',
+      () => {
+        this.aborted = true;
+        this.notify();
+      },
+      { once: true },
+    );
     this.policy = {
       ...DEFAULT_RETRY,
       maxAttempts: Math.max(1, options.maxAttempts),
@@ -252,11 +261,29 @@ export class Pusher {
    * Resolves when fewer than `maxQueued` records wait for a first request
    * slot and fewer than `maxWaitingToRetry` wait to retry; await it before each `push`.
    */
-  async waitForCapacity(): Promise<void> {
-    while (this.queued >= this.maxQueued || this.waitingToRetry >= this.maxWaitingToRetry) {
-      if (this.signal?.aborted) throw abortedError(this.signal, 'waiting for push capacity');
-      if (this.fatal) return;
-      await this.nextChange();
+  waitForCapacity(): Promise<void> | undefined {
+    // Without a promise when there is room: once per record.
+    if (this.queued < this.maxQueued && this.waitingToRetry < this.maxWaitingToRetry) return undefined;
+    if (this.aborted) return Promise.reject(abortedError(this.signal, 'waiting for push capacity'));
+    if (this.fatal) return undefined;
+    return new Promise((resolve, reject) => this.roomWaiters.push({ resolve, reject }));
+  }
+
+  /**
+   * Those waiting for capacity go once the queue has drained to half (and
+   * the retries are below their bound), or the run stops: one wake-up lets
+   * a stretch of records in, where waking at every slot let one in per
+   * record (three promises each; the queue still holds twice the slots).
+   */
+  private wakeRoomWaiters(): void {
+    const waiters = this.roomWaiters;
+    if (waiters.length === 0) return;
+    const stopping = this.aborted || this.fatal !== undefined;
+    if (!stopping && (this.queued > this.maxQueued / 2 || this.waitingToRetry >= this.maxWaitingToRetry)) return;
+    this.roomWaiters = [];
+    for (const waiter of waiters) {
+      if (this.aborted) waiter.reject(abortedError(this.signal, 'waiting for push capacity'));
+      else waiter.resolve();
     }
   }
 
@@ -402,7 +429,9 @@ export class Pusher {
   private async attemptOnce<R>(job: Job, attempt: Attempt<R>, first: boolean): Promise<{ ok: true; response: R; sentAt: number } | { ok: false; error: unknown; sentAt: number }> {
     try {
       this.checkStopped(job);
-      await this.slots.acquire();
+      // Awaited only when it waits: awaiting undefined would cost a turn of the event loop per request.
+      const slot = this.slots.acquire();
+      if (slot) await slot;
     } finally {
       // Out of the queue once it has a slot, or once it never will.
       if (first) {
@@ -412,7 +441,8 @@ export class Pusher {
     }
     try {
       this.checkStopped(job);
-      await this.limiter.acquire(this.signal);
+      const turn = this.limiter.tryAcquire(this.signal);
+      if (turn) await turn;
       // When it went (not when it began to wait for its turn): a 429 to a request sent before the last decrease is old news.
       const sentAt = this.limiter.now();
       this.checkStopped(job);
@@ -477,6 +507,7 @@ export class Pusher {
   }
 
   private notify(): void {
+    this.wakeRoomWaiters();
     if (this.changed.size === 0) return;
     const waiting = [...this.changed];
     this.changed.clear();

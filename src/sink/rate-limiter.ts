@@ -105,17 +105,22 @@ export class AdaptiveRateLimiter {
 
   /** Take one token: at once when the bucket has one, else in line until one is earned. */
   acquire(signal?: AbortSignal): Promise<void> {
+    return this.take(signal, true) ?? RESOLVED;
+  }
+
+  /** {@link acquire}, but undefined when the token was taken at once: a caller that checks saves a turn of the event loop. */
+  tryAcquire(signal?: AbortSignal): Promise<void> | undefined {
     return this.take(signal, true);
   }
 
-  /** {@link acquire}; `paced`: wait for the {@link Pacer} after taking a token at once. */
-  private take(signal: AbortSignal | undefined, paced: boolean): Promise<void> {
+  /** {@link tryAcquire}; `paced`: wait for the {@link Pacer} after taking a token at once. */
+  private take(signal: AbortSignal | undefined, paced: boolean): Promise<void> | undefined {
     const now = this.clock.now();
     this.refill(now);
     if (this.tokens >= 1 && this.heldUntil <= now && this.waiting === 0) {
       this.tokens -= 1;
       const pace = paced ? this.pacer.delay(now) : 0;
-      if (pace <= 0) return RESOLVED;
+      if (pace <= 0) return undefined;
       // A token taken at a rate the service has since refused is not spent: the request waits for one at the new
       // rate (its turn with the pacer is over: the pacer counted it as sent then).
       const cuts = this.cuts;

@@ -276,6 +276,36 @@ describe('Pusher', () => {
     expect(produced).toBe(100);
   });
 
+  it('a reader waiting for capacity goes on once the queue has drained to half, not at every freed slot; an abort rejects the wait', async () => {
+    const controller = new AbortController();
+    const { service, pusher } = setup({ concurrency: 2, maxQueued: 8, signal: controller.signal });
+    const answers: (() => void)[] = [];
+    service.handler = (_k, body) =>
+      new Promise((resolve) => answers.push(() => resolve({ status: 'created', recordId: 'x', id: String(body.id), sourceId: SOURCE })));
+    const settle = async () => {
+      for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    };
+    const pushes = Array.from({ length: 10 }, (_, i) => pusher.push(job(i)));
+    await settle();
+    expect(pusher.stats()).toMatchObject({ inFlight: 2, queued: 8 });
+    let roomAfter: number | undefined;
+    void pusher.waitForCapacity()!.then(() => (roomAfter = pusher.stats().queued));
+    for (let answered = 1; answered <= 4; answered++) {
+      answers.shift()!();
+      await settle();
+      // Each answer frees a slot for one queued record; the reader waits until half the queue is free.
+      expect(roomAfter).toBe(answered < 4 ? undefined : 4);
+    }
+    // Full again: a wait that an abort ends.
+    pushes.push(...Array.from({ length: 4 }, (_, i) => pusher.push(job(100 + i))));
+    const wait = pusher.waitForCapacity();
+    expect(wait).toBeInstanceOf(Promise);
+    controller.abort();
+    await expect(wait).rejects.toMatchObject({ code: 'FERRY_ABORTED' });
+    for (const answer of answers) answer();
+    await Promise.allSettled(pushes);
+  });
+
   it('the signal aborts waits (a Retry-After pause) with FERRY_ABORTED', async () => {
     const controller = new AbortController();
     const clock = new FakeClock();
