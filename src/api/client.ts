@@ -203,6 +203,8 @@ export class ServiceClient {
    * success body parsed with the endpoint's response schema.
    */
   call<N extends EndpointName>(name: N, options: CallOptions<N> = {}): Promise<ResponseOf<N>> {
+    // A single attempt (the sink's pushes, which it retries itself): one promise on top of the request's own.
+    if (options.retry === false && this.#gate === undefined) return this.#sendOnce(name, options, dataOf);
     return this.#send(name, options).then(dataOf);
   }
 
@@ -211,11 +213,77 @@ export class ServiceClient {
     return this.#send(name, options);
   }
 
+  /**
+   * {@link send} with no retry and no gate, written with `then`: what
+   * `#send`'s loop does for one attempt, without its async function and
+   * awaits (two promises a push). `pick` takes what the caller returns.
+   */
+  #sendOnce<N extends EndpointName, T>(name: N, options: CallOptions<N>, pick: (answer: Answer<ResponseOf<N>>) => T): Promise<T> {
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(abortedError(signal, name));
+    const endpoint: Endpoint = ENDPOINTS[name];
+    const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
+    let request: { path: string; body: Buffer | undefined };
+    try {
+      request = this.#request(name, endpoint, options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const started = performance.now();
+    return this.#attempt(endpoint.method, request.path, request.body, endpoint.scope !== 'none', timeoutMs, signal).then(
+      (raw) => {
+        const answer = this.#answered<N>(name, endpoint, raw, started, 1);
+        if (answer === undefined) throw this.#refused(name, raw, 1, parseRetryAfter(raw.headers['retry-after']));
+        return pick(answer);
+      },
+      (caught: unknown) => {
+        const { error, errorCode } = this.#unanswered(name, caught, signal, timeoutMs);
+        throw this.#unreachable(name, 1, errorCode, error);
+      },
+    );
+  }
+
+  /** The path and body bytes of a call. */
+  #request(name: EndpointName, endpoint: Endpoint, options: CallOptions<EndpointName>, pathOverride?: string): { path: string; body: Buffer | undefined } {
+    const path = pathOverride ?? `${this.#prefix}${fillPath(endpoint.path, options.params, name)}${buildQuery(options.query, name)}`;
+    const body = options.body === undefined ? undefined : options.json !== undefined ? jsonBytes(options.json, name) : serialiseBody(options.body, name);
+    return { path, body };
+  }
+
+  /** An answer, reported to the observer: a success parsed, or undefined for any other status. */
+  #answered<N extends EndpointName>(name: N, endpoint: Endpoint, raw: RawAnswer, started: number, attempt: number): Answer<ResponseOf<N>> | undefined {
+    this.#observer.onResponse?.({ endpoint: name, status: raw.status, durationMs: performance.now() - started, attempt });
+    if (raw.status < 200 || raw.status >= 300) return undefined;
+    return { status: raw.status, headers: raw.headers, data: this.#parseSuccess(name, endpoint, raw) as ResponseOf<N> };
+  }
+
+  /** The error for an answer that is not a success and is not retried. */
+  #refused(name: EndpointName, raw: RawAnswer, attempts: number, retryAfterMs: number | undefined): Error {
+    return serviceErrorFromResponse({ endpoint: name, status: raw.status, body: this.#errorBody(raw.text), attempts, retryAfterMs });
+  }
+
+  /**
+   * A request that got no answer: throws when the run is aborting or the
+   * failure is not a network one (ferry's own bug, say); else the error and
+   * its code, for a retry or {@link #unreachable}.
+   */
+  #unanswered(name: EndpointName, caught: unknown, signal: AbortSignal | undefined, timeoutMs: number): { error: unknown; errorCode: string } {
+    if (signal?.aborted) throw abortedError(signal, name);
+    const error = isUndiciTimeout(caught) ? new AttemptTimeout(timeoutMs) : caught;
+    const errorCode = error instanceof AttemptTimeout ? 'ETIMEDOUT' : networkErrorCode(error);
+    if (errorCode === undefined) {
+      throw new FerryError('FERRY_SERVICE_ERROR', `${name}: request failed: ${this.#redact(messageOf(error))}`, {
+        cause: redactError(error, this.#secrets()),
+        details: { endpoint: name },
+      });
+    }
+    return { error, errorCode };
+  }
+
   /** `pathOverride` replaces the built path (a poll `Location` the service gave). */
   async #send<N extends EndpointName>(name: N, options: CallOptions<N>, pathOverride?: string): Promise<Answer<ResponseOf<N>>> {
     const endpoint: Endpoint = ENDPOINTS[name];
-    const path = pathOverride ?? `${this.#prefix}${fillPath(endpoint.path, options.params, name)}${buildQuery(options.query, name)}`;
-    const body = options.body === undefined ? undefined : options.json !== undefined ? jsonBytes(options.json, name) : serialiseBody(options.body, name);
+    const { path, body } = this.#request(name, endpoint, options, pathOverride);
     const policy = options.retry === false ? this.#oneAttempt : options.retry === undefined ? this.#retry : mergePolicy(this.#retry, options.retry);
     const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
     const { signal } = options;
@@ -236,15 +304,7 @@ export class ServiceClient {
       try {
         raw = await this.#attempt(endpoint.method, path, body, endpoint.scope !== 'none', timeoutMs, signal);
       } catch (caught) {
-        if (signal?.aborted) throw abortedError(signal, name);
-        const error = isUndiciTimeout(caught) ? new AttemptTimeout(timeoutMs) : caught;
-        const errorCode = error instanceof AttemptTimeout ? 'ETIMEDOUT' : networkErrorCode(error);
-        if (errorCode === undefined) {
-          throw new FerryError('FERRY_SERVICE_ERROR', `${name}: request failed: ${this.#redact(messageOf(error))}`, {
-            cause: redactError(error, this.#secrets()),
-            details: { endpoint: name },
-          });
-        }
+        const { error, errorCode } = this.#unanswered(name, caught, signal, timeoutMs);
         failingSince ??= started;
         const next = nextRetry(undefined, { failures: attempt, outageMs: performance.now() - failingSince }, policy);
         if (!next.retry) throw this.#unreachable(name, attempt, errorCode, error);
@@ -253,10 +313,8 @@ export class ServiceClient {
         continue;
       }
 
-      this.#observer.onResponse?.({ endpoint: name, status: raw.status, durationMs: performance.now() - started, attempt });
-      if (raw.status >= 200 && raw.status < 300) {
-        return { status: raw.status, headers: raw.headers, data: this.#parseSuccess(name, endpoint, raw) as ResponseOf<N> };
-      }
+      const answer = this.#answered<N>(name, endpoint, raw, started, attempt);
+      if (answer !== undefined) return answer;
       const retryAfterMs = parseRetryAfter(raw.headers['retry-after']);
       if (isRetryableStatus(raw.status)) {
         failingSince = signalsOutage(raw.status) ? (failingSince ?? started) : undefined;
@@ -274,13 +332,7 @@ export class ServiceClient {
           continue;
         }
       }
-      throw serviceErrorFromResponse({
-        endpoint: name,
-        status: raw.status,
-        body: this.#errorBody(raw.text),
-        attempts: attempt,
-        retryAfterMs,
-      });
+      throw this.#refused(name, raw, attempt, retryAfterMs);
     }
   }
 

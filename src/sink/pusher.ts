@@ -120,6 +120,8 @@ export interface PusherOptions {
 }
 
 type Attempt<T> = () => Promise<T>;
+/** What one attempt came to, and when its request went. */
+type Attempted<R> = { ok: true; response: R; sentAt: number } | { ok: false; error: unknown; sentAt: number };
 type Job = { kind: RecordKind; remoteId: string };
 /** How often a service that stays down is reported while the run rides it out. */
 const OUTAGE_LOG_INTERVAL_MS = 30_000;
@@ -324,19 +326,19 @@ export class Pusher {
     }
   }
 
-  private async enqueue<R, O>(
+  private enqueue<R, O>(
     job: Job,
     attempt: Attempt<R>,
     onOk: (response: R) => O,
     onRejected: (rejection: PushRejection) => O | PushRejection = (r) => r,
   ): Promise<O | PushRejection> {
-    if (this.fatal) throw this.fatal;
+    if (this.fatal) return Promise.reject(this.fatal);
     this.unsettled++;
     this.queued++;
     // One map per kind, keyed by the id itself: no key string to build and hash per record.
     const tails = this.tails[job.kind];
     const before = tails.get(job.remoteId);
-    // A push of the key waits for the one before to settle, either way (that one's rejection is handled by its own await).
+    // A push of the key waits for the one before to settle, either way (that one's rejection is handled by its own caller).
     const result = before
       ? before.then(
           () => this.run(job, attempt, onOk, onRejected),
@@ -344,13 +346,22 @@ export class Pusher {
         )
       : this.run(job, attempt, onOk, onRejected);
     tails.set(job.remoteId, result);
-    try {
-      return await result;
-    } finally {
+    const settled = (): void => {
       if (tails.get(job.remoteId) === result) tails.delete(job.remoteId);
       this.unsettled--;
       this.notify();
-    }
+    };
+    // `then` with both handlers, not an async function or `finally`: one promise a record, not two or three.
+    return result.then(
+      (outcome) => {
+        settled();
+        return outcome;
+      },
+      (error: unknown) => {
+        settled();
+        throw error;
+      },
+    );
   }
 
   private async run<R, O>(
@@ -425,36 +436,84 @@ export class Pusher {
     return Math.min(MAX_ATTEMPTS_WHILE_SERVING, Math.max(maxAttempts, plausible));
   }
 
-  /** One attempt in a request slot: the slot is held only while paced and sent. */
-  private async attemptOnce<R>(job: Job, attempt: Attempt<R>, first: boolean): Promise<{ ok: true; response: R; sentAt: number } | { ok: false; error: unknown; sentAt: number }> {
+  /**
+   * One attempt in a request slot: the slot is held only while paced and
+   * sent. Written with `then` rather than as an async function: a promise
+   * only where something waits (once per record, and more on a full queue).
+   */
+  private attemptOnce<R>(job: Job, attempt: Attempt<R>, first: boolean): Promise<Attempted<R>> {
+    let slot: Promise<void> | undefined;
     try {
       this.checkStopped(job);
-      // Awaited only when it waits: awaiting undefined would cost a turn of the event loop per request.
-      const slot = this.slots.acquire();
-      if (slot) await slot;
-    } finally {
-      // Out of the queue once it has a slot, or once it never will.
-      if (first) {
-        this.queued--;
-        this.notify();
-      }
+      slot = this.slots.acquire();
+    } catch (error) {
+      if (first) this.leaveQueue();
+      return Promise.reject(error);
     }
+    if (slot === undefined) {
+      if (first) this.leaveQueue();
+      return this.inSlot(job, attempt);
+    }
+    return slot.then(() => {
+      if (first) this.leaveQueue();
+      return this.inSlot(job, attempt);
+    });
+  }
+
+  /** Out of the queue once it has a slot, or once it never will. */
+  private leaveQueue(): void {
+    this.queued--;
+    this.notify();
+  }
+
+  /** Holding a slot: waits for the rate's turn, then sends. The slot is released whatever happens. */
+  private inSlot<R>(job: Job, attempt: Attempt<R>): Promise<Attempted<R>> {
+    let turn: Promise<void> | undefined;
     try {
       this.checkStopped(job);
-      const turn = this.limiter.tryAcquire(this.signal);
-      if (turn) await turn;
-      // When it went (not when it began to wait for its turn): a 429 to a request sent before the last decrease is old news.
-      const sentAt = this.limiter.now();
-      this.checkStopped(job);
-      this.counters.requests += 1;
-      try {
-        return { ok: true, response: await attempt(), sentAt };
-      } catch (error) {
-        return { ok: false, error, sentAt };
-      }
-    } finally {
+      turn = this.limiter.tryAcquire(this.signal);
+    } catch (error) {
       this.slots.release();
+      return Promise.reject(error);
     }
+    if (turn === undefined) return this.sendInSlot(job, attempt);
+    return turn.then(
+      () => this.sendInSlot(job, attempt),
+      (error: unknown) => {
+        this.slots.release();
+        throw error;
+      },
+    );
+  }
+
+  /** Sends, holding a slot and a turn: a failed request is an outcome ({ ok: false }); a stopped run rejects. */
+  private sendInSlot<R>(job: Job, attempt: Attempt<R>): Promise<Attempted<R>> {
+    // When it went (not when it began to wait for its turn): a 429 to a request sent before the last decrease is old news.
+    const sentAt = this.limiter.now();
+    try {
+      this.checkStopped(job);
+    } catch (error) {
+      this.slots.release();
+      return Promise.reject(error);
+    }
+    this.counters.requests += 1;
+    let sending: Promise<R>;
+    try {
+      sending = attempt();
+    } catch (error) {
+      this.slots.release();
+      return Promise.resolve({ ok: false, error, sentAt });
+    }
+    return sending.then(
+      (response): Attempted<R> => {
+        this.slots.release();
+        return { ok: true, response, sentAt };
+      },
+      (error: unknown): Attempted<R> => {
+        this.slots.release();
+        return { ok: false, error, sentAt };
+      },
+    );
   }
 
   private async waitToRetry(ms: number): Promise<void> {

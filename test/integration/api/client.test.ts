@@ -200,6 +200,37 @@ describe('retries', () => {
     expect(server.seen).toHaveLength(1);
   });
 
+  it('with retry: false, answers as the retrying path does on its last attempt: success, 429, dropped connection, abort, a body of the wrong shape', async () => {
+    const { observer, retries, responses } = recordingObserver();
+    const controller = new AbortController();
+    const { server, client } = await setup(
+      (_req, res, i) => {
+        if (i === 0) return json(res, 201, recordResponse);
+        if (i === 1) return json(res, 429, { detail: 'rate limited' }, { 'retry-after': '2' });
+        if (i === 2) return void res.socket?.destroy();
+        if (i === 3) return controller.abort();
+        return json(res, 201, { status: 'created' });
+      },
+      { observer },
+    );
+    const once = { retry: false } as const;
+    expect(await client.createRow(dealRow(), once)).toEqual(recordResponse);
+    const throttled = await failure(client.createRow(dealRow(), once));
+    expect(throttled).toBeInstanceOf(ServiceError);
+    expect(throttled).toMatchObject({ code: 'FERRY_SERVICE_ERROR', retryAfterMs: 2000, details: { status: 429, attempts: 1 } });
+    const dropped = await failure(client.createRow(dealRow(), once));
+    expect(dropped.code).toBe('FERRY_SERVICE_UNREACHABLE');
+    expect(dropped.details).toMatchObject({ endpoint: 'createRow', attempts: 1 });
+    expect((await failure(client.createRow(dealRow(), { ...once, signal: controller.signal }))).code).toBe('FERRY_ABORTED');
+    // Aborted before it goes: nothing is sent.
+    expect((await failure(client.createRow(dealRow(), { ...once, signal: controller.signal }))).code).toBe('FERRY_ABORTED');
+    const misshapen = await failure(client.createRow(dealRow(), once));
+    expect(misshapen.message).toContain('does not match the expected shape');
+    expect(server.seen).toHaveLength(5);
+    expect(retries).toEqual([]);
+    expect(responses.map((r) => [r.status, r.attempt])).toEqual([[201, 1], [429, 1], [201, 1]]);
+  });
+
   it('reports FERRY_SERVICE_UNREACHABLE with a hint when nothing listens', async () => {
     const probe = await startServer(() => undefined);
     const url = probe.url;
