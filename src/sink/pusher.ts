@@ -260,8 +260,10 @@ export class Pusher {
   }
 
   /**
-   * Resolves when fewer than `maxQueued` records wait for a first request
-   * slot and fewer than `maxWaitingToRetry` wait to retry; await it before each `push`.
+   * Undefined while fewer than `maxQueued` records wait for a first request
+   * slot and fewer than `maxWaitingToRetry` wait to retry; else a promise
+   * that resolves once there is room again (see {@link wakeRoomWaiters}),
+   * or rejects when the run is aborted. Await it before each `push`.
    */
   waitForCapacity(): Promise<void> | undefined {
     // Without a promise when there is room: once per record.
