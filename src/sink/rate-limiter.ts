@@ -174,7 +174,7 @@ export class AdaptiveRateLimiter {
     } else if (throttled && this.controller.inSlowStart) {
       // The slow start needs a few 429s in a row to tell a limit from random refusals; meanwhile the requests go at
       // the rate, not as a burst of saved-up tokens into a bucket that may just have run dry.
-      this.tokens = Math.min(this.tokens, 0);
+      this.tokens = 0;
     }
     if (decision.change === 'hold' && retryAfterMs !== undefined) {
       this.heldUntil = Math.max(this.heldUntil, now + retryAfterMs);
