@@ -204,7 +204,7 @@ export class ServiceClient {
    */
   call<N extends EndpointName>(name: N, options: CallOptions<N> = {}): Promise<ResponseOf<N>> {
     // A single attempt (the sink's pushes, which it retries itself): one promise on top of the request's own.
-    if (options.retry === false && this.#gate === undefined) return this.#sendOnce(name, options, dataOf);
+    if (options.retry === false && this.#gate === undefined) return this.#callOnce(name, options);
     return this.#send(name, options).then(dataOf);
   }
 
@@ -214,11 +214,11 @@ export class ServiceClient {
   }
 
   /**
-   * {@link send} with no retry and no gate, written with `then`: what
+   * {@link call} with no retry and no gate, written with `then`: what
    * `#send`'s loop does for one attempt, without its async function and
-   * awaits (two promises a push). `pick` takes what the caller returns.
+   * awaits (two promises a push).
    */
-  #sendOnce<N extends EndpointName, T>(name: N, options: CallOptions<N>, pick: (answer: Answer<ResponseOf<N>>) => T): Promise<T> {
+  #callOnce<N extends EndpointName>(name: N, options: CallOptions<N>): Promise<ResponseOf<N>> {
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(abortedError(signal, name));
     const endpoint: Endpoint = ENDPOINTS[name];
@@ -234,7 +234,7 @@ export class ServiceClient {
       (raw) => {
         const answer = this.#answered<N>(name, endpoint, raw, started, 1);
         if (answer === undefined) throw this.#refused(name, raw, 1, parseRetryAfter(raw.headers['retry-after']));
-        return pick(answer);
+        return answer.data;
       },
       (caught: unknown) => {
         const { error, errorCode } = this.#unanswered(name, caught, signal, timeoutMs);
