@@ -35,7 +35,13 @@ export interface BenchRow {
   ok?: boolean;
 }
 
-interface FerryResult {
+/** What a child run reports of its CPU: the whole process and its main thread, µs. */
+interface CpuFigures {
+  cpuUs: number;
+  mainCpuUs: number;
+}
+
+interface FerryResult extends CpuFigures {
   seconds: number;
   counts: { pushed: number; failed: number };
   status: string;
@@ -81,6 +87,7 @@ async function httpLimit(url: string, connections: number): Promise<number> {
 }
 
 const ratio = (a: number, b: number) => +(a / b).toFixed(3);
+const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 export async function run(): Promise<BenchRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'ferry-push-bench-'));
@@ -100,20 +107,31 @@ export async function run(): Promise<BenchRow[]> {
     // Alternating pairs, the ratio the median of theirs: on a shared 2-core machine one pair swung from 0.67 to
     // 1.17 as the machine's speed changed under it (the client alone from 12,000 to 7,900 records/s).
     const pairs: { ferry: number; client: number }[] = [];
+    // CPU µs per record of each run (the whole process, and its main thread): steadier than records/s when the
+    // machine's speed changes under a pair, and it shows where ferry's extra work runs.
+    const cpu = { ferry: [] as number[], ferryMain: [] as number[], client: [] as number[], clientMain: [] as number[] };
     const hostSteal = measureHostSteal();
     for (let pair = 0; pair < ZERO_PAIRS; pair++) {
       await standIn.mode({ kind: 'instant' });
-      ferry(standIn, zero, 16, 100_000);
+      const ran = ferry(standIn, zero, 16, 100_000);
       const ferryRate = await writeRate(standIn);
       await standIn.mode({ kind: 'instant' });
-      child('push/baseline.ts', [standIn.url, zero, 16]);
+      const sent = child('push/baseline.ts', [standIn.url, zero, 16]) as CpuFigures;
       pairs.push({ ferry: ferryRate, client: await writeRate(standIn) });
+      cpu.ferry.push(ran.cpuUs / zeroRows);
+      cpu.ferryMain.push(ran.mainCpuUs / zeroRows);
+      cpu.client.push(sent.cpuUs / zeroRows);
+      cpu.clientMain.push(sent.mainCpuUs / zeroRows);
     }
     pairs.sort((a, b) => a.ferry / a.client - b.ferry / b.client);
     const middle = pairs[Math.floor(pairs.length / 2)]!;
     const ferryRate = middle.ferry;
     const range = `${(pairs[0]!.ferry / pairs[0]!.client).toFixed(2)}-${(pairs.at(-1)!.ferry / pairs.at(-1)!.client).toFixed(2)}`;
     out.push({ name: `zero latency: ferry ÷ hand-written client (c16, ${zeroRows} rows; median of ${ZERO_PAIRS} pairs, ${range})`, value: ratio(middle.ferry, middle.client), goal: '≥ 0.8' });
+    const [ferryCpu, ferryMain, clientCpu, clientMain] = [cpu.ferry, cpu.ferryMain, cpu.client, cpu.clientMain].map(median) as [number, number, number, number];
+    out.push({ name: `zero latency: CPU µs per record, ferry (median; main thread ${ferryMain.toFixed(1)})`, value: +ferryCpu.toFixed(1) });
+    out.push({ name: `zero latency: CPU µs per record, hand-written client (median; main thread ${clientMain.toFixed(1)})`, value: +clientCpu.toFixed(1) });
+    out.push({ name: 'zero latency: CPU per record, ferry ÷ hand-written client', value: ratio(ferryCpu, clientCpu) });
     // How much of the machine its host took meanwhile: the pairs' spread is wider the more it took.
     out.push({ name: 'zero latency: share of CPU time the host took (steal) during the pairs', value: +hostSteal().toFixed(3) });
     out.push({ name: 'zero latency: ferry ÷ HTTP limit (autocannon, 16 connections)', value: ratio(ferryRate, await httpLimit(standIn.url, 16)) });
