@@ -6,6 +6,7 @@
  * pushes a second that was a visible share of a run's CPU and garbage.
  */
 import type { Dispatcher } from 'undici';
+import { onAbort } from '../sdk/abort-listeners.js';
 
 /** Raw outcome of one attempt. */
 export interface RawAnswer {
@@ -49,9 +50,8 @@ class TextAnswer implements Dispatcher.DispatchHandler {
       controller.abort(signal.reason as Error);
       return;
     }
-    const abort = (): void => controller.abort(signal.reason as Error);
-    signal.addEventListener('abort', abort, { once: true });
-    this.stopListening = () => signal.removeEventListener('abort', abort);
+    // One listener set per signal (onAbort): every push in flight listens to the run's one signal.
+    this.stopListening = onAbort(signal, () => controller.abort(signal.reason as Error));
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {

@@ -6,6 +6,7 @@
  * (docs/sink.md explains the reasoning).
  */
 import { FerryError, isFerryError } from './errors.js';
+import { onAbort } from './abort-listeners.js';
 
 /** How often and how long a client retries. */
 export interface RetryPolicy {
@@ -224,14 +225,18 @@ export function sleep(ms: number, signal?: AbortSignal, what = 'wait'): Promise<
   if (signal?.aborted) return Promise.reject(abortedError(signal, what));
   if (ms <= 0) return Promise.resolve();
   return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(abortedError(signal, what));
-    };
     const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
+      stopListening();
       resolve();
     }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    // Thousands of retries may wait on one run's signal at once: onAbort keeps each add and remove constant-time.
+    const stopListening = signal
+      ? onAbort(signal, () => {
+          clearTimeout(timer);
+          reject(abortedError(signal, what));
+        })
+      : noop;
   });
 }
+
+function noop(): void {}

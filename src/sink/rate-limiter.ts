@@ -12,6 +12,7 @@
  * A request that has its token may still wait for the {@link Pacer}, which
  * spreads requests over the service's round trip instead of sending trains.
  */
+import { onAbort } from '../sdk/abort-listeners.js';
 import { abortedError } from '../sdk/http-retry.js';
 import type { Clock } from '../sdk/clock.js';
 import { Pacer } from './pacer.js';
@@ -40,8 +41,8 @@ const RESOLVED = Promise.resolve();
 
 interface Waiter {
   resolve: () => void;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
+  /** Stops listening to the signal: called when the waiter is served. */
+  stopListening: (() => void) | undefined;
   /** Aborted while in line: skipped when its turn comes. */
   gone: boolean;
 }
@@ -130,14 +131,14 @@ export class AdaptiveRateLimiter {
     if (this.controller.rate >= this.controller.ceiling) this.heldByCeilingCount++;
     if (signal?.aborted) return Promise.reject(abortedError(signal, 'waiting for the rate limit'));
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = { resolve, signal, onAbort: undefined, gone: false };
+      const waiter: Waiter = { resolve, stopListening: undefined, gone: false };
       if (signal) {
-        waiter.onAbort = () => {
+        // The whole line may wait on the run's signal: onAbort keeps adding and removing constant-time.
+        waiter.stopListening = onAbort(signal, () => {
           waiter.gone = true;
           if (--this.waiting === 0) this.clearLine();
           reject(abortedError(signal, 'waiting for the rate limit'));
-        };
-        signal.addEventListener('abort', waiter.onAbort, { once: true });
+        });
       }
       this.line.push(waiter);
       this.waiting++;
@@ -217,7 +218,7 @@ export class AdaptiveRateLimiter {
         if (this.tokens < 1 || this.heldUntil > now) break;
         this.tokens -= 1;
         this.waiting--;
-        if (waiter.onAbort) waiter.signal!.removeEventListener('abort', waiter.onAbort);
+        waiter.stopListening?.();
         waiter.resolve();
       }
       this.head++;
