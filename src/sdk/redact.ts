@@ -21,6 +21,10 @@ const MIN_SECRET_LENGTH = 4;
 const registry = new Set<string>();
 /** Every registered value and its encoded spellings, longest first so a longer secret is replaced whole. */
 let needles: string[] = [];
+/** Bumped whenever the registry changes: what {@link needlesWith} remembers is good for one version. */
+let registryVersion = 0;
+/** The needles of the last `extra` secrets not all registered, with the registry version they were made for. */
+let lastExtra: { key: string; version: number; needles: string[] } | undefined;
 
 /** True when a key's, header's or query parameter's value should never be shown (apiKey, password, accessToken, clientSecret…). */
 export function isSecretName(name: PropertyKey | undefined): boolean {
@@ -40,12 +44,14 @@ export function isSecretPath(segments: readonly PropertyKey[]): boolean {
 export function registerSecret(value: string | undefined, minLength = MIN_SECRET_LENGTH): void {
   if (value === undefined || value.length < Math.max(minLength, MIN_SECRET_LENGTH) || registry.has(value)) return;
   registry.add(value);
+  registryVersion++;
   needles = spellingsOf([...registry]);
 }
 
 /** Forget every registered secret (tests that load several projects in one process). */
 export function clearSecrets(): void {
   registry.clear();
+  registryVersion++;
   needles = [];
 }
 
@@ -57,10 +63,25 @@ export function clearSecrets(): void {
 export function redactSecrets(text: string, extra: readonly (string | undefined)[] = []): string {
   let out = text;
   const given = extra.filter((s): s is string => s !== undefined && s.length >= MIN_SECRET_LENGTH);
-  for (const needle of given.length === 0 ? needles : spellingsOf([...given, ...registry])) {
+  for (const needle of needlesWith(given)) {
     if (out.includes(needle)) out = out.split(needle).join(REDACTED);
   }
   return out;
+}
+
+/**
+ * The registry's needles with those of `given` added. A client passes its API
+ * key with every call, once per string of every error body it redacts, and the
+ * key is usually registered already; spelling and sorting them all again for
+ * each string was most of what redacting a 429's body cost.
+ */
+function needlesWith(given: readonly string[]): string[] {
+  if (given.every((value) => registry.has(value))) return needles;
+  const key = given.join('\u0000');
+  if (lastExtra?.key === key && lastExtra.version === registryVersion) return lastExtra.needles;
+  const made = spellingsOf([...given, ...registry]);
+  lastExtra = { key, version: registryVersion, needles: made };
+  return made;
 }
 
 /**

@@ -15,6 +15,19 @@ describe('redact', () => {
     expect(redact('Basic auth failed')).toBe('Basic auth failed');
   });
 
+  it('redacts given secrets that are not registered, and keeps up as the registry changes', () => {
+    const other = 'tok_9876543210fedcba';
+    expect(redact(`a ${KEY} b`, [KEY])).toBe('a *** b');
+    expect(redact(`a ${encodeURIComponent(`${KEY}/x`)} b`, [`${KEY}/x`])).toBe('a *** b');
+    registerSecret(other);
+    // The same extra secret after the registry gained one: both are hidden.
+    expect(redact(`a ${KEY} ${other} b`, [KEY])).toBe('a *** *** b');
+    clearSecrets();
+    expect(redact(`a ${KEY} ${other} b`, [KEY])).toBe(`a *** ${other} b`);
+    registerSecret(KEY);
+    expect(redact(`a ${KEY} b`, [KEY])).toBe('a *** b');
+  });
+
   it('leaves short secrets alone rather than blanking words', () => {
     expect(redact('the cat', ['cat'])).toBe('the cat');
   });
