@@ -28,27 +28,25 @@ export function onAbort(signal: AbortSignal, listener: Listener): () => void {
     listener();
     return noop;
   }
-  let listeners = listenersOf.get(signal);
-  if (listeners === undefined) {
-    const set = new Set<Listener>();
-    listeners = set;
-    listenersOf.set(signal, set);
-    signal.addEventListener(
-      'abort',
-      () => {
-        listenersOf.delete(signal);
-        // Over a copy: a listener may take others off (they are then skipped, as EventTarget skips them) or add
-        // new ones (which run at once: the signal has fired).
-        for (const each of [...set]) if (set.delete(each)) each();
-      },
-      { once: true },
-    );
-  }
-  const set = listeners;
-  set.add(listener);
+  const listeners = listenersOf.get(signal) ?? listenTo(signal);
+  listeners.add(listener);
   return () => {
-    set.delete(listener);
+    listeners.delete(listener);
   };
+}
+
+/** The signal's one listener, calling those in the set it returns. */
+function listenTo(signal: AbortSignal): Set<Listener> {
+  const listeners = new Set<Listener>();
+  listenersOf.set(signal, listeners);
+  const fire = (): void => {
+    listenersOf.delete(signal);
+    // Over a copy: a listener may take others off (they are then skipped, as EventTarget skips them) or add
+    // new ones (which run at once: the signal has fired).
+    for (const each of [...listeners]) if (listeners.delete(each)) each();
+  };
+  signal.addEventListener('abort', fire, { once: true });
+  return listeners;
 }
 
 function noop(): void {}

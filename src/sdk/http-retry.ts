@@ -226,7 +226,7 @@ export function sleep(ms: number, signal?: AbortSignal, what = 'wait'): Promise<
   if (ms <= 0) return Promise.resolve();
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
-      stopListening();
+      stopListening?.();
       resolve();
     }, ms);
     // Thousands of retries may wait on one run's signal at once: onAbort keeps each add and remove constant-time.
@@ -235,8 +235,6 @@ export function sleep(ms: number, signal?: AbortSignal, what = 'wait'): Promise<
           clearTimeout(timer);
           reject(abortedError(signal, what));
         })
-      : noop;
+      : undefined;
   });
 }
-
-function noop(): void {}
