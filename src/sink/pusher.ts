@@ -200,7 +200,8 @@ export class Pusher {
     this.random = options.random ?? Math.random;
     this.logger = options.logger;
     this.signal = options.signal;
-    // Every request waiting (for its turn, or to retry) listens for the abort: many more than Node's default warning limit of 10.
+    // Waits and requests listen through onAbort (one listener on the signal); the run's other parts add a few more, and
+    // a caller's own listeners on the same signal must not set off Node's warning at 10.
     if (options.signal) setMaxListeners(0, options.signal);
     this.aborted = options.signal?.aborted ?? false;
     options.signal?.addEventListener(

@@ -8,6 +8,14 @@ import { FakeClock, TimerClock } from './fake-service.js';
  * A token bucket service on the virtual clock: answers `throttled` when its
  * bucket (rate, burst) is empty.
  */
+/** Starts `n` acquisitions at once: `sent` fills with when each got its turn (ms after now), `all` settles when every one has. */
+function acquireMany(limiter: AdaptiveRateLimiter, clock: TimerClock, n: number): { sent: number[]; all: Promise<unknown> } {
+  const start = clock.now();
+  const sent: number[] = [];
+  const all = Promise.all(Array.from({ length: n }, () => limiter.acquire().then(() => sent.push(clock.now() - start))));
+  return { sent, all };
+}
+
 function bucketService(clock: FakeClock, perSecond: number | (() => number), burst: number) {
   const rate = typeof perSecond === 'number' ? () => perSecond : perSecond;
   let tokens = burst;
@@ -202,14 +210,12 @@ describe('AdaptiveRateLimiter', () => {
   it('on a decrease drops the tokens saved up, and those waiting go at the new rate', async () => {
     const clock = new TimerClock();
     const limiter = new AdaptiveRateLimiter({ maxPerSecond: 1000, clock, minWindowMs: 0, minWindowAnswers: 4 });
-    const sent: number[] = [];
-    const start = clock.now();
     // Eight requests wait for turns 1 ms apart at 1,000/s …
-    const waits = Array.from({ length: 8 }, () => limiter.acquire().then(() => sent.push(clock.now() - start)));
+    const { sent, all } = acquireMany(limiter, clock, 8);
     // … then the service refuses four in a row: the rate halves before they go.
     for (let i = 0; i < 4; i++) limiter.onAnswer(true, 1000, clock.now());
     expect(limiter.currentRate).toBe(500);
-    await Promise.all(waits);
+    await all;
     // The first went at once; the other seven went 2 ms apart, at the new rate.
     expect(sent[0]).toBe(0);
     for (let i = 2; i < sent.length; i++) expect(sent[i]! - sent[i - 1]!).toBeGreaterThanOrEqual(2);
@@ -221,13 +227,11 @@ describe('AdaptiveRateLimiter', () => {
     // A 20 ms round trip: the pacer spaces requests 4 ms apart (4 slots, × 1.25).
     limiter.onAnswer(false, undefined, clock.now() - 20);
     clock.time += 100; // 50 tokens saved up (50 ms of the ceiling)
-    const start = clock.now();
-    const sent: number[] = [];
-    const waits = Array.from({ length: 6 }, () => limiter.acquire().then(() => sent.push(clock.now() - start)));
+    const { sent, all } = acquireMany(limiter, clock, 6);
     // All six took a token; five wait for their turn with the pacer when three windows of mostly 429s cut the rate to 125/s.
     for (let i = 0; i < 12; i++) limiter.onAnswer(i % 4 !== 3, 1000, i % 4 !== 3 ? clock.now() : undefined);
     expect(limiter.currentRate).toBe(125);
-    await Promise.all(waits);
+    await all;
     // The first had gone; the others go one every 8 ms, at the new rate (before the fix: at 2, 6, 10, 14 and 18 ms).
     expect(sent[0]).toBe(0);
     for (let i = 1; i < sent.length; i++) expect(sent[i]! - sent[i - 1]!).toBeGreaterThanOrEqual(8);
@@ -240,9 +244,8 @@ describe('AdaptiveRateLimiter', () => {
     clock.time += 100; // 10 tokens saved up (50 ms at 200/s)
     limiter.onAnswer(true, 1000, clock.now()); // one 429: not yet a limit, and the slow start goes on
     expect(limiter.currentRate).toBe(200);
-    const start = clock.now();
-    const sent: number[] = [];
-    await Promise.all(Array.from({ length: 5 }, () => limiter.acquire().then(() => sent.push(clock.now() - start))));
+    const { sent, all } = acquireMany(limiter, clock, 5);
+    await all;
     // One every 5 ms (200/s); with the saved tokens all five went at once.
     expect(sent).toEqual([5, 10, 15, 20, 25]);
   });
