@@ -21,16 +21,21 @@ import { BloomFilter } from './bloom-filter.js';
 import { CompactIdSet } from './compact-id-set.js';
 
 /**
- * Memory the ids may take before spilling: some 260,000 ids of seven
- * characters (the arrays grow by doubling, and the next doubling would pass
- * it). About twice what the spilled form itself holds (a 2 MiB Bloom filter,
- * SQLite's page cache, a pending batch). A run of a million records fills
- * whatever budget there is, where one of 100,000 takes about 3 MB: at 16 MiB
- * the budget alone was some 13 MB of the 15 that ferry's memory goal lets a
- * run ten times as long grow by. (One pair of runs at 1M rows peaked at 157
- * MB with 16 MiB and 151 MB with 8; runs of the same code vary by about 5 MB.)
+ * Memory the ids may take before spilling: some 131,000 ids of up to ten
+ * characters, or 58,000 UUIDs (the arrays grow by doubling, and the next
+ * doubling would pass it). Spilling adds a fixed 2 MiB Bloom filter, up to
+ * 2 MiB of SQLite page cache and a pending batch.
+ *
+ * Why 4 MiB: a run of a million records fills whatever budget there is,
+ * while one of 100,000 ids of seven characters takes 3 MiB, so the budget is
+ * most of what the longer run's memory grows by, and ferry's memory goal
+ * lets it grow by a tenth. In five alternating no-op re-runs of each (100k
+ * and 1M rows, the real CLI), 8 MiB peaked at 167 and 181 MB on average
+ * (ratio 1.08, worst pair 1.14) and 4 MiB at 168 and 177 MB (ratio 1.05,
+ * worst pair 1.09), in the same time. 2 MiB saved no more and made the 1M
+ * re-run 8 % slower: every id past the first 65,000 went through the file.
  */
-const IN_MEMORY_BYTES = 8 * 1024 * 1024;
+const IN_MEMORY_BYTES = 4 * 1024 * 1024;
 const BATCH = 5_000;
 
 interface Spill {
@@ -44,7 +49,7 @@ interface Spill {
 }
 
 export interface SeenSetLimits {
-  /** Bytes the in-memory ids may take (default 8 MiB). */
+  /** Bytes the in-memory ids may take (default 4 MiB). */
   bytes?: number;
   /** Ids kept in memory at most (no limit by default; tests spill early with it). */
   ids?: number;
