@@ -34,8 +34,10 @@ export class ServiceError extends FerryError {
   readonly retryAfterMs: number | undefined;
 
   constructor(code: ErrorCode, message: string, init: ServiceErrorInit, hint?: string) {
+    // An answer's error: its stack would show only the client's plumbing, and capturing it was the largest cost of a 429.
     super(code, message, {
       hint,
+      stack: false,
       cause: init.cause,
       details: {
         endpoint: init.endpoint,

@@ -8,6 +8,7 @@
  * that learns secrets of its own (an OAuth token, a header) keeps them in a
  * {@link Redactor}, which applies its values on top of the registry.
  */
+import { stacklessError } from './errors.js';
 
 /** What every hidden secret is replaced by. */
 export const REDACTED = '***';
@@ -119,8 +120,8 @@ export function redactValue(value: unknown, extra: readonly (string | undefined)
  * leak request options a library may hang on its errors.
  */
 export function redactError(error: unknown, extra: readonly (string | undefined)[] = [], depth = 0): Error {
-  if (!(error instanceof Error)) return new Error(redact(String(error), extra));
-  const copy = new Error(redact(error.message, extra));
+  if (!(error instanceof Error)) return stacklessError(redact(String(error), extra));
+  const copy = stacklessError(redact(error.message, extra));
   copy.name = error.name;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' || typeof code === 'number') Object.assign(copy, { code });

@@ -73,6 +73,11 @@ describe('classification', () => {
     expect(JSON.parse(JSON.stringify(err))).toMatchObject({ code: 'FERRY_RECORD_REJECTED', status: 413, body: structured });
   });
 
+  it('captures no stack trace: an answer has none worth its cost', () => {
+    const err = serviceErrorFromResponse({ endpoint: 'createRow', status: 429, body: { detail: 'slow down' }, attempts: 1, retryAfterMs: 1000 });
+    expect(err.stack).toBe('ServiceError: createRow: HTTP 429 slow down');
+  });
+
   it('marks transient statuses as not permanent and counts attempts', () => {
     const err = serviceErrorFromResponse({ endpoint: 'createRow', status: 503, body: 'upstream down', attempts: 6 });
     expect(err.permanent).toBe(false);

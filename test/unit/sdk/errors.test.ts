@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CATALOGUE, FerryError } from '../../../src/sdk/errors.js';
+import { ERROR_CATALOGUE, FerryError, stacklessError } from '../../../src/sdk/errors.js';
 
 describe('error catalogue', () => {
   const doc = readFileSync(new URL('../../../docs/errors.md', import.meta.url), 'utf8');
@@ -27,5 +27,20 @@ describe('error catalogue', () => {
     expect(error.describe()).toBe(
       'FERRY_SOURCE_OBJECT_MISSING: table "deals" does not exist\n  at sync crm-deals (pipelines/crm.yaml:12:7)\n  hint: check source.table',
     );
+  });
+});
+
+describe('errors without a stack trace', () => {
+  it('keep the first line of the stack alone and put the limit back', () => {
+    const limit = Error.stackTraceLimit;
+    const error = new FerryError('FERRY_SERVICE_ERROR', 'createRow: HTTP 429', { stack: false });
+    expect(error.stack).toBe('FerryError: createRow: HTTP 429');
+    expect(Error.stackTraceLimit).toBe(limit);
+    expect(stacklessError('gone').stack).toBe('Error: gone');
+    expect(Error.stackTraceLimit).toBe(limit);
+  });
+
+  it('leave every other error its frames', () => {
+    expect(new FerryError('FERRY_INTERNAL', 'bug').stack).toMatch(/^FerryError: bug\n\s+at /);
   });
 });

@@ -60,6 +60,8 @@ describe('redact', () => {
     const text = inspect(clean, { depth: 10, showHidden: true });
     expect(text).not.toContain(KEY);
     expect((clean.cause as { code?: string }).code).toBe('ECONNREFUSED');
+    expect(clean.stack).toBe('Error: outer');
+    expect((clean.cause as Error).stack).toBe(`Error: connect failed for ***`);
   });
 });
 
