@@ -12,7 +12,14 @@ export type PendingWrite =
 
 export class WriteBuffer {
   private writes: PendingWrite[] = [];
-  private readonly keys = new Set<string>();
+  /**
+   * The records the writes concern, made by the first {@link touches} and
+   * kept up from then on. A run that never reads its ledger back (a first
+   * run) never makes it: a key a record was a string and a set entry that
+   * lived until the commit, with the write, through several young-generation
+   * collections.
+   */
+  private keys: Set<string> | undefined;
 
   get size(): number {
     return this.writes.length;
@@ -20,14 +27,15 @@ export class WriteBuffer {
 
   add(write: PendingWrite): void {
     this.writes.push(write);
-    const key = keyOf(write);
-    if (key !== undefined) this.keys.add(key);
+    if (this.keys !== undefined) addKey(this.keys, write);
   }
 
   /** Whether a pending write concerns one of these records (a read must then see it committed). */
   touches(sync: string, remoteIds: readonly string[]): boolean {
-    if (this.keys.size === 0) return false;
-    return remoteIds.some((remoteId) => this.keys.has(recordKey(sync, remoteId)));
+    if (this.writes.length === 0) return false;
+    const keys = (this.keys ??= keysOf(this.writes));
+    if (keys.size === 0) return false;
+    return remoteIds.some((remoteId) => keys.has(recordKey(sync, remoteId)));
   }
 
   /** The pending writes in order; they stay buffered until {@link clear}, so a failed commit loses nothing. */
@@ -37,7 +45,7 @@ export class WriteBuffer {
 
   clear(): void {
     this.writes = [];
-    this.keys.clear();
+    this.keys = undefined;
   }
 }
 
@@ -76,6 +84,17 @@ export function groupWrites(writes: readonly PendingWrite[], { repeats }: { repe
     else if (current.kind === 'deleted' && w.kind === 'deleted') current.writes.push(w);
   }
   return groups;
+}
+
+function keysOf(writes: readonly PendingWrite[]): Set<string> {
+  const keys = new Set<string>();
+  for (const write of writes) addKey(keys, write);
+  return keys;
+}
+
+function addKey(keys: Set<string>, write: PendingWrite): void {
+  const key = keyOf(write);
+  if (key !== undefined) keys.add(key);
 }
 
 function keyOf(write: PendingWrite): string | undefined {

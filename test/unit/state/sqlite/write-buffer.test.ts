@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { groupWrites, type PendingWrite } from '../../../../src/state/sqlite/write-buffer.js';
+import { groupWrites, WriteBuffer, type PendingWrite } from '../../../../src/state/sqlite/write-buffer.js';
 
 const at = '2024-03-01T00:00:00.000Z';
 const ack = (remoteId: string, sync = 'deals'): PendingWrite => ({ kind: 'acknowledged', write: { sync, remoteId, fingerprint: 'f', recordId: 'r' }, at });
@@ -48,3 +48,33 @@ describe('groupWrites (one multi-row upsert per group)', () => {
     expect(groupWrites([], { repeats: false })).toEqual([]);
   });
 });
+
+describe('WriteBuffer.touches (a read must see these writes committed first)', () => {
+  it('knows the records written before and after it is first asked, per sync, until cleared', () => {
+    const buffer = new WriteBuffer();
+    expect(buffer.touches('deals', ['a'])).toBe(false);
+    buffer.add(ack('a'));
+    buffer.add(fail(null));
+    buffer.add(del('b'));
+    expect(buffer.touches('deals', ['x', 'a'])).toBe(true);
+    expect(buffer.touches('deals', ['b'])).toBe(true);
+    expect(buffer.touches('notes', ['a'])).toBe(false);
+    expect(buffer.touches('deals', ['c'])).toBe(false);
+    buffer.add(ack('c'));
+    buffer.add(fail('d'));
+    expect(buffer.touches('deals', ['c'])).toBe(true);
+    expect(buffer.touches('deals', ['d'])).toBe(true);
+    buffer.clear();
+    expect(buffer.touches('deals', ['a', 'c', 'd'])).toBe(false);
+    buffer.add(ack('e'));
+    expect(buffer.touches('deals', ['a'])).toBe(false);
+    expect(buffer.touches('deals', ['e'])).toBe(true);
+  });
+
+  it('sees nothing in writes that name no record (a failure without an id)', () => {
+    const buffer = new WriteBuffer();
+    buffer.add(fail(null));
+    expect(buffer.touches('deals', [''])).toBe(false);
+  });
+});
+
