@@ -91,13 +91,18 @@ export class FerryError extends Error {
   }
 }
 
+/** Node's `--frozen-intrinsics` makes the limit read-only: errors then keep their stacks. */
+const stackLimitWritable = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit')?.writable === true;
+
 /**
  * Turns V8's stack capture off until the caller puts back the limit this
- * returns. Capturing a stack is most of what making an error costs: some 20
- * µs for each 429 a push was answered with, deep in a chain of promises,
- * under a fault mix a few per cent of a run's CPU.
+ * returns (undefined: it could not be turned off). Capturing a stack is most
+ * of what making an error costs: some 20 µs for each 429 a push was answered
+ * with, deep in a chain of promises, under a fault mix a few per cent of a
+ * run's CPU.
  */
-function stopStackTraces(): number {
+function stopStackTraces(): number | undefined {
+  if (!stackLimitWritable) return undefined;
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   return limit;
@@ -109,7 +114,7 @@ export function stacklessError(message: string): Error {
   try {
     return new Error(message);
   } finally {
-    Error.stackTraceLimit = limit;
+    if (limit !== undefined) Error.stackTraceLimit = limit;
   }
 }
 

@@ -1,4 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CATALOGUE, FerryError, stacklessError } from '../../../src/sdk/errors.js';
 
@@ -42,5 +46,24 @@ describe('errors without a stack trace', () => {
 
   it('leave every other error its frames', () => {
     expect(new FerryError('FERRY_INTERNAL', 'bug').stack).toMatch(/^FerryError: bug\n\s+at /);
+  });
+
+  it('keep their frames, and are made at all, where the limit is read-only (node --frozen-intrinsics)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ferry-frozen-'));
+    try {
+      const script = join(dir, 'make.mts');
+      const errors = new URL('../../../src/sdk/errors.ts', import.meta.url).href;
+      writeFileSync(
+        script,
+        `import { FerryError, stacklessError } from ${JSON.stringify(errors)};\n` +
+          `const error = new FerryError('FERRY_SERVICE_ERROR', 'createRow: HTTP 429', { stack: false });\n` +
+          `console.log(JSON.stringify({ first: error.stack.split('\\n')[0], frames: error.stack.includes('\\n    at '), plain: stacklessError('gone').message }));\n`,
+      );
+      const root = fileURLToPath(new URL('../../..', import.meta.url));
+      const out = execFileSync(process.execPath, ['--frozen-intrinsics', '--no-warnings', '--import', 'tsx', script], { cwd: root, encoding: 'utf8' });
+      expect(JSON.parse(out.trim().split('\n').pop()!)).toEqual({ first: 'FerryError: createRow: HTTP 429', frames: true, plain: 'gone' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
