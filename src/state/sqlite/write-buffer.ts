@@ -15,9 +15,9 @@ export class WriteBuffer {
   /**
    * The records the writes concern, made by the first {@link touches} and
    * kept up from then on. A run that never reads its ledger back (a first
-   * run) never makes it: a key a record was a string and a set entry that
-   * lived until the commit, with the write, through several young-generation
-   * collections.
+   * run) never makes it. Made eagerly, each record's key (a string and a set
+   * entry) lived as long as its write, until the commit, through several
+   * young-generation collections.
    */
   private keys: Set<string> | undefined;
 
