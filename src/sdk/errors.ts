@@ -66,7 +66,7 @@ export class FerryError extends Error {
   constructor(code: ErrorCode, message: string, options: FerryErrorOptions = {}) {
     const limit = options.stack === false ? stopStackTraces() : undefined;
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    if (limit !== undefined) Error.stackTraceLimit = limit;
+    restoreStackTraces(limit);
     this.name = 'FerryError';
     this.code = code;
     this.hint = options.hint;
@@ -108,13 +108,18 @@ function stopStackTraces(): number | undefined {
   return limit;
 }
 
+/** Puts back the limit {@link stopStackTraces} returned (nothing when it could not stop them). */
+function restoreStackTraces(limit: number | undefined): void {
+  if (limit !== undefined) Error.stackTraceLimit = limit;
+}
+
 /** A plain `Error` with `message` and no stack trace (its `stack` is `Error: message`); see {@link FerryErrorOptions.stack}. */
 export function stacklessError(message: string): Error {
   const limit = stopStackTraces();
   try {
     return new Error(message);
   } finally {
-    if (limit !== undefined) Error.stackTraceLimit = limit;
+    restoreStackTraces(limit);
   }
 }
 
