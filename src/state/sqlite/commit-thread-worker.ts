@@ -2,6 +2,7 @@
 import Database from 'better-sqlite3';
 import { workerData } from 'node:worker_threads';
 import { applyWrites } from './apply-writes.js';
+import { unpackWrites } from './commit-message.js';
 import { CursorTable } from './cursors.js';
 import { configureConnection } from './database.js';
 import { FailureTable } from './failures.js';
@@ -20,7 +21,7 @@ serveRequests<CommitRequest, null>(
   ({ writes, move }) => {
     if (failed !== undefined) throw new Error(`not committed after an earlier commit failed: ${failed}`);
     try {
-      db.transaction(() => applyWrites(tables, writes, move))();
+      db.transaction(() => applyWrites(tables, unpackWrites(writes), move))();
     } catch (error) {
       failed = error instanceof Error ? error.message : String(error);
       throw error;

@@ -20,12 +20,13 @@
  * on. Nothing is lost; the cursor moves only in a commit that succeeded.
  */
 import type { CursorMove } from './apply-writes.js';
+import { packWrites, type CommitWrites } from './commit-message.js';
 import { RequestThread, type StateThreadInput } from './request-thread.js';
-import type { PendingWrite, WriteBuffer } from './write-buffer.js';
+import type { WriteBuffer } from './write-buffer.js';
 
 /** One commit for the thread (commit-thread-worker.ts): one transaction, the cursor last. */
 export interface CommitRequest {
-  writes: readonly PendingWrite[];
+  writes: CommitWrites;
   move?: CursorMove;
 }
 
@@ -69,7 +70,8 @@ export class ThreadedCommits {
     let done!: () => void;
     const entry: InFlight = { writes, settled: new Promise<void>((resolve) => (done = resolve)) };
     this.inFlight.push(entry);
-    const committed = this.thread.request(move === undefined ? { writes: writes.pending() } : { writes: writes.pending(), move }).then(
+    const packed = packWrites(writes.pending());
+    const committed = this.thread.request(move === undefined ? { writes: packed } : { writes: packed, move }).then(
       () => {
         this.inFlight.splice(this.inFlight.indexOf(entry), 1);
         done();
