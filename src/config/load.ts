@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { z } from 'zod';
 import { FerryError } from '../sdk/errors.js';
 import { messageOf } from '../sdk/guards.js';
+import { compactScalars } from './compact-text.js';
 import { expandInclude } from './include.js';
 import type { Env } from './interpolate.js';
 import { interpolateDocument } from './interpolate.js';
@@ -142,6 +143,7 @@ function readYaml(file: string, text: string, env: Env, issues: ConfigIssue[]): 
   if (!source.document) return { source, value: undefined };
   const interpolation = interpolateDocument(source, env);
   issues.push(...interpolation);
+  compactScalars(source.document);
   const value = source.document.toJS({ maxAliasCount: 100 }) as unknown;
   registerConfigSecrets(value);
   return { source, value };
