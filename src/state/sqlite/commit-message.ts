@@ -20,7 +20,7 @@ const SEP = '\u0000';
 /** Marks an optional field that is present: an absent one is empty, and a present one may be empty too. */
 const PRESENT = '=';
 
-/** The writes, packed unless some text in them holds the separator. */
+/** The writes, packed; as they are when a field is not text or holds the separator. */
 export function packWrites(writes: readonly PendingWrite[]): CommitWrites {
   let packed = '';
   const failures: Extract<PendingWrite, { kind: 'failure' }>[] = [];
@@ -28,10 +28,11 @@ export function packWrites(writes: readonly PendingWrite[]): CommitWrites {
     const w = writes[i]!;
     if (w.kind === 'acknowledged') {
       const { sync, remoteId, fingerprint, recordId, origin, sourceFingerprint } = w.write;
-      if (holdsSep(sync, remoteId, fingerprint, recordId, origin, sourceFingerprint, w.at)) return writes;
+      const fits = isText(sync) && isText(remoteId) && isText(fingerprint) && isText(recordId) && isText(w.at) && isOptionalText(origin) && isOptionalText(sourceFingerprint);
+      if (!fits) return writes;
       packed += `a${SEP}${sync}${SEP}${remoteId}${SEP}${fingerprint}${SEP}${recordId}${SEP}${optional(origin)}${SEP}${optional(sourceFingerprint)}${SEP}${w.at}${SEP}`;
     } else if (w.kind === 'deleted') {
-      if (holdsSep(w.sync, w.remoteId, w.at, undefined, undefined, undefined, undefined)) return writes;
+      if (!(isText(w.sync) && isText(w.remoteId) && isText(w.at))) return writes;
       packed += `d${SEP}${w.sync}${SEP}${w.remoteId}${SEP}${w.at}${SEP}`;
     } else {
       packed += `f${SEP}`;
@@ -75,13 +76,17 @@ export function unpackWrites(writes: CommitWrites): readonly PendingWrite[] {
   return out;
 }
 
-// Named parameters, not a rest array: this runs for every record, and an array per call would be garbage.
-function holdsSep(a: string, b: string, c: string, d?: string, e?: string, f?: string, g?: string): boolean {
-  return a.includes(SEP) || b.includes(SEP) || c.includes(SEP) || has(d) || has(e) || has(f) || has(g);
+/**
+ * A field that can be packed: text without the separator. Anything else (a `null` from a caller outside
+ * TypeScript, say) sends the batch as objects, unchanged.
+ */
+function isText(value: unknown): boolean {
+  return typeof value === 'string' && !value.includes(SEP);
 }
 
-function has(text: string | undefined): boolean {
-  return text !== undefined && text.includes(SEP);
+/** An optional field that can be packed: absent, or {@link isText}. */
+function isOptionalText(value: unknown): boolean {
+  return value === undefined || isText(value);
 }
 
 function optional(text: string | undefined): string {

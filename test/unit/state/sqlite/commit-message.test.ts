@@ -55,6 +55,13 @@ describe('a commit\'s writes on their way to the commit thread', () => {
     }
   });
 
+  it('go as objects when a field is not text (a caller outside TypeScript), so nothing turns into "null"', () => {
+    const odd = { kind: 'acknowledged', write: { sync: 'deals', remoteId: 'a', fingerprint: 'f', recordId: 'r', origin: null }, at } as unknown as PendingWrite;
+    const packed = packWrites([ack('b'), odd]);
+    expect(Array.isArray(packed)).toBe(true);
+    expect(unpackWrites(structuredClone(packed))).toEqual([ack('b'), odd]);
+  });
+
   it('an empty commit stays empty', () => {
     expect(crossed([])).toEqual([]);
   });
