@@ -3,10 +3,10 @@
  * each write's seven strings were cloned one by one: 1.4-1.7 µs a record of
  * the run's own thread (200,000 deal rows at zero latency), for a message
  * the thread reads once. Packed into one string, the copy is one block:
- * 0.5 µs a record, and about 0.9 while the sync's name was held two bytes a
+ * 0.5 µs a record, and 0.7-1.0 while the sync's name was held two bytes a
  * character (see config/compact-text.ts), which made the whole text so. The
  * writes are joined with a separator no id or fingerprint carries; a batch
- * in which some text does carry it goes as objects, as before. Failures are
+ * in which some field holds it, or is not text, goes as objects, as before. Failures are
  * rare and have many fields: they go as objects beside the packed text,
  * which marks where each falls.
  */
