@@ -12,7 +12,7 @@
  * (the commit thread's messages: see commit-message.ts).
  */
 
-import { isScalar, visit, type Document } from 'yaml';
+import { visit, type Document } from 'yaml';
 
 /** A character V8 cannot hold in one byte: past Latin-1 (surrogate halves included). */
 const BEYOND_LATIN1 = /[\u0100-\uffff]/;
@@ -27,7 +27,7 @@ const BEYOND_LATIN1 = /[\u0100-\uffff]/;
 export function compactScalars(document: Document.Parsed): void {
   visit(document, {
     Scalar(_key, node) {
-      if (isScalar(node) && typeof node.value === 'string') node.value = compactString(node.value);
+      if (typeof node.value === 'string') node.value = compactString(node.value);
     },
   });
 }
