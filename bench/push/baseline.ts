@@ -16,6 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parse } from 'csv-parse';
 import { Pool } from 'undici';
 import { threadCpuMs } from '../thread-cpu.js';
+import { dealBody, dealTargetIds, type Deal } from './deal-body.js';
 
 const [baseUrl, csvPath, concurrencyText, mode] = process.argv.slice(2);
 const concurrency = Number(concurrencyText);
@@ -36,26 +37,7 @@ async function getJson<T>(path: string): Promise<T> {
   const res = await pool.request({ path, method: 'GET', headers });
   return (await res.body.json()) as T;
 }
-const { sources } = await getJson<{ sources: { id: string; name: string }[] }>('/v1/sources?name=crm');
-const sourceId = sources.find((s) => s.name === 'crm')!.id;
-const { objectTypes } = await getJson<{ objectTypes: { id: string; name: string }[] }>(`/v1/object-types?sourceId=${sourceId}`);
-const objectTypeId = objectTypes.find((t) => t.name === 'deal')!.id;
-
-type Deal = Record<'opportunity_id' | 'sales_agent' | 'product' | 'account' | 'deal_stage' | 'close_date' | 'close_value', string>;
-// Keys in sorted order at every level, as ferry sends them (the canonical JSON its fingerprint hashes), so the bodies are byte-identical.
-function body(d: Deal): string {
-  const fields: Record<string, { fieldType: string; value: unknown }> = {};
-  const put = (name: string, value: unknown, fieldType: string) => {
-    if (value !== '') fields[name] = { fieldType, value };
-  };
-  put('agent', d.sales_agent, 'string');
-  put('closed', d.close_date, 'date');
-  put('product', d.product, 'string');
-  put('stage', d.deal_stage, 'string');
-  put('value', d.close_value === '' ? '' : Number(d.close_value), 'int');
-  const name = d.account ? `${d.account} – ${d.product}` : d.product;
-  return JSON.stringify({ fields, id: d.opportunity_id, name, objectTypeId, public: true, sourceId });
-}
+const { sourceId, objectTypeId } = await dealTargetIds(getJson);
 
 const started = performance.now();
 const cpuBefore = process.cpuUsage();
@@ -63,7 +45,7 @@ const mainBefore = threadCpuMs();
 let sent = 0;
 const inFlight = new Set<Promise<void>>();
 for await (const deal of createReadStream(csvPath!).pipe(parse({ columns: true }))) {
-  const bytes = Buffer.from(body(deal as Deal));
+  const bytes = Buffer.from(dealBody(deal as Deal, sourceId, objectTypeId));
   const delay = paceDelay(performance.now());
   if (delay > 0) await sleep(delay);
   const sentAt = performance.now();
