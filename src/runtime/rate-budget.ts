@@ -22,9 +22,14 @@ import { parseStateUrl } from '../state/index.js';
  * starting does not take the table's exclusive lock when it is there already.
  */
 async function addGrantedColumn(db: Pick<pg.ClientBase, 'query'>, table: string): Promise<void> {
+  if (!(await hasGrantedColumn(db, table))) await db.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS granted bigint NOT NULL DEFAULT 0`);
+}
+
+/** Whether the table exists and has its late column (false for no table: to_regclass gives null). */
+async function hasGrantedColumn(db: Pick<pg.ClientBase, 'query'>, table: string): Promise<boolean> {
   // The catalog itself, not information_schema.columns: that view took about 5 ms per run that opens the budget.
   const { rowCount } = await db.query(`SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = 'granted' AND NOT attisdropped`, [table]);
-  if (rowCount === 0) await db.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS granted bigint NOT NULL DEFAULT 0`);
+  return (rowCount ?? 0) > 0;
 }
 
 /**
@@ -34,6 +39,8 @@ async function addGrantedColumn(db: Pick<pg.ClientBase, 'query'>, table: string)
  * starting together take turns instead.
  */
 async function createTable(pool: pg.Pool, schema: string, table: string): Promise<void> {
+  // Made before, with its late column: one read instead of the lock's transaction (five round trips at every run's start).
+  if (await hasGrantedColumn(pool, table)) return;
   // Imported here, like the driver: a run on SQLite state never loads either.
   const { inTransaction } = await import('../state/postgres/database.js');
   await inTransaction(pool, async (client) => {

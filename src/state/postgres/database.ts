@@ -41,8 +41,14 @@ export function createPool(url: string, max: number): Pool {
   return pool;
 }
 
-/** Creates the schema and applies missing migrations, once, under an advisory lock. */
+/**
+ * Creates the schema and applies missing migrations, once, under an advisory
+ * lock. A schema already at this version is recognised by one read, without
+ * the lock's transaction: that took seven round trips at every run's start,
+ * a tenth of an unchanged re-run of 5,000 records.
+ */
 export async function migrate(location: PgLocation, schemaName: string): Promise<void> {
+  if ((await storedVersion(location)) === PG_SCHEMA_VERSION) return;
   await inTransaction(location.pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`ferry-state-migrate:${schemaName}`]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${location.schema}`);
@@ -62,6 +68,18 @@ export async function migrate(location: PgLocation, schemaName: string): Promise
       [String(PG_SCHEMA_VERSION)],
     );
   });
+}
+
+/** The schema's version, or undefined when it has none yet (no schema, no meta table, no row: the first run's case). */
+async function storedVersion(location: PgLocation): Promise<number | undefined> {
+  try {
+    const row = await location.pool.query<{ value: string }>(`SELECT value FROM ${location.schema}.meta WHERE key = 'schema_version'`);
+    return row.rows[0] === undefined ? undefined : Number(row.rows[0].value);
+  } catch (error) {
+    // 42P01: no such table; 3F000: no such schema. Anything else (the database unreachable, say) is the caller's to see.
+    if (error instanceof Error && 'code' in error && (error.code === '42P01' || error.code === '3F000')) return undefined;
+    throw error;
+  }
 }
 
 /** Runs `fn` in one transaction on one pooled connection. */

@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../../src/emulator/index.js';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
@@ -68,6 +69,22 @@ describe('SharedRateBudget', () => {
     expect(granted).toBeGreaterThanOrEqual(50);
     expect(granted).toBeLessThanOrEqual(51);
     expect(Number.isInteger(granted)).toBe(true);
+  });
+
+  it('opens a table already made without waiting for the setup lock', async () => {
+    // The table exists (the tests above made it). Another process holds the lock, as one creating it would.
+    const holder = new pg.Client({ connectionString: PG_URL });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`ferry-rate-budget-setup:${schema}`]);
+      const budget = await SharedRateBudget.open(PG_URL, schema, 'key-five', 50);
+      open.push(budget);
+      expect(await budget.take(5)).toBe(5);
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
   });
 
   it('adds the granted column to a table made before it, keeping its rows, and counts from there', async () => {

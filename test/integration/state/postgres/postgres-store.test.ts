@@ -133,6 +133,24 @@ describe('PostgreSQL state store', () => {
     expect(await pgQuery(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`)).toEqual([{ value: String(PG_SCHEMA_VERSION) }]);
   });
 
+  it('opens a schema already at this version without waiting for the migration lock', async () => {
+    const schema = schemaName();
+    await (await open(schema)).flush();
+    // Another process holds the lock, as one migrating would: a store with nothing to migrate does not wait for it.
+    const holder = new pg.Client({ connectionString: PG_URL });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`ferry-state-migrate:${schema}`]);
+      const store = await open(schema);
+      await store.checkpoint('deals', { value: 1 });
+      expect(await store.cursor('deals')).toEqual({ value: 1 });
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+  });
+
   it('refuses a schema written by a newer ferry', async () => {
     const schema = schemaName();
     await (await open(schema)).flush();
