@@ -72,18 +72,25 @@ describe('SharedRateBudget', () => {
   });
 
   it('opens a table already made without waiting for the setup lock', async () => {
-    // The table exists (the tests above made it). Another process holds the lock, as one creating it would.
+    const made = freshSchema('ferry_rb_made');
     const holder = new pg.Client({ connectionString: PG_URL });
     await holder.connect();
     try {
+      await pgQuery(`CREATE SCHEMA "${made}"`);
+      await (await SharedRateBudget.open(PG_URL, made, 'key-five', 50)).close();
+      // Another process holds the lock, as one creating the table would: an open that finds it made does not wait.
       await holder.query('BEGIN');
-      await holder.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`ferry-rate-budget-setup:${schema}`]);
-      const budget = await SharedRateBudget.open(PG_URL, schema, 'key-five', 50);
-      open.push(budget);
-      expect(await budget.take(5)).toBe(5);
+      await holder.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`ferry-rate-budget-setup:${made}`]);
+      const budget = await SharedRateBudget.open(PG_URL, made, 'key-five', 50);
+      try {
+        expect(await budget.take(5)).toBe(5);
+      } finally {
+        await budget.close();
+      }
     } finally {
       await holder.query('ROLLBACK');
       await holder.end();
+      await dropSchemas(made);
     }
   });
 
