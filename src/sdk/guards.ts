@@ -17,3 +17,12 @@ export function messageOf(error: unknown): string {
   if (error instanceof Error) return error.message || String((error as { code?: unknown }).code ?? error.name);
   return String(error);
 }
+
+/**
+ * The `code` of anything thrown, as text (`ECONNREFUSED`, `SQLITE_BUSY`,
+ * PostgreSQL's SQLSTATE such as `42P01`), or undefined when it has none.
+ */
+export function codeOf(error: unknown): string | undefined {
+  if (!(error instanceof Error) || !('code' in error) || error.code === undefined || error.code === null) return undefined;
+  return String(error.code);
+}

@@ -7,7 +7,7 @@
  */
 import pg from 'pg';
 import { FerryError } from '../../sdk/errors.js';
-import { messageOf } from '../../sdk/guards.js';
+import { codeOf, messageOf } from '../../sdk/guards.js';
 import { redact } from '../../sdk/redact.js';
 import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from './migrations.js';
 
@@ -53,8 +53,7 @@ export async function migrate(location: PgLocation, schemaName: string): Promise
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`ferry-state-migrate:${schemaName}`]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${location.schema}`);
     await client.query(`CREATE TABLE IF NOT EXISTS ${location.schema}.meta (key text PRIMARY KEY, value text NOT NULL)`);
-    const row = await client.query<{ value: string }>(`SELECT value FROM ${location.schema}.meta WHERE key = 'schema_version'`);
-    const current = row.rows[0] === undefined ? 0 : Number(row.rows[0].value);
+    const current = (await readVersion(client, location.schema)) ?? 0;
     if (current > PG_SCHEMA_VERSION) {
       throw new FerryError(
         'FERRY_STATE_ERROR',
@@ -73,13 +72,19 @@ export async function migrate(location: PgLocation, schemaName: string): Promise
 /** The schema's version, or undefined when it has none yet (no schema, no meta table, no row: the first run's case). */
 async function storedVersion(location: PgLocation): Promise<number | undefined> {
   try {
-    const row = await location.pool.query<{ value: string }>(`SELECT value FROM ${location.schema}.meta WHERE key = 'schema_version'`);
-    return row.rows[0] === undefined ? undefined : Number(row.rows[0].value);
+    return await readVersion(location.pool, location.schema);
   } catch (error) {
     // 42P01: no such table; 3F000: no such schema. Anything else (the database unreachable, say) is the caller's to see.
-    if (error instanceof Error && 'code' in error && (error.code === '42P01' || error.code === '3F000')) return undefined;
+    const code = codeOf(error);
+    if (code === '42P01' || code === '3F000') return undefined;
     throw error;
   }
+}
+
+/** The version row of `schema` (quoted), undefined when there is none; fails when the table is missing. */
+async function readVersion(db: Queryable, schema: string): Promise<number | undefined> {
+  const row = await db.query<{ value: string }>(`SELECT value FROM ${schema}.meta WHERE key = 'schema_version'`);
+  return row.rows[0] === undefined ? undefined : Number(row.rows[0].value);
 }
 
 /** Runs `fn` in one transaction on one pooled connection. */
@@ -102,7 +107,7 @@ export async function inTransaction<T>(pool: Pool, fn: (client: Queryable) => Pr
 export function pgStateError(action: string, where: string, cause: unknown): FerryError {
   if (cause instanceof FerryError) return cause;
   const message = redact(messageOf(cause));
-  const unreachable = cause instanceof Error && 'code' in cause && ['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', '57P01', '3D000', '28P01'].includes(String(cause.code));
+  const unreachable = ['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', '57P01', '3D000', '28P01'].includes(codeOf(cause) ?? '');
   return new FerryError('FERRY_STATE_ERROR', `cannot ${action} (state database ${where}): ${message}`, {
     where,
     cause,

@@ -12,8 +12,10 @@
  */
 import type { PendingWrite } from './write-buffer.js';
 
+type FailureWrite = Extract<PendingWrite, { kind: 'failure' }>;
+
 /** A commit's writes, in order: packed, or (when some text holds the separator) as they were. */
-export type CommitWrites = { packed: string; failures: Extract<PendingWrite, { kind: 'failure' }>[] } | readonly PendingWrite[];
+export type CommitWrites = { packed: string; failures: FailureWrite[] } | readonly PendingWrite[];
 
 /** Between fields. No text ferry writes to the ledger holds it, and a batch where one does goes unpacked. */
 const SEP = '\u0000';
@@ -23,7 +25,7 @@ const PRESENT = '=';
 /** The writes, packed; as they are when a field is not text or holds the separator. */
 export function packWrites(writes: readonly PendingWrite[]): CommitWrites {
   let packed = '';
-  const failures: Extract<PendingWrite, { kind: 'failure' }>[] = [];
+  const failures: FailureWrite[] = [];
   for (let i = 0; i < writes.length; i++) {
     const w = writes[i]!;
     if (w.kind === 'acknowledged') {

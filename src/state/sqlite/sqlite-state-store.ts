@@ -29,7 +29,7 @@ import type {
   StateStore,
 } from '../types.js';
 import { CursorTable } from './cursors.js';
-import { messageOf } from '../../sdk/guards.js';
+import { codeOf, messageOf } from '../../sdk/guards.js';
 import { openDatabase } from './database.js';
 import type { Db } from './database.js';
 import { FailureTable } from './failures.js';
@@ -519,7 +519,7 @@ export class SqliteStateStore implements StateStore {
 
   private stateError(action: string, cause: unknown): FerryError {
     if (cause instanceof FerryError) return cause;
-    const busy = cause instanceof Error && 'code' in cause && cause.code === 'SQLITE_BUSY';
+    const busy = codeOf(cause) === 'SQLITE_BUSY';
     return new FerryError('FERRY_STATE_ERROR', `cannot ${action} in the state database ${this.where}: ${messageOf(cause)}`, {
       where: this.where,
       cause,
