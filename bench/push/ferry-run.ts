@@ -8,26 +8,35 @@
  * ferry itself is loaded from dist/ (the compiled JavaScript `ferry run`
  * executes), not through tsx: tsx's transform adds work per call (it wraps
  * every closure to keep its name) and some 20-30 MB of RSS that a user never
- * pays. BENCH_FROM_SOURCE=1 loads src/ instead, for profiling a change
- * before building (a traced run, PROBE_TRACE, always does). `npm run bench` builds dist/ first when it is stale.
+ * pays. The push bench runs this script compiled too (bench/compiled-script.ts),
+ * so no tsx is loaded at all. BENCH_FROM_SOURCE=1 loads src/ instead, for
+ * profiling a change before building (a traced run, PROBE_TRACE, always does;
+ * both need tsx). `npm run bench` builds dist/ first when it is stale.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pino from 'pino';
 import { writeDealsConfig } from './deals.js';
 import { threadCpuMs } from '../thread-cpu.js';
 import type * as RunProjectModule from '../../src/pipeline/run-project.js';
 import type * as HeapModule from '../../src/runtime/heap.js';
+import type * as FlowTraceModule from './flow-trace.js';
 
 // The flow trace (PROBE_TRACE) patches the classes of src/, so a traced run loads src/ too.
-const root = process.env.BENCH_FROM_SOURCE || process.env.PROBE_TRACE ? '../../src' : '../../dist/src';
-const { runProject } = (await import(`${root}/pipeline/run-project.js`)) as typeof RunProjectModule;
-const { applyHeapDefaults } = (await import(`${root}/runtime/heap.js`)) as typeof HeapModule;
+// Absolute URLs: compiled, this script runs from a temporary folder (bench/compiled-script.ts).
+const root = resolve(import.meta.dirname, process.env.BENCH_FROM_SOURCE || process.env.PROBE_TRACE ? '../../src' : '../../dist/src');
+const load = (path: string): Promise<unknown> => import(pathToFileURL(join(root, path)).href);
+const { runProject } = (await load('pipeline/run-project.js')) as typeof RunProjectModule;
+const { applyHeapDefaults } = (await load('runtime/heap.js')) as typeof HeapModule;
 
 // As `ferry run` starts (src/cli/main.ts).
 applyHeapDefaults();
-if (process.env.PROBE_TRACE) await import('./flow-trace.js').then((m) => m.traceFlow(process.env.PROBE_TRACE!));
+if (process.env.PROBE_TRACE) {
+  const trace = (await import(pathToFileURL(resolve(import.meta.dirname, 'flow-trace.ts')).href)) as typeof FlowTraceModule;
+  trace.traceFlow(process.env.PROBE_TRACE);
+}
 
 const [baseUrl, csvPath, concurrency, maxRequestsPerSecond] = process.argv.slice(2);
 const dir = mkdtempSync(join(tmpdir(), 'ferry-push-bench-'));

@@ -3,28 +3,24 @@
  * (bench/stand-in/main.ts): start it, switch its mode, read what it saw.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { get } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { build } from 'esbuild';
+import { compileScript } from '../compiled-script.js';
 import type { HoldFigures, StandInMode, StandInStats, StandInTimeline } from './service.js';
 
 export class StandIn {
   private constructor(readonly url: string, private readonly stop: () => void) {}
 
   /**
-   * Runs main.ts compiled to plain JavaScript: through tsx, every closure the
-   * stand-in makes per request is wrapped to keep its name, and its CPU per
-   * write (taken from the client's on 2 cores) rose by about a tenth.
+   * Runs main.ts compiled to plain JavaScript (see compileScript): through
+   * tsx its CPU per write (taken from the client's on 2 cores) rose by about
+   * a tenth.
    */
   static async start(): Promise<StandIn> {
-    const dir = mkdtempSync(join(tmpdir(), 'ferry-stand-in-'));
-    const entry = join(dir, 'main.mjs');
-    await build({ entryPoints: [resolve(import.meta.dirname, 'main.ts')], outfile: entry, bundle: true, platform: 'node', format: 'esm', packages: 'external', logLevel: 'error' });
-    const proc = spawn(process.execPath, [entry], { stdio: ['ignore', 'pipe', 'inherit'] });
-    proc.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const main = await compileScript(resolve(import.meta.dirname, 'main.ts'));
+    const proc = spawn(process.execPath, [main.file], { stdio: ['ignore', 'pipe', 'inherit'] });
+    proc.once('exit', () => main.remove());
     const line = await new Promise<string>((ok) => createInterface({ input: proc.stdout }).once('line', ok));
     return new StandIn(line.trim(), () => proc.kill('SIGTERM'));
   }
