@@ -68,6 +68,8 @@ const LATENCY_MS = 20;
 const compiled = new Map<string, CompiledScript>();
 
 async function compileChildren(): Promise<void> {
+  // src/ is TypeScript: a run from source needs tsx in the child.
+  if (process.env.BENCH_FROM_SOURCE) return;
   for (const script of ['push/ferry-run.ts', 'push/baseline.ts']) compiled.set(script, await compileScript(resolve(import.meta.dirname, script)));
 }
 

@@ -14,17 +14,25 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { writeDealsCsv } from './deals.js';
 import { StandIn } from '../stand-in/client.js';
+import { compileScript, type CompiledScript } from '../compiled-script.js';
 
 const [rowsText = '20000', roundsText = '2', concurrencyText = '16'] = process.argv.slice(2);
 const rows = Number(rowsText);
 const tsx = resolve(import.meta.dirname, '../../node_modules/tsx/dist/cli.mjs');
 const profileDir = process.env.BENCH_CPU_PROF;
 
+/** Both scripts as plain JavaScript, as the push bench runs them (bench/compiled-script.ts); from source, through tsx. */
+const compiled = new Map<string, CompiledScript>();
+if (!process.env.BENCH_FROM_SOURCE) {
+  for (const script of ['ferry-run.ts', 'baseline.ts']) compiled.set(script, await compileScript(resolve(import.meta.dirname, script)));
+}
+
 function child(script: string, args: (string | number)[]): { cpuUs: number; mainCpuUs: number } {
-  // In-process loader (not tsx's CLI, which runs the script in a child of its own) so the profile is the script's.
   const flags = [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [])];
-  const runner = flags.length > 0 ? [...flags, '--import', 'tsx'] : [tsx];
-  const out = execFileSync(process.execPath, [...runner, resolve(import.meta.dirname, script), ...args.map(String)], {
+  const file = compiled.get(script)?.file;
+  // In-process loader (not tsx's CLI, which runs the script in a child of its own) so the profile is the script's.
+  const command = file !== undefined ? [...flags, file] : flags.length > 0 ? [...flags, '--import', 'tsx', resolve(import.meta.dirname, script)] : [tsx, resolve(import.meta.dirname, script)];
+  const out = execFileSync(process.execPath, [...command, ...args.map(String)], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -63,5 +71,6 @@ try {
   }
 } finally {
   standIn.close();
+  for (const script of compiled.values()) script.remove();
   rmSync(dir, { recursive: true, force: true });
 }
