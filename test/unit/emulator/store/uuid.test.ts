@@ -19,6 +19,13 @@ describe('newRecordId', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  it('draws fresh random bits for every id, past the pool of random bytes it fills at a time', () => {
+    // Random bits come from a pool refilled every 256 ids: at one millisecond only they tell the ids apart.
+    const ids = Array.from({ length: 1000 }, () => newRecordId(Date.UTC(2026, 0, 1)));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(new Set(ids.map((id) => id.slice(19))).size).toBe(ids.length);
+  });
+
   it('keeps the time in range when given one outside it', () => {
     expect(newRecordId(-5).slice(0, 13)).toBe('00000000-0000');
     expect(newRecordId(2 ** 50).slice(0, 13)).toBe('ffffffff-ffff');
