@@ -68,17 +68,41 @@ export function drainBody(req: IncomingMessage, maxBytes = DRAIN_LIMIT_BYTES, ma
   });
 }
 
-export async function readBody(req: IncomingMessage, limit = BODY_LIMIT_BYTES): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      throw new ApiError(413, 'payload_too_large', `request body exceeds the limit of ${limit} bytes`);
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+/**
+ * The whole request body. Read from its events rather than `for await`: the
+ * stream's async iterator cost some 18 µs of every pushed record's write (a
+ * body is one chunk). Over `limit` it stops reading and rejects with 413,
+ * leaving the rest for {@link drainBody}.
+ */
+export function readBody(req: IncomingMessage, limit = BODY_LIMIT_BYTES): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      stop();
+      req.pause();
+      reject(new ApiError(413, 'payload_too_large', `request body exceeds the limit of ${limit} bytes`));
+    };
+    const onEnd = () => {
+      stop();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    };
+    const onError = (error: Error) => {
+      stop();
+      reject(error);
+    };
+    const onClose = () => {
+      stop();
+      reject(new Error('the client closed the connection before the request body ended'));
+    };
+    req.on('data', onData).once('end', onEnd).once('error', onError).once('close', onClose);
+  });
 }
 
 export function parseJson(bytes: Buffer): unknown {
