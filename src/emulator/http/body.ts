@@ -75,6 +75,8 @@ export function drainBody(req: IncomingMessage, maxBytes = DRAIN_LIMIT_BYTES, ma
  * leaving the rest for {@link drainBody}.
  */
 export function readBody(req: IncomingMessage, limit = BODY_LIMIT_BYTES): Promise<Buffer> {
+  // As `for await` did: a body already read to its end reads as empty (no 'end' would come again).
+  if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -121,7 +121,6 @@ export class EmulatorStore {
     this.deleteInTransaction(id, now);
   }
 
-
   /** Remove all organization data (keeps meta: dev key and media secret). */
   reset(): void {
     this.db.exec(`

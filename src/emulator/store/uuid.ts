@@ -19,9 +19,9 @@ const MAX_MS = 2 ** 48 - 1;
 
 /**
  * Random bytes for this many ids at a time: one `randomFillSync` per id cost
- * about 20 µs (a call into OpenSSL's generator each time) and was a tenth of
- * the emulator's CPU per pushed record; `crypto.randomUUID` keeps a cache of
- * its own for the same reason.
+ * about 20 µs (a call into OpenSSL's generator each time), some 3 % of a
+ * first run's CPU into the file-backed emulator; `crypto.randomUUID` keeps a
+ * cache of its own for the same reason.
  */
 const POOL_IDS = 256;
 const pool = Buffer.alloc(16 * POOL_IDS);

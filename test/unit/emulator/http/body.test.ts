@@ -34,6 +34,14 @@ describe('readBody', () => {
     expect(await drained).toBe(true);
   });
 
+  it('reads a body already read to its end as empty, instead of waiting for an end that came before', async () => {
+    const req = body();
+    req.end('{}');
+    req.resume();
+    await new Promise((resolve) => req.once('end', resolve));
+    expect((await readBody(asRequest(req))).length).toBe(0);
+  });
+
   it('rejects when the client goes away before the body ends, instead of waiting for ever', async () => {
     const req = body();
     const read = readBody(asRequest(req));
