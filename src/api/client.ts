@@ -10,7 +10,7 @@ import { Agent } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { FerryError } from '../sdk/errors.js';
-import { messageOf } from '../sdk/guards.js';
+import { codeOf, messageOf } from '../sdk/guards.js';
 import { ENDPOINTS } from './endpoints.js';
 import { exchange } from './exchange.js';
 import { fastCheckOf } from './schemas/fast-check.js';
@@ -719,7 +719,7 @@ function nonNegative(value: number, name: string): number {
 
 /** undici's per-request timeouts: no headers in time, or a body that stalled. */
 function isUndiciTimeout(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = codeOf(error);
   return code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
 }
 

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
 import { FerryError } from '../sdk/errors.js';
-import { messageOf } from '../sdk/guards.js';
+import { codeOf, messageOf } from '../sdk/guards.js';
 import { compactScalars } from './compact-text.js';
 import { expandInclude } from './include.js';
 import type { Env } from './interpolate.js';
@@ -122,7 +122,7 @@ async function readConfigText(file: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
+    const code = codeOf(error);
     if (code === 'ENOENT') {
       throw new FerryError('FERRY_CONFIG_INVALID', `config file ${displayFile(file)} not found`, {
         where: file,

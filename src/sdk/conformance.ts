@@ -10,6 +10,7 @@ import type * as vitest from 'vitest';
 import type { z } from 'zod';
 import { compareCursorPositions, compareCursorValues } from './cursor.js';
 import { formatOrigin } from './origin.js';
+import { codeOf } from './guards.js';
 import {
   FIELD_TYPES,
   SDK_VERSION,
@@ -61,7 +62,7 @@ function positionOf(record: SourceRecord, primaryKey: readonly string[] | undefi
 function isAbort(error: unknown, signal: AbortSignal): boolean {
   if (error === signal.reason) return true;
   if (!(error instanceof Error)) return false;
-  return error.name === 'AbortError' || (error as { code?: unknown }).code === 'FERRY_ABORTED';
+  return error.name === 'AbortError' || codeOf(error) === 'FERRY_ABORTED';
 }
 
 /**

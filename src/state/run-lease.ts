@@ -8,6 +8,7 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { FerryError } from '../sdk/errors.js';
+import { codeOf } from '../sdk/guards.js';
 import type { LockHolder, StateStore } from './types.js';
 
 /** How long a lease lasts without renewal; renewed every third of it. */
@@ -49,7 +50,7 @@ export function isOwnerGone(owner: string): boolean {
     process.kill(parsed.pid, 0);
     return false;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+    return codeOf(error) === 'ESRCH';
   }
 }
 

@@ -16,6 +16,7 @@
  * listing here skip a job whose key is running.
  */
 import type PgBoss from 'pg-boss';
+import { codeOf } from '../sdk/guards.js';
 import { QUEUE_NAME_PATTERN } from './queue.js';
 import { wakeChannel } from './wake.js';
 
@@ -83,7 +84,7 @@ export class JobTable {
       return (rows as { id: string; data: Data }[])[0];
     } catch (error) {
       // A job of the same key started meanwhile (its waiting and its retrying job raced): the unique index refused this one.
-      if ((error as { code?: string }).code === '23505') return undefined;
+      if (codeOf(error) === '23505') return undefined;
       throw error;
     }
   }

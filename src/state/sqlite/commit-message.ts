@@ -12,10 +12,11 @@
  */
 import type { PendingWrite } from './write-buffer.js';
 
-type FailureWrite = Extract<PendingWrite, { kind: 'failure' }>;
+/** A dead-letter write as the buffer holds it (not the store's FailureWrite, which has no `kind`). */
+type PendingFailure = Extract<PendingWrite, { kind: 'failure' }>;
 
 /** A commit's writes, in order: packed, or (when some text holds the separator) as they were. */
-export type CommitWrites = { packed: string; failures: FailureWrite[] } | readonly PendingWrite[];
+export type CommitWrites = { packed: string; failures: PendingFailure[] } | readonly PendingWrite[];
 
 /** Between fields. No text ferry writes to the ledger holds it, and a batch where one does goes unpacked. */
 const SEP = '\u0000';
@@ -25,7 +26,7 @@ const PRESENT = '=';
 /** The writes, packed; as they are when a field is not text or holds the separator. */
 export function packWrites(writes: readonly PendingWrite[]): CommitWrites {
   let packed = '';
-  const failures: FailureWrite[] = [];
+  const failures: PendingFailure[] = [];
   for (let i = 0; i < writes.length; i++) {
     const w = writes[i]!;
     if (w.kind === 'acknowledged') {
