@@ -7,6 +7,7 @@
  */
 import { FerryError, isFerryError } from './errors.js';
 import { onAbort } from './abort-listeners.js';
+import { codeOf } from './guards.js';
 
 /** How often and how long a client retries. */
 export interface RetryPolicy {
@@ -161,8 +162,8 @@ const NETWORK_CODES = new Set([
 export function networkErrorCode(error: unknown): string | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && NETWORK_CODES.has(code)) return code;
+    const code = codeOf(current);
+    if (code !== undefined && NETWORK_CODES.has(code)) return code;
     current = current.cause;
   }
   return undefined;

@@ -3,7 +3,7 @@
  * names the sync and the database (URL with the password masked) and is
  * scrubbed of the password in case a driver echoed it.
  */
-import { FerryError, messageOf, redact, type ErrorCode } from '../../../src/sdk/index.js';
+import { FerryError, codeOf, messageOf, redact, type ErrorCode } from '../../../src/sdk/index.js';
 
 /** What a driver error means; drivers classify their own codes. */
 export type FailureKind = 'unreachable' | 'auth' | 'missing' | 'timeout' | 'failed';
@@ -38,9 +38,9 @@ const HINT: Record<FailureKind, string> = {
 
 /** Network-level failures any driver reports through Node's error codes. */
 export function isNetworkError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = codeOf(error);
   return (
-    typeof code === 'string' &&
+    code !== undefined &&
     ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'EPIPE'].includes(code)
   );
 }

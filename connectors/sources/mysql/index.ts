@@ -10,7 +10,7 @@ import type { SqlColumn } from '../_sql/columns.js';
 import type { SqlDialect } from '../_sql/dialect.js';
 import { isNetworkError, type FailureKind } from '../_sql/errors.js';
 import { quoteIdentifier } from '../_sql/identifiers.js';
-import { passwordOf, redactUrl } from '../../../src/sdk/index.js';
+import { codeOf, passwordOf, redactUrl } from '../../../src/sdk/index.js';
 import type { SqlDriver, SqlRow, SqlSession } from '../_sql/session.js';
 import { defineSqlSource } from '../_sql/source.js';
 import { tlsSettings } from '../_sql/tls.js';
@@ -95,8 +95,8 @@ const MISSING = new Set(['ER_BAD_DB_ERROR', 'ER_NO_SUCH_TABLE', 'ER_BAD_FIELD_ER
 const TIMEOUT = new Set(['ER_STATEMENT_TIMEOUT', 'ER_QUERY_TIMEOUT', 'ER_QUERY_INTERRUPTED']);
 
 function classify(error: unknown): FailureKind {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string') {
+  const code = codeOf(error);
+  if (code !== undefined) {
     if (AUTH.has(code)) return 'auth';
     if (MISSING.has(code)) return 'missing';
     if (TIMEOUT.has(code)) return 'timeout';

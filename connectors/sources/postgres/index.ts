@@ -9,7 +9,7 @@ import type { SqlColumn } from '../_sql/columns.js';
 import type { SqlDialect } from '../_sql/dialect.js';
 import { isNetworkError, type FailureKind } from '../_sql/errors.js';
 import { quoteIdentifier } from '../_sql/identifiers.js';
-import { passwordOf, redactUrl } from '../../../src/sdk/index.js';
+import { codeOf, passwordOf, redactUrl } from '../../../src/sdk/index.js';
 import type { SqlDriver, SqlRow, SqlSession } from '../_sql/session.js';
 import { defineSqlSource } from '../_sql/source.js';
 import { tlsSettings } from '../_sql/tls.js';
@@ -38,8 +38,8 @@ const AUTH = new Set(['28P01', '28000']);
 const MISSING = new Set(['3D000', '42P01', '42703', '3F000', '42704']);
 
 function classify(error: unknown): FailureKind {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string') {
+  const code = codeOf(error);
+  if (code !== undefined) {
     if (AUTH.has(code)) return 'auth';
     if (MISSING.has(code)) return 'missing';
     if (code === '57014') return 'timeout';

@@ -14,7 +14,7 @@ import { quoteIdentifier } from '../_sql/identifiers.js';
 import type { SqlDriver, SqlRow, SqlSession } from '../_sql/session.js';
 import { defineSqlSource } from '../_sql/source.js';
 import { fromBigInt } from '../_sql/values.js';
-import { FerryError, partitionBucket, type SourceValue } from '../../../src/sdk/index.js';
+import { FerryError, codeOf, partitionBucket, type SourceValue } from '../../../src/sdk/index.js';
 import { sqliteOptions, type SqliteOptions } from './options.js';
 
 /** Tables up to this many rows get an exact count in discover(). */
@@ -79,7 +79,7 @@ function convert(value: unknown, kind: ColumnKind): SourceValue {
 }
 
 function classify(error: unknown): FailureKind {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = codeOf(error);
   const message = error instanceof Error ? error.message : '';
   if (/no such (table|column)/i.test(message)) return 'missing';
   if (code === 'SQLITE_AUTH') return 'auth';
