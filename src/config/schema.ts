@@ -30,16 +30,16 @@ export const mapSpec: z.ZodType<MapSpec> = z.record(z.string(), mapValue).meta({
 export const fieldDeclaration = z.union([
   z.enum(FIELD_TYPES).transform((type) => ({ type, required: false as boolean, label: undefined as string | undefined })),
   z.strictObject({
-    type: z.enum(FIELD_TYPES),
-    label: z.string().optional(),
-    required: z.boolean().default(false),
+    type: z.enum(FIELD_TYPES).describe('Field type of the object type\'s field.'),
+    label: z.string().optional().describe('Label shown to people; default: the field name.'),
+    required: z.boolean().default(false).describe('Rows without a value for this field are rejected.'),
   }),
 ]);
 export type FieldDeclaration = z.output<typeof fieldDeclaration>;
 
 const named = z.strictObject({
-  name: z.string().min(1).max(255),
-  displayName: z.string().min(1).max(255).optional(),
+  name: z.string().min(1).max(255).describe('Stable name; the service-side object is found and updated by it.'),
+  displayName: z.string().min(1).max(255).optional().describe('Name shown to people; default: name.'),
 });
 
 export const targetConfig = z.strictObject({
@@ -77,20 +77,19 @@ export type SourceConfig = z.output<typeof sourceConfig>;
 export const syncConfig = z
   .strictObject({
     name: syncName.describe('Unique name of the sync, used on the command line, in logs and in state.'),
-    description: z.string().optional(),
+    description: z.string().optional().describe('Free text for people reading the config; ferry does not use it.'),
     source: sourceConfig,
     incremental: z
       .strictObject({
-        cursor: z.string().min(1),
-        /** Re-read this far below the stored cursor (seconds for timestamps, units for numbers). */
-        lag: z.number().nonnegative().optional(),
+        cursor: z.string().min(1).describe('Source field whose highest value read is kept as the cursor (a timestamp or a growing number).'),
+        lag: z.number().nonnegative().optional().describe('Re-read this far below the stored cursor (seconds for timestamps, units for numbers).'),
       })
       .optional()
       .describe('Read only what changed since the last run, by a high-watermark cursor column.'),
     /** Fold many source records into one: the mapping then sees `{ key, records }`. */
     group: z
       .strictObject({
-        by: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+        by: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).describe('Field(s) whose value names the group a record belongs to.'),
         /** The source yields each group's records contiguously: stream groups instead of holding them to the end of the read. */
         sorted: z
           .boolean()
@@ -112,7 +111,7 @@ export const syncConfig = z
       .describe('deletes: mirror refuses to delete more than this percentage of known records unless forced.'),
     concurrency: z.number().int().min(1).max(256).optional().describe('Overrides service.concurrency for this sync.'),
     maxRequestsPerSecond: z.number().positive().optional().describe('Overrides service.maxRequestsPerSecond for this sync.'),
-    target: targetConfig,
+    target: targetConfig.describe('Where records go: the import shape, the service-side source (and object type) and the mapping.'),
     schedule: cronSchedule.optional(),
     partitions: z
       .strictObject({ count: z.number().int().min(2).max(1024).describe('Slices: hash ranges of the primary key (tables) or of the file path (file globs).') })
@@ -162,15 +161,14 @@ export const EXPORT_RESOURCES = ['conversations', 'messages', 'rows', 'documents
 
 export const exportConfig = z.strictObject({
   name: syncName.describe('Unique name of the export.'),
-  description: z.string().optional(),
+  description: z.string().optional().describe('Free text for people reading the config; ferry does not use it.'),
   resource: z.enum(EXPORT_RESOURCES).describe('What to read from the service.'),
-  /** Query filters passed to the list endpoint, e.g. { objectTypeId: … }. */
-  filters: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  filters: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional().describe('Query filters passed to the list endpoint, e.g. { objectTypeId: … }.'),
   /** Fetch each item's detail (transcripts, bodies) as well as the list item. */
   details: z.boolean().default(false).describe("Also fetch each item's detail (transcripts, bodies)."),
   /** Export only what is newer than the last run, by a time field the resource's list endpoint can bound (docs/exports.md). */
   incremental: z
-    .strictObject({ cursor: z.string().min(1) })
+    .strictObject({ cursor: z.string().min(1).describe('Time field of the resource to export by (startTime, createdAt, lastActivityDate…).') })
     .optional()
     .describe('Export only records newer than the last run, by a time field (e.g. startTime, createdAt, lastActivityDate).'),
   /** What a record deleted in the service becomes in a table destination (docs/exports.md). */

@@ -19,7 +19,8 @@ export const pathOption = z.string().min(1);
 export const encodingOption = z
   .string()
   .refine((name) => iconv.encodingExists(name), { message: 'unknown encoding (try utf8, latin1, windows-1252, utf16le)' })
-  .default('utf8');
+  .default('utf8')
+  .describe('Text encoding of the files: any encoding iconv-lite knows (utf8, latin1, windows-1252, utf16le, …).');
 
 /** `auto` decompresses files whose name ends in `.gz`. */
 export const compressionOption = z.enum(['auto', 'gzip', 'none']).default('auto');

@@ -13,14 +13,10 @@ export const sslOption = z
   .union([
     z.boolean(),
     z.strictObject({
-      /** Refuse a server whose certificate does not verify. @default true */
-      rejectUnauthorized: z.boolean().optional(),
-      /** CA certificate(s): PEM text, or a file path relative to the YAML file. */
-      ca: z.string().min(1).optional(),
-      /** Client certificate for mutual TLS: PEM text or a file path. */
-      cert: z.string().min(1).optional(),
-      /** Client private key: PEM text or a file path. */
-      key: z.string().min(1).optional(),
+      rejectUnauthorized: z.boolean().optional().describe('Refuse a server whose certificate does not verify.'),
+      ca: z.string().min(1).optional().describe('CA certificate(s): PEM text, or a file path relative to the YAML file.'),
+      cert: z.string().min(1).optional().describe('Client certificate for mutual TLS: PEM text or a file path.'),
+      key: z.string().min(1).optional().describe('Client private key: PEM text or a file path.'),
     }),
   ])
   .optional();
@@ -30,29 +26,20 @@ const SELECT_START = /^\s*(?:(?:--[^\n]*\n|\/\*[\s\S]*?\*\/)\s*)*(select|with)\b
 
 /** The fields of a SQL source's options that are not about connecting. */
 export const sqlReadShape = {
-  /** The table to read (mutually exclusive with `query`). @example deals */
-  table: z.string().min(1).optional(),
-  /** The table's schema (PostgreSQL schema, MySQL database); default: the connection's. */
-  schema: z.string().min(1).optional(),
-  /** Columns to read; default all. Cursor and key columns are added when missing. */
-  columns: z.array(z.string().min(1)).min(1).optional(),
-  /** A SQL condition ANDed to every read of `table` (trusted text from the config). @example "NOT archived" */
-  where: z.string().min(1).optional(),
-  /** A SELECT to read instead of a table; wrapped as `SELECT * FROM (<query>) AS q`. */
+  table: z.string().min(1).optional().describe('The table to read (mutually exclusive with `query`). Example: deals.'),
+  schema: z.string().min(1).optional().describe('The table\'s schema (PostgreSQL schema, MySQL database); default: the connection\'s.'),
+  columns: z.array(z.string().min(1)).min(1).optional().describe('Columns to read; default all. Cursor and key columns are added when missing.'),
+  where: z.string().min(1).optional().describe('A SQL condition ANDed to every read of `table` (trusted text from the config). Example: "NOT archived".'),
   query: z
     .string()
     .min(1)
     .refine((text) => SELECT_START.test(text), { message: 'query must be a SELECT (or WITH … SELECT) statement' })
     .transform((text) => text.trim().replace(/;\s*$/, ''))
-    .optional(),
-  /** Column(s) identifying a row: the origin key and the incremental tie-breaker. Default: the table's primary key. */
-  primaryKey: primaryKeyOption,
-  /** Abort a statement running longer than this (server-side where the database supports it). */
-  statementTimeoutMs: z.number().int().positive().optional(),
-  /** Rows per round trip from a server-side cursor. @default 1000 */
-  fetchSize: z.number().int().positive().max(100_000).default(1000),
-  /** Rows whose cursor is NULL: `include` reads them on every run (cursor null), `skip` leaves them out and logs how many. @default include */
-  nullCursor: z.enum(['include', 'skip']).default('include'),
+    .optional().describe('A SELECT to read instead of a table; wrapped as `SELECT * FROM (<query>) AS q`.'),
+  primaryKey: primaryKeyOption.describe('Column(s) identifying a row: the origin key and the incremental tie-breaker. Default: the table\'s primary key.'),
+  statementTimeoutMs: z.number().int().positive().optional().describe('Abort a statement running longer than this (server-side where the database supports it).'),
+  fetchSize: z.number().int().positive().max(100_000).default(1000).describe('Rows per round trip from a server-side cursor.'),
+  nullCursor: z.enum(['include', 'skip']).default('include').describe('Rows whose cursor is NULL: `include` reads them on every run (cursor null), `skip` leaves them out and logs how many.'),
 };
 
 /** Cross-field rules: `table` xor `query`; `schema`, `columns`, `where` only with `table`. */

@@ -29,10 +29,8 @@ const BINARY_TYPES: Record<string, string> = {
 };
 
 const options = z.strictObject({
-  /** A file, folder glob or list of globs, relative to the YAML file. */
-  path: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
-  /** Files larger than this are refused (the service takes bodies up to 10 MB, base64 grows by a third). */
-  maxBytes: z.number().int().positive().default(7 * 1024 * 1024),
+  path: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).describe('A file, folder glob or list of globs, relative to the YAML file.'),
+  maxBytes: z.number().int().positive().default(7 * 1024 * 1024).describe('Files larger than this are refused (the service takes bodies up to 10 MB, base64 grows by a third).'),
 });
 
 export default defineSource({

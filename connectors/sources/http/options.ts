@@ -28,39 +28,33 @@ const keyList = z
   .transform((key) => (typeof key === 'string' ? [key] : key));
 
 /** Where a paging or incremental parameter goes: the query string, or (POST) the JSON body. */
-const placement = z.enum(['query', 'body']).default('query');
+const placement = z.enum(['query', 'body']).default('query').describe('Where the parameter goes: the query string, or (POST) the JSON body.');
 
 export const authOption = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('bearer'),
-    /** Sent as `Authorization: Bearer <token>`. */
-    token: z.string().min(1),
+    token: z.string().min(1).describe('Sent as `Authorization: Bearer <token>`.'),
   }),
   z.strictObject({
     type: z.literal('basic'),
-    username: z.string(),
-    password: z.string(),
+    username: z.string().describe('User name of HTTP Basic authentication.'),
+    password: z.string().describe('Password of HTTP Basic authentication (use ${VAR}).'),
   }),
   z.strictObject({
     type: z.literal('apiKey'),
-    /** @default header */
-    in: z.enum(['header', 'query']).default('header'),
-    /** Header or query-parameter name. @example X-Api-Key */
-    name: z.string().min(1),
-    value: z.string().min(1),
+    in: z.enum(['header', 'query']).default('header').describe('Send the key as a header or as a query parameter.'),
+    name: z.string().min(1).describe('Header or query-parameter name. Example: X-Api-Key.'),
+    value: z.string().min(1).describe('The API key (use ${VAR}).'),
   }),
   z.strictObject({
     type: z.literal('oauth2'),
-    /** Token endpoint of the client-credentials grant. */
-    tokenUrl: z.url({ protocol: /^https?$/, message: 'tokenUrl must be an http(s) URL' }),
-    clientId: z.string().min(1),
-    clientSecret: z.string().min(1),
-    scope: z.string().optional(),
-    audience: z.string().optional(),
-    /** How the client authenticates to the token endpoint: form fields, or HTTP Basic. @default body */
-    clientAuth: z.enum(['body', 'basic']).default('body'),
-    /** Renew the token this many seconds before `expires_in` runs out. @default 60 */
-    expiryMarginSeconds: z.number().nonnegative().default(60),
+    tokenUrl: z.url({ protocol: /^https?$/, message: 'tokenUrl must be an http(s) URL' }).describe('Token endpoint of the client-credentials grant.'),
+    clientId: z.string().min(1).describe('OAuth2 client id.'),
+    clientSecret: z.string().min(1).describe('OAuth2 client secret (use ${VAR}).'),
+    scope: z.string().optional().describe('Scope(s) to request, space-separated.'),
+    audience: z.string().optional().describe('Audience to request (some providers, e.g. Auth0, need it).'),
+    clientAuth: z.enum(['body', 'basic']).default('body').describe('How the client authenticates to the token endpoint: form fields, or HTTP Basic.'),
+    expiryMarginSeconds: z.number().nonnegative().default(60).describe('Renew the token this many seconds before `expires_in` runs out.'),
   }),
 ], { error: (issue) => (issue.code === 'invalid_union' ? 'auth.type must be one of bearer, basic, apiKey, oauth2' : undefined) });
 export type AuthOption = z.output<typeof authOption>;
@@ -69,130 +63,91 @@ export const paginationOption = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('none') }),
   z.strictObject({
     type: z.literal('cursor'),
-    /** Where the next cursor is in the response body. @example $.meta.next_cursor */
-    cursorPath: selectorText,
-    /** The request parameter that carries it. @default cursor */
-    param: z.string().min(1).default('cursor'),
-    /** A boolean in the body; a false value ends the read. @example $.meta.has_more */
-    stopPath: selectorText.optional(),
+    cursorPath: selectorText.describe('Where the next cursor is in the response body. Example: $.meta.next_cursor.'),
+    param: z.string().min(1).default('cursor').describe('The request parameter that carries it.'),
+    stopPath: selectorText.optional().describe('A boolean in the body; a false value ends the read. Example: $.meta.has_more.'),
     in: placement,
   }),
   z.strictObject({
     type: z.literal('nextLink'),
-    /** Where the next page's URL (absolute or relative) is in the body. @example $.links.next */
-    path: selectorText,
+    path: selectorText.describe('Where the next page\'s URL (absolute or relative) is in the body. Example: $.links.next.'),
   }),
   z.strictObject({ type: z.literal('linkHeader') }),
   z.strictObject({
     type: z.literal('page'),
-    /** @default page */
-    param: z.string().min(1).default('page'),
-    /** Number of the first page. @default 1 */
-    start: z.number().int().default(1),
-    /** The request parameter for the page size; sent only when `size` is set. @example per_page */
-    sizeParam: z.string().min(1).optional(),
-    /** Page size; a page shorter than this is the last one. */
-    size: z.number().int().positive().optional(),
+    param: z.string().min(1).default('page').describe('The request parameter carrying the page number.'),
+    start: z.number().int().default(1).describe('Number of the first page.'),
+    sizeParam: z.string().min(1).optional().describe('The request parameter for the page size; sent only when `size` is set. Example: per_page.'),
+    size: z.number().int().positive().optional().describe('Page size; a page shorter than this is the last one.'),
     in: placement,
   }),
   z.strictObject({
     type: z.literal('offset'),
-    /** @default offset */
-    param: z.string().min(1).default('offset'),
-    /** @default limit */
-    limitParam: z.string().min(1).default('limit'),
-    /** @default 100 */
-    limit: z.number().int().positive().default(100),
+    param: z.string().min(1).default('offset').describe('The request parameter carrying the offset of the first record.'),
+    limitParam: z.string().min(1).default('limit').describe('The request parameter carrying the page size.'),
+    limit: z.number().int().positive().default(100).describe('Records per page; a page shorter than this is the last one.'),
     in: placement,
   }),
 ], { error: (issue) => (issue.code === 'invalid_union' ? 'pagination.type must be one of none, cursor, nextLink, linkHeader, page, offset' : undefined) });
 export type PaginationOption = z.output<typeof paginationOption>;
 
 export const incrementalOption = z.strictObject({
-  /** Request parameter that receives the stored cursor. @example updated_since */
-  param: z.string().min(1),
-  /** How the cursor is written into the parameter. @default raw (exactly as stored) */
-  format: z.enum(['raw', 'iso', 'unix', 'unix_ms']).default('raw'),
-  /** Sent when there is no stored cursor yet (first or full-refresh run). */
-  start: z.union([z.string().min(1), z.number()]).optional(),
+  param: z.string().min(1).describe('Request parameter that receives the stored cursor. Example: updated_since.'),
+  format: z.enum(['raw', 'iso', 'unix', 'unix_ms']).default('raw').describe('How the cursor is written into the parameter.'),
+  start: z.union([z.string().min(1), z.number()]).optional().describe('Sent when there is no stored cursor yet (first or full-refresh run).'),
   in: placement,
 });
 export type IncrementalOption = z.output<typeof incrementalOption>;
 
 const parentOption = z.strictObject({
-  /** Name of the parent stream. */
-  stream: z.string().min(1),
-  /** Field of each parent record whose value is substituted (dot path allowed). @example id */
-  key: z.string().min(1),
-  /** Placeholder name in the child's `path`: `{account_id}`. */
-  as: z.string().regex(/^[A-Za-z_][\w-]*$/, 'a placeholder name: letters, digits, _ and -'),
+  stream: z.string().min(1).describe('Name of the parent stream.'),
+  key: z.string().min(1).describe('Field of each parent record whose value is substituted (dot path allowed). Example: id.'),
+  as: z.string().regex(/^[A-Za-z_][\w-]*$/, 'a placeholder name: letters, digits, _ and -').describe('Placeholder name in the child\'s `path`: `{account_id}`.'),
 });
 
 /** Everything that describes one stream; at the top level these keys describe the only stream. */
 const streamFields = {
-  /** Path below `baseUrl` (or an absolute URL), with `{placeholders}` bound by `parent`. */
-  path: z.string().min(1),
-  /** @default GET */
-  method: z.enum(['GET', 'POST']).default('GET'),
-  /** JSON body of a POST request. */
-  body: z.record(z.string(), z.unknown()).optional(),
-  /** Query parameters sent with every request of the stream. */
-  params: textMap.optional(),
-  /** Where the records are in a response. `$` is the whole body (an array, or one object). @default $ */
-  recordSelector: selectorText.default('$'),
-  /** Field(s) identifying a record: the origin key and the incremental tie-breaker. */
-  primaryKey: keyList.optional(),
-  /** @default { type: none } */
-  pagination: paginationOption.default({ type: 'none' }),
-  incremental: incrementalOption.optional(),
+  path: z.string().min(1).describe('Path below `baseUrl` (or an absolute URL), with `{placeholders}` bound by `parent`.'),
+  method: z.enum(['GET', 'POST']).default('GET').describe('HTTP method of the requests.'),
+  body: z.record(z.string(), z.unknown()).optional().describe('JSON body of a POST request.'),
+  params: textMap.optional().describe('Query parameters sent with every request of the stream.'),
+  recordSelector: selectorText.default('$').describe('Where the records are in a response. `$` is the whole body (an array, or one object).'),
+  primaryKey: keyList.optional().describe('Field(s) identifying a record: the origin key and the incremental tie-breaker.'),
+  pagination: paginationOption.default({ type: 'none' }).describe('How to fetch the next page: none, cursor, nextLink, linkHeader, page or offset.'),
+  incremental: incrementalOption.optional().describe('Send the stored cursor as a request parameter, so the API returns only what changed.'),
 };
 
 const streamOption = z.strictObject({
-  /** The stream's name: what `stream:` and `parent.stream` refer to. */
-  name: z.string().regex(/^[A-Za-z0-9][\w.-]*$/, 'a stream name: letters, digits, _, - and .'),
+  name: z.string().regex(/^[A-Za-z0-9][\w.-]*$/, 'a stream name: letters, digits, _, - and .').describe('The stream\'s name: what `stream:` and `parent.stream` refer to.'),
   ...streamFields,
-  /** Headers of this stream only (on top of the source's). */
-  headers: textMap.optional(),
-  /** Read this stream once per record of another stream. */
-  parent: parentOption.optional(),
-  /** Add the parent key to every record, under the `parent.as` name. @default false */
-  includeParentKey: z.boolean().default(false),
+  headers: textMap.optional().describe('Headers of this stream only (on top of the source\'s).'),
+  parent: parentOption.optional().describe('Read this stream once per record of another stream.'),
+  includeParentKey: z.boolean().default(false).describe('Add the parent key to every record, under the `parent.as` name.'),
 });
 
 const retryOption = z.strictObject({
-  /** Attempts in total, the first included. @default 5 */
-  maxAttempts: z.number().int().min(1).max(20).default(5),
-  /** First backoff window in ms (full jitter, doubling). @default 500 */
-  baseDelayMs: z.number().int().min(0).default(500),
-  /** Longest single wait, Retry-After included, in ms. @default 60000 */
-  maxDelayMs: z.number().int().min(0).default(60_000),
+  maxAttempts: z.number().int().min(1).max(20).default(5).describe('Attempts in total, the first included.'),
+  baseDelayMs: z.number().int().min(0).default(500).describe('First backoff window in ms (full jitter, doubling).'),
+  maxDelayMs: z.number().int().min(0).default(60_000).describe('Longest single wait, Retry-After included, in ms.'),
 });
 
 const rawOptions = z.strictObject({
-  /** Root URL of the API; stream paths resolve against it. @example https://api.example.com/v2 */
-  baseUrl: z.url({ protocol: /^https?$/, message: 'baseUrl must be an http(s) URL' }),
-  /** Headers sent with every request. */
-  headers: textMap.optional(),
-  auth: authOption.optional(),
-  /** Requests per second this source may send (a token bucket); unset means no limit. */
-  maxRequestsPerSecond: z.number().positive().optional(),
-  /** @default { maxAttempts: 5, baseDelayMs: 500, maxDelayMs: 60000 } */
-  retry: retryOption.default({ maxAttempts: 5, baseDelayMs: 500, maxDelayMs: 60_000 }),
-  /** Per-request timeout, response body included, in ms. @default 30000 */
-  timeoutMs: z.number().int().positive().default(30_000),
-  /** Several streams (parents and children); `stream` names the one the sync reads. */
-  streams: z.array(streamOption).min(1).optional(),
-  /** The stream this sync reads; required when `streams` has more than one. */
-  stream: z.string().min(1).optional(),
-  /** Name of the single top-level stream. @default the path */
-  name: z.string().min(1).optional(),
+  baseUrl: z.url({ protocol: /^https?$/, message: 'baseUrl must be an http(s) URL' }).describe('Root URL of the API; stream paths resolve against it. Example: https://api.example.com/v2.'),
+  headers: textMap.optional().describe('Headers sent with every request.'),
+  auth: authOption.optional().describe('Authentication: bearer, basic, apiKey or oauth2 (client credentials).'),
+  maxRequestsPerSecond: z.number().positive().optional().describe('Requests per second this source may send (a token bucket); unset means no limit.'),
+  retry: retryOption.default({ maxAttempts: 5, baseDelayMs: 500, maxDelayMs: 60_000 }).describe('Retries of transient failures (network errors, 408, 429, 5xx).'),
+  timeoutMs: z.number().int().positive().default(30_000).describe('Per-request timeout, response body included, in ms.'),
+  streams: z.array(streamOption).min(1).optional().describe('Several streams (parents and children); `stream` names the one the sync reads.'),
+  stream: z.string().min(1).optional().describe('The stream this sync reads; required when `streams` has more than one.'),
+  name: z.string().min(1).optional().describe('Name of the single top-level stream.'),
   path: streamFields.path.optional(),
-  method: z.enum(['GET', 'POST']).optional(),
+  method: z.enum(['GET', 'POST']).optional().describe('HTTP method of the requests. Default: GET.'),
   body: streamFields.body,
   params: streamFields.params,
-  recordSelector: selectorText.optional(),
+  recordSelector: selectorText.optional().describe('Where the records are in a response. `$` is the whole body (an array, or one object). Default: $.'),
   primaryKey: streamFields.primaryKey,
-  pagination: paginationOption.optional(),
+  pagination: paginationOption.optional().describe('How to fetch the next page: none, cursor, nextLink, linkHeader, page or offset. Default: none.'),
   incremental: streamFields.incremental,
 });
 

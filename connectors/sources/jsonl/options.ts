@@ -4,24 +4,15 @@ import { invalidEncodingOption } from '../_shared/invalid-encoding.js';
 
 /** Options of the built-in `jsonl` source (everything under `source:` except `type`). */
 export const jsonlOptions = z.strictObject({
-  /** A file or a glob, relative to the YAML file; several files are read in sorted order. @example calls/*.json */
-  path: pathOption,
-  /** jsonl: one JSON value per line; json: a document (an array is split into its elements, an object is one record); auto: json for *.json, jsonl otherwise. @default auto */
-  format: z.enum(['auto', 'jsonl', 'json']).default('auto'),
-  /** @default utf8 */
+  path: pathOption.describe('A file or a glob, relative to the YAML file; several files are read in sorted order. Example: calls/*.json.'),
+  format: z.enum(['auto', 'jsonl', 'json']).default('auto').describe('jsonl: one JSON value per line; json: a document (an array is split into its elements, an object is one record); auto: json for *.json, jsonl otherwise.'),
   encoding: encodingOption,
-  /** Bytes that are not valid UTF-8: replace reads them as U+FFFD, counts each line as skipped and warns once per file with the line numbers; reject stops the read at the first, naming file:line. @default replace */
-  onInvalidEncoding: invalidEncodingOption,
-  /** auto: gunzip files ending in .gz. @default auto */
-  compression: compressionOption,
-  /** Take a part of each value (JSON pointer `/a/b` or dot path `a.b`); an array there yields one record per element. */
-  pointer: z.string().optional(),
-  /** Add `_file` (the path relative to the YAML file) to every record, e.g. to group by file. @default false */
-  includeFileName: z.boolean().default(false),
-  /** fail: stop with file:line on a malformed line; skip: warn, count as skipped (summary, status, --json) and go on. @default fail */
-  onInvalidLine: z.enum(['fail', 'skip']).default('fail'),
-  /** Field(s) identifying a record; they become the origin key and the incremental tie-breaker. */
-  primaryKey: primaryKeyOption,
+  onInvalidEncoding: invalidEncodingOption.describe('Bytes that are not valid UTF-8: replace reads them as U+FFFD, counts each line as skipped and warns once per file with the line numbers; reject stops the read at the first, naming file:line.'),
+  compression: compressionOption.describe('auto: gunzip files ending in .gz.'),
+  pointer: z.string().optional().describe('Take a part of each value (JSON pointer `/a/b` or dot path `a.b`); an array there yields one record per element.'),
+  includeFileName: z.boolean().default(false).describe('Add `_file` (the path relative to the YAML file) to every record, e.g. to group by file.'),
+  onInvalidLine: z.enum(['fail', 'skip']).default('fail').describe('fail: stop with file:line on a malformed line; skip: warn, count as skipped (summary, status, --json) and go on.'),
+  primaryKey: primaryKeyOption.describe('Field(s) identifying a record; they become the origin key and the incremental tie-breaker.'),
 });
 
 export type JsonlOptions = z.output<typeof jsonlOptions>;

@@ -15,8 +15,7 @@ import type { SourceRecord } from '../../../src/sdk/index.js';
 import { decodeMessage } from './message.js';
 
 const options = z.strictObject({
-  /** An mbox file or a glob of them, relative to the YAML file. */
-  path: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+  path: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).describe('An mbox file or a glob of them, relative to the YAML file.'),
 });
 
 export default defineSource({

@@ -4,10 +4,8 @@ import { refineSqlRead, sqlReadShape, sslOption } from '../_sql/options.js';
 /** Options of the built-in `mysql` source (MySQL and MariaDB). */
 export const mysqlOptions = z
   .strictObject({
-    /** Connection URL; interpolate the password from the environment. @example mysql://ferry:${MYSQL_PASSWORD}@db.internal:3306/crm */
-    url: z.string().regex(/^(mysql|mariadb):\/\//i, 'url must start with mysql:// or mariadb://'),
-    /** TLS: true, or { rejectUnauthorized, ca, cert, key }. */
-    ssl: sslOption,
+    url: z.string().regex(/^(mysql|mariadb):\/\//i, 'url must start with mysql:// or mariadb://').describe('Connection URL; interpolate the password from the environment. Example: mysql://ferry:${MYSQL_PASSWORD}.@db.internal:3306/crm'),
+    ssl: sslOption.describe('TLS: true, or { rejectUnauthorized, ca, cert, key }.'),
     ...sqlReadShape,
   })
   .superRefine(refineSqlRead);

@@ -18,28 +18,15 @@ const httpUrl = z
 /** Options of the built-in `service` source (everything under `source:` except `type`). */
 export const serviceOptions = z
   .strictObject({
-    /** Root of the service to read from. @example https://api.example.com */
-    baseUrl: httpUrl,
-    /** A key of that organization with the `read` scope; never logged. @example ${SOURCE_API_KEY} */
-    apiKey: z.string().min(1),
-    /** Which list to read. */
-    resource: z.enum(RESOURCE_NAMES),
-    /** The list endpoint's query parameters, repeated on every page. @example { objectTypeId: 3f0c… } */
-    filters: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
-    /** Fetch each item's detail (transcript, body, contacts…): one more request per item. @default false */
-    details: z.boolean().default(false),
-    /** Items per page, 1–50. @default 50 */
-    pageSize: z.number().int().min(1).max(50).default(50),
-    /**
-     * On incremental reads, narrow the list on the server with the cursor's
-     * lower-bound filter (`createdAfter`, `startedAfter`…). Items whose time
-     * field is empty are then not listed at all. @default true
-     */
-    pushDown: z.boolean().default(true),
-    /** Per request. @default 30000 */
-    timeoutMs: z.number().int().positive().default(30_000),
-    /** Attempts per request on 429, 5xx and network failures, the first included. @default 5 */
-    maxAttempts: z.number().int().min(1).max(20).default(5),
+    baseUrl: httpUrl.describe('Root of the service to read from. Example: https://api.example.com.'),
+    apiKey: z.string().min(1).describe('A key of that organization with the `read` scope; never logged. Example: ${SOURCE_API_KEY}.'),
+    resource: z.enum(RESOURCE_NAMES).describe('Which list to read.'),
+    filters: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}).describe('The list endpoint\'s query parameters, repeated on every page. Example: { objectTypeId: 3f0c… }.'),
+    details: z.boolean().default(false).describe('Fetch each item\'s detail (transcript, body, contacts…): one more request per item.'),
+    pageSize: z.number().int().min(1).max(50).default(50).describe('Items per page, 1–50.'),
+    pushDown: z.boolean().default(true).describe('On incremental reads, narrow the list on the server with the cursor\'s lower-bound filter (`createdAfter`, `startedAfter`…). Items whose time field is empty are then not listed at all.'),
+    timeoutMs: z.number().int().positive().default(30_000).describe('Per request.'),
+    maxAttempts: z.number().int().min(1).max(20).default(5).describe('Attempts per request on 429, 5xx and network failures, the first included.'),
   })
   .superRefine((options, ctx) => {
     const allowed = RESOURCES[options.resource].filters;

@@ -4,10 +4,8 @@ import { refineSqlRead, sqlReadShape } from '../_sql/options.js';
 /** Options of the built-in `sqlite` source. */
 export const sqliteOptions = z
   .strictObject({
-    /** The database file, relative to the YAML file. @example data/crm.db */
-    path: z.string().min(1).optional(),
-    /** The same as a URL: `sqlite:data/crm.db` (relative) or `sqlite:///var/lib/crm.db` (absolute). */
-    url: z.string().regex(/^sqlite:/i, 'url must start with sqlite:').optional(),
+    path: z.string().min(1).optional().describe('The database file, relative to the YAML file. Example: data/crm.db.'),
+    url: z.string().regex(/^sqlite:/i, 'url must start with sqlite:').optional().describe('The same as a URL: `sqlite:data/crm.db` (relative) or `sqlite:///var/lib/crm.db` (absolute).'),
     ...sqlReadShape,
   })
   .superRefine((options, ctx) => {

@@ -31,4 +31,28 @@ describe('ferry.schema.json', () => {
     expect(csv.type).toEqual({ const: 'csv' });
     expect(optionsOf(schema, 'destination', 'postgres-table')).toBeDefined();
   });
+
+  it('describes every config key and connector option (zod .describe() → description, what editors show)', async () => {
+    const schema = JSON.parse(await schemaText()) as Json;
+    expect(undescribed(schema)).toEqual([]);
+  });
 });
+
+/** Paths of properties without a description (a `type: { const }` discriminator needs none). */
+function undescribed(node: unknown, path = '', found: string[] = []): string[] {
+  if (Array.isArray(node)) {
+    for (const item of node) undescribed(item, path, found);
+    return found;
+  }
+  if (typeof node !== 'object' || node === null) return found;
+  const object = node as Json;
+  for (const [key, value] of Object.entries((object.properties ?? {}) as Record<string, Json>)) {
+    if (!('const' in value) && typeof value.description !== 'string') found.push(`${path}.${key}`);
+    undescribed(value, `${path}.${key}`, found);
+  }
+  for (const key of ['items', 'anyOf', 'oneOf', 'allOf', 'then', 'additionalProperties']) {
+    if (key in object) undescribed(object[key], key === 'items' ? `${path}[]` : path, found);
+  }
+  for (const [name, definition] of Object.entries((object.definitions ?? {}) as Json)) undescribed(definition, `#${name}`, found);
+  return found;
+}

@@ -19,8 +19,8 @@ import { z } from 'zod';
 import { FerryError, defineDestination } from 'ferry/sdk';
 
 const options = z.strictObject({
-  /** Folder the files are written to, relative to the YAML file. @example out/ */
-  dir: z.string().min(1),
+  // .describe() becomes the JSON Schema description editors show (`ferry schema`).
+  dir: z.string().min(1).describe('Folder the files are written to, relative to the YAML file. Example: out/.'),
 });
 
 export default defineDestination({

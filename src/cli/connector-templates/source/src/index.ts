@@ -28,8 +28,8 @@ import {
 } from 'ferry/sdk';
 
 const options = z.strictObject({
-  /** A JSON Lines file of tickets, relative to the YAML file that declares the sync. @example data/tickets.jsonl */
-  path: z.string().min(1),
+  // .describe() becomes the JSON Schema description editors show (`ferry schema`).
+  path: z.string().min(1).describe('A JSON Lines file of tickets, relative to the YAML file that declares the sync. Example: data/tickets.jsonl.'),
 });
 type Options = z.output<typeof options>;
 
