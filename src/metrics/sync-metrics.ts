@@ -4,7 +4,6 @@
  * are collected; finished runs are folded into running totals.
  */
 import type { Counter, Gauge } from 'prom-client';
-import { emptyCounts } from '../state/index.js';
 import type { RunCounts } from '../state/index.js';
 import type { Pusher } from '../sink/index.js';
 import { readPushGauges } from './pusher-stats.js';
@@ -77,12 +76,6 @@ export class SyncMetrics {
     this.#metrics.runs.labels(sync, summary.status).inc();
     this.#metrics.duration.labels(sync).set(summary.durationMs / 1000);
     if (SUCCESS.has(summary.status)) this.#metrics.lastSuccess.labels(sync).set(Date.now() / 1000);
-  }
-
-  /** Fold a run that threw: the summary it carries (FerryErrors from runSync do), or an empty failed run. */
-  finishFailed(error: unknown): void {
-    const attached = (error as { summary?: FinishedRunView } | null)?.summary;
-    this.finish({ counts: attached?.counts ?? emptyCounts(), durationMs: attached?.durationMs ?? 0, status: 'failed' });
   }
 
   /** A success known from before this process (the state store's run history). */

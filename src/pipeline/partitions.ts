@@ -12,6 +12,7 @@ import type { SinkService } from '../sink/index.js';
 import type { StateStore } from '../state/index.js';
 import type { PreparedSync } from './prepare.js';
 import { runSync } from './run-sync.js';
+import { failedRunSummary } from './run-summary.js';
 import type { RunOptions, RunSummary } from './run-sync.js';
 
 /** The slices of a sync, or `[undefined]` (the whole sync) when it is not partitioned. */
@@ -75,7 +76,7 @@ export async function runSyncPart(
     const summary = await runSync(prepared, { ...deps, store: partitionStore(deps.store, name, partition) }, { ...options, partition, maxRequestsPerSecond });
     return { ...summary, sync: key };
   } catch (error) {
-    const attached = (error as { summary?: RunSummary } | null)?.summary;
+    const attached = failedRunSummary(error);
     if (attached) attached.sync = key;
     throw error;
   }

@@ -52,19 +52,45 @@ export function exitCodeOf(status: RunStatus): 0 | 2 | 3 {
 }
 
 /**
- * The error a failed run is thrown as, carrying its summary. A FerryError
+ * The error a failed run is thrown as: the run's error, with the summary of
+ * what the run got done before it failed (counts, run id, cursor). It keeps
+ * the code, message, hint and stack of the error it stands for, so callers
+ * read it as that error; `summary` is typed, so nobody casts to find it.
+ */
+export class RunFailure extends FerryError {
+  readonly summary: RunSummary;
+
+  constructor(error: FerryError, summary: RunSummary) {
+    super(error.code, error.message, {
+      ...(error.hint !== undefined ? { hint: error.hint } : {}),
+      ...(error.where !== undefined ? { where: error.where } : {}),
+      details: error.details,
+      ...(error.cause !== undefined ? { cause: error.cause } : {}),
+    });
+    if (error.stack !== undefined) this.stack = error.stack;
+    this.summary = summary;
+  }
+}
+
+/**
+ * The failure a run that failed with `error` is thrown as. A FerryError
  * keeps its code; anything else is unexpected (a bug in ferry or a plugin)
  * and becomes FERRY_INTERNAL, which is not retryable: it is not bad data or
  * a lost connection, and the same run would fail the same way.
  */
-export function runFailure(error: unknown, summary: RunSummary): FerryError {
-  if (isFerryError(error)) return Object.assign(error, { summary });
+export function runFailure(error: unknown, summary: RunSummary): RunFailure {
+  if (isFerryError(error)) return new RunFailure(error, summary);
   const internal = new FerryError('FERRY_INTERNAL', `unexpected error in sync "${summary.sync}": ${describeError(error)}`, {
     cause: error,
     where: `sync ${summary.sync}`,
     hint: 'this is a bug: report it with the log (it has the stack); what was acknowledged is checkpointed',
   });
-  return Object.assign(internal, { summary });
+  return new RunFailure(internal, summary);
+}
+
+/** The summary a failed run's error carries, if it is a {@link RunFailure}. */
+export function failedRunSummary(error: unknown): RunSummary | undefined {
+  return error instanceof RunFailure ? error.summary : undefined;
 }
 
 export function describeError(error: unknown): string {

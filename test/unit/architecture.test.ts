@@ -24,12 +24,14 @@ const ALLOWED: Record<string, readonly string[]> = {
   'src/emulator': ['src/sdk', 'src/api', 'src/metrics', 'connectors'],
   // Project-wide infrastructure: logger, project and state opening, the service connection, stop signals.
   'src/runtime': ['src/sdk', 'src/api', 'src/config', 'src/state', 'src/emulator'],
-  'src/pipeline': ['src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/mapping', 'src/sink', 'src/emulator', 'src/metrics'],
-  'src/export': ['src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/pipeline'],
-  'src/worker': ['src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/pipeline', 'src/export', 'src/metrics'],
+  // A run's lifecycle (the orchestrator every kind of run goes through) and its run-level listeners.
+  'src/run': ['src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/metrics'],
+  'src/pipeline': ['src/run', 'src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/mapping', 'src/sink', 'src/emulator', 'src/metrics'],
+  'src/export': ['src/run', 'src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/pipeline'],
+  'src/worker': ['src/run', 'src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/pipeline', 'src/export', 'src/metrics'],
   // Project-wide operations over syncs and exports alike (`ferry check`).
-  'src/project': ['src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/sink', 'src/pipeline', 'src/export'],
-  'src/cli': ['src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/mapping', 'src/sink', 'src/emulator', 'src/pipeline', 'src/export', 'src/worker', 'src/project', 'src/metrics', 'connectors'],
+  'src/project': ['src/run', 'src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/sink', 'src/pipeline', 'src/export'],
+  'src/cli': ['src/run', 'src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/mapping', 'src/sink', 'src/emulator', 'src/pipeline', 'src/export', 'src/worker', 'src/project', 'src/metrics', 'connectors'],
 };
 
 interface Import {

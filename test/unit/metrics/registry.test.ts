@@ -83,13 +83,13 @@ describe('FerryMetrics', () => {
     expect(total(samples, 'ferry_runs_total', { sync: 'deals', status: 'failed' })).toBe(1);
   });
 
-  it('folds a run that threw: with the summary it carries, or as an empty failed run', async () => {
+  it('folds a run that threw: with the counts its failure carried, or as an empty failed run', async () => {
     const metrics = new FerryMetrics();
     const sync = metrics.sync('deals');
     const counts = { ...emptyCounts(), read: 4, created: 3 };
     sync.onRunStart({ counts });
-    sync.finishFailed(Object.assign(new Error('service gone'), { summary: summary(counts, 'partial') }));
-    sync.finishFailed(new Error('lock held'));
+    sync.finish({ ...summary(counts, 'partial'), status: 'failed' });
+    sync.finish({ counts: emptyCounts(), durationMs: 0, status: 'failed' });
     const samples = await scrape(metrics);
     expect(total(samples, 'ferry_runs_total', { sync: 'deals', status: 'failed' })).toBe(2);
     expect(total(samples, 'ferry_records_total', { sync: 'deals', outcome: 'read' })).toBe(4);
