@@ -8,6 +8,7 @@ export * from './errors.js';
 export * from './origin.js';
 export * from './cursor.js';
 export * from './http-retry.js';
+export * from './transport/index.js';
 // Not clearSecrets: forgetting the config's secrets is for ferry's own tests, never for a plugin.
 export { REDACTED, Redactor, isSecretName, isSecretPath, passwordOf, redact, redactError, redactSecrets, redactUrl, redactValue, registerSecret } from './redact.js';
 export * from './clock.js';

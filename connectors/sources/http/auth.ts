@@ -5,17 +5,21 @@
  * when the API refuses it.
  */
 import { z } from 'zod';
-import { FerryError, type ConnectorLogger } from '../../../src/sdk/index.js';
+import { FerryError, OriginPolicy, type ConnectorLogger } from '../../../src/sdk/index.js';
 import type { Clock } from '../../../src/sdk/index.js';
 import type { AuthOption } from './options.js';
-import type { Redactor } from '../../../src/sdk/index.js';
-import type { OutgoingRequest, Transport } from './transport.js';
+import type { HttpTransport, Redactor, TransportRequest } from '../../../src/sdk/index.js';
+
+type OutgoingRequest = TransportRequest;
+type AuthDeps = { transport: () => HttpTransport; clock: Clock; redactor: Redactor };
 
 export interface AuthProvider {
   /** The request with credentials added. */
-  apply(request: OutgoingRequest, context: { signal: AbortSignal; logger: ConnectorLogger }): Promise<OutgoingRequest>;
+  apply(request: OutgoingRequest, context: { signal: AbortSignal | undefined }): Promise<OutgoingRequest>;
   /** Forget a cached credential after a refusal; true when fetching a new one may help. */
   invalidate(): boolean;
+  /** Where it logs what it does (token fetches); the reader sets it. */
+  logger?: ConnectorLogger | undefined;
 }
 
 const noAuth: AuthProvider = {
@@ -24,7 +28,17 @@ const noAuth: AuthProvider = {
 };
 
 /** Register every secret of `auth` with the redactor and build its provider. */
-export function createAuth(auth: AuthOption | undefined, deps: { transport: Transport; clock: Clock; redactor: Redactor }): AuthProvider {
+/** Query parameters of `auth` that carry a credential (an API key in the query): never sent to another origin. */
+export function credentialParams(auth: AuthOption | undefined): string[] {
+  return auth?.type === 'apiKey' && auth.in === 'query' ? [auth.name] : [];
+}
+
+/**
+ * Register every secret of `auth` with the redactor and build its provider.
+ * The transport calls `apply` only for requests to the origin the
+ * credentials belong to (see OriginPolicy).
+ */
+export function createAuth(auth: AuthOption | undefined, deps: AuthDeps): AuthProvider {
   if (!auth) return noAuth;
   const { redactor } = deps;
   switch (auth.type) {
@@ -79,10 +93,10 @@ export class ClientCredentials implements AuthProvider {
 
   constructor(
     private readonly auth: OAuth2,
-    private readonly deps: { transport: Transport; clock: Clock; redactor: Redactor },
+    private readonly deps: AuthDeps,
   ) {}
 
-  async apply(request: OutgoingRequest, context: { signal: AbortSignal; logger: ConnectorLogger }): Promise<OutgoingRequest> {
+  async apply(request: OutgoingRequest, context: { signal: AbortSignal | undefined }): Promise<OutgoingRequest> {
     const token = await this.current(context);
     return { ...request, headers: { ...request.headers, authorization: `Bearer ${token}` } };
   }
@@ -92,7 +106,10 @@ export class ClientCredentials implements AuthProvider {
     return true;
   }
 
-  private current(context: { signal: AbortSignal; logger: ConnectorLogger }): Promise<string> {
+  /** The logger of the read that asked for the token first (token fetches are logged at debug). */
+  logger: ConnectorLogger | undefined;
+
+  private current(context: { signal: AbortSignal | undefined }): Promise<string> {
     const cached = this.token;
     if (cached && (cached.expiresAt === undefined || this.deps.clock.now() < cached.expiresAt)) return Promise.resolve(cached.value);
     // One token request at a time, however many requests want a token.
@@ -102,7 +119,7 @@ export class ClientCredentials implements AuthProvider {
     return this.pending;
   }
 
-  private async fetchToken(context: { signal: AbortSignal; logger: ConnectorLogger }): Promise<string> {
+  private async fetchToken(context: { signal: AbortSignal | undefined }): Promise<string> {
     const { auth } = this;
     const { transport, clock, redactor } = this.deps;
     const form = new URLSearchParams({ grant_type: 'client_credentials' });
@@ -119,7 +136,12 @@ export class ClientCredentials implements AuthProvider {
     if (auth.audience !== undefined) form.set('audience', auth.audience);
     const url = new URL(auth.tokenUrl);
     const requested = clock.now();
-    const response = await transport.send({ method: 'POST', url, headers, body: form.toString() }, { ...context, paced: false });
+    // The token endpoint is its own origin: its credentials (the client secret) go there and nowhere else.
+    const answer = await transport().send(
+      { method: 'POST', url, headers, body: form.toString() },
+      { ...(context.signal ? { signal: context.signal } : {}), paced: false, credentials: false, origins: OriginPolicy.homeOnly(url), label: 'OAuth2 token request' },
+    );
+    const response = { status: answer.status, text: answer.body.toString('utf8') };
     const shown = redactor.url(url);
     if (response.status < 200 || response.status >= 300) {
       const snippet = redactor.text(response.text.slice(0, 300));
@@ -152,7 +174,7 @@ export class ClientCredentials implements AuthProvider {
       value: parsed.access_token,
       expiresAt: lifetime === undefined ? undefined : requested + (lifetime - margin) * 1000,
     };
-    context.logger.debug({ tokenUrl: shown, expiresIn: lifetime ?? null }, 'fetched an OAuth2 access token');
+    this.logger?.debug({ tokenUrl: shown, expiresIn: lifetime ?? null }, 'fetched an OAuth2 access token');
     return parsed.access_token;
   }
 }

@@ -1,17 +1,16 @@
 /**
- * The source API as the reader sees it: authenticated JSON requests whose
+ * The source API as the reader sees it: JSON requests through the SDK's
+ * transport (retries, caps, credentials on their origin only) whose
  * failures are already FerryErrors. A refused credential (401/403) gets one
  * fresh token and one more try; other 4xx are permanent and name the URL
  * (secrets redacted) with a snippet of what the API said.
  */
-import { FerryError, type ConnectorLogger } from '../../../src/sdk/index.js';
+import { FerryError, type AnswerHeaders, type ConnectorLogger, type HttpTransport, type Redactor, type TransportRequest } from '../../../src/sdk/index.js';
 import type { AuthProvider } from './auth.js';
-import type { Redactor } from '../../../src/sdk/index.js';
-import type { OutgoingRequest, Transport } from './transport.js';
 
 export interface JsonResponse {
   body: unknown;
-  headers: Headers;
+  headers: AnswerHeaders;
   /** The final URL, unredacted (pagination resolves relative links against it). */
   url: string;
 }
@@ -27,20 +26,22 @@ const SNIPPET = 300;
 
 export class ApiClient {
   constructor(
-    private readonly transport: Transport,
+    private readonly transport: HttpTransport,
     private readonly auth: AuthProvider,
     readonly redactor: Redactor,
   ) {}
 
-  async json(request: OutgoingRequest, context: RequestContext): Promise<JsonResponse> {
+  /** `link`: the request follows a link an answer gave (how it was found, and on which page), checked against the origin policy. */
+  async json(request: TransportRequest, context: RequestContext, link?: { how: string; from: URL }): Promise<JsonResponse> {
     const { redactor } = this;
+    this.auth.logger ??= context.logger;
+    const shown = `${request.method} ${redactor.url(request.url)}`;
     let renewed = false;
     for (;;) {
-      const authed = await this.auth.apply(request, context);
-      const response = await this.transport.send(authed, { ...context, paced: true });
-      const shown = `${request.method} ${redactor.url(authed.url)}`;
-      const snippet = redactor.text(response.text.slice(0, SNIPPET)).trim();
-      const details = { url: redactor.url(authed.url), status: response.status, ...(snippet ? { body: snippet } : {}) };
+      const response = await this.send(request, context, shown, link);
+      const text = response.body.toString('utf8');
+      const snippet = redactor.text(text.slice(0, SNIPPET)).trim();
+      const details = { url: redactor.url(response.url), status: response.status, ...(snippet ? { body: snippet } : {}) };
       if (response.status === 401 || response.status === 403) {
         if (!renewed && this.auth.invalidate()) {
           renewed = true;
@@ -59,11 +60,37 @@ export class ApiClient {
           hint:
             response.status === 429 || response.status >= 500
               ? 'the API kept failing after every retry; lower maxRequestsPerSecond or raise retry.maxAttempts'
-              : 'check the path, params and body of the stream',
+              : response.status >= 300 && response.status < 400
+                ? 'the API redirected without a Location the reader can follow'
+                : 'check the path, params and body of the stream',
           details,
         });
       }
-      return { body: parseJson(response.text, shown, context.where, snippet), headers: response.headers, url: response.url };
+      return { body: parseJson(text, shown, context.where, snippet), headers: response.headers, url: response.url.toString() };
+    }
+  }
+
+  /** One request through the transport; its refusals (origin, size) and failures get this stream's place and a log line. */
+  private async send(request: TransportRequest, context: RequestContext, shown: string, link: { how: string; from: URL } | undefined) {
+    try {
+      return await this.transport.send(request, { signal: context.signal, label: shown, ...(link ? { reachedBy: link.how, from: link.from } : {}) });
+    } catch (error) {
+      if (!(error instanceof FerryError)) {
+        throw new FerryError('FERRY_SOURCE_UNREACHABLE', `${shown} failed: ${this.redactor.text(error instanceof Error ? error.message : String(error))}`, {
+          where: context.where,
+          cause: error,
+          hint: 'check baseUrl and that the API is reachable from here',
+        });
+      }
+      if (error instanceof FerryError && error.where === undefined && error.code !== 'FERRY_ABORTED') {
+        throw new FerryError(error.code, this.redactor.text(error.message), {
+          where: context.where,
+          ...(error.hint === undefined ? {} : { hint: error.hint }),
+          ...(error.details === undefined ? {} : { details: error.details }),
+          cause: error,
+        });
+      }
+      throw error;
     }
   }
 }

@@ -22,7 +22,7 @@ import { httpOptions, type HttpOptions } from './options.js';
 import { readStream, streamByName, type ReadScope } from './read.js';
 import { fieldValue } from './selector.js';
 import { createSession } from './session.js';
-import type { FetchFunction } from './transport.js';
+import type { FetchFunction } from '../../../src/sdk/index.js';
 
 export { httpOptions, type HttpOptions } from './options.js';
 export type { Clock } from '../../../src/sdk/index.js';

@@ -115,6 +115,12 @@ const streamFields = {
   primaryKey: keyList.optional().describe('Field(s) identifying a record: the origin key and the incremental tie-breaker.'),
   pagination: paginationOption.default({ type: 'none' }).describe('How to fetch the next page: none, cursor, nextLink, linkHeader, page or offset.'),
   incremental: incrementalOption.optional().describe('Send the stored cursor as a request parameter, so the API returns only what changed.'),
+  maxPages: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('Most pages one walk of the stream may read (per parent record for a child stream); one more is FERRY_SOURCE_RESPONSE_TOO_LARGE. Unset: no limit beyond loop detection.'),
 };
 
 const streamOption = z.strictObject({
@@ -131,6 +137,11 @@ const retryOption = z.strictObject({
   maxDelayMs: z.number().int().min(0).default(60_000).describe('Longest single wait, Retry-After included, in ms.'),
 });
 
+/** An origin (`https://cdn.example.com`): scheme, host and an optional port, nothing after. */
+const originText = z
+  .string()
+  .regex(/^https?:\/\/[^/?#\s]+\/?$/i, 'an origin: http(s)://host[:port], without a path');
+
 const rawOptions = z.strictObject({
   baseUrl: z.url({ protocol: /^https?$/, message: 'baseUrl must be an http(s) URL' }).describe('Root URL of the API; stream paths resolve against it. Example: https://api.example.com/v2.'),
   headers: textMap.optional().describe('Headers sent with every request.'),
@@ -138,6 +149,20 @@ const rawOptions = z.strictObject({
   maxRequestsPerSecond: z.number().positive().optional().describe('Requests per second this source may send (a token bucket); unset means no limit.'),
   retry: retryOption.default({ maxAttempts: 5, baseDelayMs: 500, maxDelayMs: 60_000 }).describe('Retries of transient failures (network errors, 408, 429, 5xx).'),
   timeoutMs: z.number().int().positive().default(30_000).describe('Per-request timeout, response body included, in ms.'),
+  allowedOrigins: z
+    .array(originText)
+    .default([])
+    .describe('Origins other than baseUrl\'s that redirects, next links, Link headers and stream URLs may lead to; they are read WITHOUT credentials. Any other origin, or a step from https to http, is refused (FERRY_ORIGIN_REFUSED).'),
+  trustedOrigins: z
+    .array(originText)
+    .default([])
+    .describe('Origins that get the credentials too (auth, headers), like baseUrl\'s own. Only list origins the credentials are meant for.'),
+  maxResponseBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(64 * 1024 * 1024)
+    .describe('Cap on one answer\'s body after decompression, in bytes (default 64 MiB); a larger answer, or a Content-Length above it, is FERRY_SOURCE_RESPONSE_TOO_LARGE.'),
   streams: z.array(streamOption).min(1).optional().describe('Several streams (parents and children); `stream` names the one the sync reads.'),
   stream: z.string().min(1).optional().describe('The stream this sync reads; required when `streams` has more than one.'),
   name: z.string().min(1).optional().describe('Name of the single top-level stream.'),
@@ -149,9 +174,10 @@ const rawOptions = z.strictObject({
   primaryKey: streamFields.primaryKey,
   pagination: paginationOption.optional().describe('How to fetch the next page: none, cursor, nextLink, linkHeader, page or offset. Default: none.'),
   incremental: streamFields.incremental,
+  maxPages: streamFields.maxPages,
 });
 
-const SINGLE_STREAM_KEYS = ['name', 'path', 'method', 'body', 'params', 'recordSelector', 'primaryKey', 'pagination', 'incremental'] as const;
+const SINGLE_STREAM_KEYS = ['name', 'path', 'method', 'body', 'params', 'recordSelector', 'primaryKey', 'pagination', 'incremental', 'maxPages'] as const;
 
 export type StreamOption = z.output<typeof streamOption>;
 
@@ -163,6 +189,9 @@ export interface HttpOptions {
   maxRequestsPerSecond?: number;
   retry: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
   timeoutMs: number;
+  allowedOrigins: string[];
+  trustedOrigins: string[];
+  maxResponseBytes: number;
   streams: StreamOption[];
   /** Name of the stream the sync reads. */
   stream: string;
@@ -222,6 +251,7 @@ export const httpOptions = rawOptions
         ...(raw.primaryKey ? { primaryKey: raw.primaryKey } : {}),
         pagination: raw.pagination ?? { type: 'none' },
         ...(raw.incremental ? { incremental: raw.incremental } : {}),
+        ...(raw.maxPages !== undefined ? { maxPages: raw.maxPages } : {}),
         includeParentKey: false,
       },
     ];
@@ -234,6 +264,9 @@ export const httpOptions = rawOptions
       ...(raw.maxRequestsPerSecond !== undefined ? { maxRequestsPerSecond: raw.maxRequestsPerSecond } : {}),
       retry: raw.retry,
       timeoutMs: raw.timeoutMs,
+      allowedOrigins: raw.allowedOrigins,
+      trustedOrigins: raw.trustedOrigins,
+      maxResponseBytes: raw.maxResponseBytes,
       streams,
       stream,
       ...(primaryKey ? { primaryKey } : {}),

@@ -4,7 +4,7 @@
  * or next link twice), or a page identical to the one before, means the API
  * ignores the paging parameter: that is an error, never an endless loop.
  */
-import { FerryError } from '../../../src/sdk/index.js';
+import { FerryError, type AnswerHeaders } from '../../../src/sdk/index.js';
 import type { ApiClient, RequestContext } from './client.js';
 import type { PaginationOption } from './options.js';
 import { parseSelector, selectFirst, selectRecords, type Selector } from './selector.js';
@@ -32,6 +32,7 @@ export async function* paginate(
   pagination: PaginationOption,
   recordSelector: Selector,
   context: RequestContext,
+  maxPages?: number,
 ): AsyncGenerator<Page> {
   const strategy = createStrategy(pagination);
   let url = first.url;
@@ -39,14 +40,17 @@ export async function* paginate(
   let placement: Placement = strategy.placement;
   const requested = new Set<string>();
   let previousPage: string | undefined;
+  /** How the next request's URL was found, when an answer gave it (a next link): checked against the origin policy. */
+  let link: { how: string; from: URL } | undefined;
   for (let pageNumber = 1; ; pageNumber++) {
+    if (maxPages !== undefined && pageNumber > maxPages) throw tooManyPages(client, url, context, maxPages);
     const request = build(first, url, paging, placement);
     const identity = `${request.url.toString()}\n${request.body ?? ''}`;
     if (requested.has(identity)) {
       throw loopError(client, request.url, context, `the API pointed back to a page already read (page ${pageNumber})`);
     }
     requested.add(identity);
-    const response = await client.json(request, context);
+    const response = await client.json(request, context, link);
     const records = selectRecords(recordSelector, response.body);
     if (strategy.detectsRepeats && records.length > 0) {
       const text = JSON.stringify(records);
@@ -58,6 +62,7 @@ export async function* paginate(
     if (next === undefined) return;
     if (next.kind === 'link') {
       // A next link carries every parameter itself.
+      link = { how: next.how, from: new URL(response.url) };
       url = next.url;
       paging = {};
       placement = 'query';
@@ -67,14 +72,14 @@ export async function* paginate(
   }
 }
 
-type Next = { kind: 'params'; params: Record<string, string | number> } | { kind: 'link'; url: URL } | undefined;
+type Next = { kind: 'params'; params: Record<string, string | number> } | { kind: 'link'; url: URL; how: string } | undefined;
 
 interface Strategy {
   initial: Record<string, string | number>;
   placement: Placement;
   /** Numbered pages can loop silently when the API ignores the parameter. */
   detectsRepeats: boolean;
-  next(body: unknown, headers: Headers, count: number, url: string): Next;
+  next(body: unknown, headers: AnswerHeaders, count: number, url: string): Next;
 }
 
 function createStrategy(pagination: PaginationOption): Strategy {
@@ -104,7 +109,7 @@ function createStrategy(pagination: PaginationOption): Strategy {
         detectsRepeats: false,
         next(body, _headers, _count, url) {
           const link = selectFirst(path, body);
-          return typeof link === 'string' && link.trim() !== '' ? { kind: 'link', url: new URL(link.trim(), url) } : undefined;
+          return typeof link === 'string' && link.trim() !== '' ? { kind: 'link', url: new URL(link.trim(), url), how: 'follow a next link' } : undefined;
         },
       };
     }
@@ -114,8 +119,9 @@ function createStrategy(pagination: PaginationOption): Strategy {
         placement: 'query',
         detectsRepeats: false,
         next(_body, headers, _count, url) {
-          const link = nextFromLinkHeader(headers.get('link'));
-          return link === undefined ? undefined : { kind: 'link', url: new URL(link, url) };
+          const header = headers.link;
+          const link = nextFromLinkHeader(Array.isArray(header) ? header.join(', ') : (header ?? null));
+          return link === undefined ? undefined : { kind: 'link', url: new URL(link, url), how: 'follow a Link header' };
         },
       };
     case 'page': {
@@ -182,6 +188,14 @@ function build(first: StreamRequest, url: URL, paging: Record<string, string | n
     headers: first.headers,
     ...(first.method === 'POST' ? { body: JSON.stringify(body ?? {}) } : {}),
   };
+}
+
+function tooManyPages(client: ApiClient, url: URL, context: RequestContext, maxPages: number): FerryError {
+  return new FerryError('FERRY_SOURCE_RESPONSE_TOO_LARGE', `the stream has more than maxPages (${maxPages}) pages; the next one is ${client.redactor.url(url)}`, {
+    where: context.where,
+    hint: 'raise the stream\'s maxPages if the API really has that many pages, or check the pagination settings',
+    details: { url: client.redactor.url(url), maxPages },
+  });
 }
 
 function loopError(client: ApiClient, url: URL, context: RequestContext, what: string): FerryError {

@@ -74,7 +74,7 @@ async function* readEndpoint(
   read: StreamReadOptions,
 ): AsyncGenerator<StreamRecord> {
   const context = { signal: scope.signal, logger: scope.logger, where: `sync ${scope.syncName}, stream ${stream.name}` };
-  const pages = paginate(scope.client, firstRequest(scope.options, stream, bindings, read.extra), stream.pagination, parseSelector(stream.recordSelector), context);
+  const pages = paginate(scope.client, firstRequest(scope.options, stream, bindings, read.extra), stream.pagination, parseSelector(stream.recordSelector), context, stream.maxPages);
   for await (const page of pages) {
     for (const item of page.records) yield { data: toData(item), url: page.url, bindings };
     if (read.firstPageOnly) return;

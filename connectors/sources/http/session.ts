@@ -1,16 +1,14 @@
 /**
  * Everything one set of options shares across discover(), check() and
- * read(): the redactor, the rate limiter and the OAuth2 token cache, so a
- * token fetched for discovery is reused by the read and the request rate
- * holds across both.
+ * read(): the redactor, the transport (its token bucket, breaker and origin
+ * policy) and the OAuth2 token cache, so a token fetched for discovery is
+ * reused by the read and the request rate holds across both.
  */
-import { createAuth } from './auth.js';
+import { createAuth, credentialParams } from './auth.js';
 import { ApiClient } from './client.js';
-import type { Clock } from '../../../src/sdk/index.js';
+import type { Clock, FetchFunction } from '../../../src/sdk/index.js';
 import type { HttpOptions } from './options.js';
-import { TokenBucket } from './rate-limit.js';
-import { Redactor } from '../../../src/sdk/index.js';
-import { Transport, type FetchFunction } from './transport.js';
+import { HttpTransport, OriginPolicy, Redactor, TokenBucket, fetchWire } from '../../../src/sdk/index.js';
 
 export interface SessionDeps {
   clock: Clock;
@@ -24,15 +22,22 @@ export function createSession(options: HttpOptions, deps: SessionDeps): ApiClien
   for (const stream of options.streams) {
     for (const [name, value] of Object.entries(stream.headers ?? {})) redactor.addHeader(name, value);
   }
-  const transport = new Transport({
-    retry: options.retry,
+  // The OAuth2 grant sends its token request through the same transport, built just below.
+  const auth = createAuth(options.auth, { clock: deps.clock, redactor, transport: () => transport });
+  const transport: HttpTransport = new HttpTransport({
+    origins: new OriginPolicy({ home: options.baseUrl, allowed: options.allowedOrigins, trusted: options.trustedOrigins }),
+    // maxDelayMs caps every wait, Retry-After included; no outage budget: a source read fails after its attempts.
+    retry: { ...options.retry, maxRetryAfterMs: options.retry.maxDelayMs, minDelayMs: 0, outageBudgetMs: 0 },
     timeoutMs: options.timeoutMs,
-    clock: deps.clock,
-    fetch: deps.fetch,
-    redactor,
+    maxResponseBytes: options.maxResponseBytes,
+    wire: fetchWire(deps.fetch),
+    authorize: (request, context) => auth.apply(request, context),
+    credentialParams: credentialParams(options.auth),
+    sleep: (ms, signal) => deps.clock.sleep(ms, signal),
+    wallClock: () => deps.clock.now(),
+    errors: { what: 'the source API', showUrl: (url) => redactor.url(url) },
     ...(deps.random ? { random: deps.random } : {}),
-    ...(options.maxRequestsPerSecond !== undefined ? { limiter: new TokenBucket(options.maxRequestsPerSecond, deps.clock) } : {}),
+    ...(options.maxRequestsPerSecond !== undefined ? { bucket: new TokenBucket(options.maxRequestsPerSecond, deps.clock) } : {}),
   });
-  const auth = createAuth(options.auth, { transport, clock: deps.clock, redactor });
   return new ApiClient(transport, auth, redactor);
 }

@@ -1,10 +1,10 @@
 /**
- * GET JSON from the service with the few things a reader needs: the key as a
- * Bearer token, a timeout per attempt, and repeating 408/429/5xx answers and
- * dropped connections with backoff (or the server's Retry-After). The waiting
- * rules are the SDK's (src/sdk/http-retry.ts), shared with ferry's own client.
+ * GET JSON from the service through the SDK's one transport (src/sdk/transport):
+ * the key as a Bearer token to the base URL's origin only, a timeout per
+ * attempt, 408/429/5xx answers and dropped connections repeated with backoff
+ * (or the server's Retry-After), the response cap and the outage breaker.
  */
-import { FerryError, isRetryableStatus, messageOf, networkErrorCode, parseRetryAfter, retryDelay, sleep } from '../../../src/sdk/index.js';
+import { FerryError, HttpTransport, fetchWire, isRetryableStatus, messageOf } from '../../../src/sdk/index.js';
 
 export interface ReadPolicy {
   /** Attempts in total, the first included. */
@@ -60,19 +60,23 @@ function detailOf(text: string): string {
 
 export class ServiceHttp {
   readonly baseUrl: string;
-  readonly #apiKey: string;
-  readonly #policy: Required<ReadPolicy>;
-  readonly #fetch: typeof fetch;
-  readonly #sleep: (ms: number, signal: AbortSignal) => Promise<void>;
-  readonly #random: () => number;
+  readonly #transport: HttpTransport;
 
   constructor(baseUrl: string, apiKey: string, policy: ReadPolicy, seams: HttpSeams = {}) {
     this.baseUrl = cleanBaseUrl(baseUrl);
-    this.#apiKey = apiKey;
-    this.#policy = { baseDelayMs: 250, maxDelayMs: 30_000, ...policy };
-    this.#fetch = seams.fetch ?? fetch;
-    this.#sleep = seams.sleep ?? ((ms, signal) => sleep(ms, signal, 'waiting to repeat a read'));
-    this.#random = seams.random ?? Math.random;
+    const fetchFn = seams.fetch;
+    const authorization = `Bearer ${apiKey}`;
+    // The key is the service's: the transport sends it to the base URL's origin only, and follows no redirect elsewhere.
+    this.#transport = new HttpTransport({
+      origins: this.baseUrl,
+      retry: { maxAttempts: policy.maxAttempts, baseDelayMs: policy.baseDelayMs ?? 250, maxDelayMs: policy.maxDelayMs ?? 30_000, maxRetryAfterMs: policy.maxDelayMs ?? 30_000, minDelayMs: 0 },
+      timeoutMs: policy.timeoutMs,
+      authorize: (request) => ({ ...request, headers: { ...request.headers, authorization } }),
+      wire: fetchWire(fetchFn ? () => fetchFn : undefined),
+      errors: { what: 'the service' },
+      ...(seams.sleep ? { sleep: (ms: number, signal?: AbortSignal) => seams.sleep!(ms, signal ?? new AbortController().signal) } : {}),
+      ...(seams.random ? { random: seams.random } : {}),
+    });
   }
 
   /** The absolute URL of a path with its defined query values. */
@@ -85,51 +89,27 @@ export class ServiceHttp {
   /** GET a path and parse the JSON answer; throws FerryErrors (auth, unreachable, status) or the signal's reason. */
   async getJson(path: string, query: Query, signal: AbortSignal): Promise<unknown> {
     const url = this.url(path, query);
-    const policy = this.#policy;
-    for (let attempt = 1; ; attempt++) {
-      signal.throwIfAborted();
-      let status: number | undefined;
-      let retryAfterMs: number | undefined;
-      let failure: string;
-      try {
-        const response = await this.#fetch(url, {
-          headers: { authorization: `Bearer ${this.#apiKey}`, accept: 'application/json' },
-          signal: AbortSignal.any([signal, AbortSignal.timeout(policy.timeoutMs)]),
-        });
-        const text = await response.text();
-        if (response.ok) {
-          try {
-            return JSON.parse(text) as unknown;
-          } catch (cause) {
-            throw new FerryError('FERRY_SOURCE_READ_FAILED', `GET ${url} answered ${response.status} with a body that is not JSON`, { cause });
-          }
-        }
-        status = response.status;
-        if (!isRetryableStatus(status)) throw this.#statusError(path, status, detailOf(text));
-        retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
-        failure = `${status} ${detailOf(text)}`.trim();
-      } catch (error) {
-        if (signal.aborted) throw signal.reason;
-        if (error instanceof FerryError) throw error;
-        // Timeouts, refused and dropped connections: the request may succeed later.
-        const code = networkErrorCode(error);
-        const timedOut = error instanceof Error && error.name === 'TimeoutError';
-        if (!code && !timedOut) {
-          throw new FerryError('FERRY_SOURCE_UNREACHABLE', `GET ${path} on ${this.baseUrl} failed: ${messageOf(error)}`, {
-            cause: error,
-            details: { url },
-          });
-        }
-        failure = timedOut ? `no answer within ${policy.timeoutMs} ms` : (code ?? 'network error');
-      }
-      if (attempt >= policy.maxAttempts) {
-        throw new FerryError('FERRY_SOURCE_UNREACHABLE', `GET ${path} on ${this.baseUrl} failed ${attempt} time(s); last: ${failure}`, {
-          hint: 'the service is down, overloaded or unreachable from here; the next run starts where this one stopped',
-          details: { url, attempts: attempt, ...(status !== undefined ? { status } : {}) },
-        });
-      }
-      await this.#sleep(retryDelay(attempt, policy, retryAfterMs, this.#random), signal);
+    let answer;
+    try {
+      answer = await this.#transport.send({ method: 'GET', url: new URL(url), headers: { accept: 'application/json' } }, { signal, label: `GET ${path}` });
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      if (error instanceof FerryError) throw error;
+      throw new FerryError('FERRY_SOURCE_UNREACHABLE', `GET ${path} on ${this.baseUrl} failed: ${messageOf(error)}`, { cause: error, details: { url } });
     }
+    const text = answer.body.toString('utf8');
+    if (answer.status >= 200 && answer.status < 300) {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch (cause) {
+        throw new FerryError('FERRY_SOURCE_READ_FAILED', `GET ${url} answered ${answer.status} with a body that is not JSON`, { cause });
+      }
+    }
+    if (!isRetryableStatus(answer.status)) throw this.#statusError(path, answer.status, detailOf(text));
+    throw new FerryError('FERRY_SOURCE_UNREACHABLE', `GET ${path} on ${this.baseUrl} failed ${answer.attempts} time(s); last: ${`${answer.status} ${detailOf(text)}`.trim()}`, {
+      hint: 'the service is down, overloaded or unreachable from here; the next run starts where this one stopped',
+      details: { url, attempts: answer.attempts, status: answer.status },
+    });
   }
 
   #statusError(path: string, status: number, detail: string): HttpStatusError {

@@ -2,7 +2,7 @@
  * A scriptable JSON API on 127.0.0.1 (ephemeral port) that records every
  * request, and a virtual clock, for the http source's tests.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { z } from 'zod';
 import type { Clock } from '../../../connectors/sources/http/index.js';
@@ -32,19 +32,26 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
-export async function startApi(handler: Handler): Promise<TestApi> {
+/**
+ * `host`: the loopback address to listen on (127.0.0.2 poses as another host:
+ * Linux routes all of 127.0.0.0/8 to lo). `raw`: answers a request itself
+ * (streams, broken lengths) when it returns true.
+ */
+export async function startApi(handler: Handler, options: { host?: string; raw?: (req: IncomingMessage, res: ServerResponse) => boolean } = {}): Promise<TestApi> {
   const requests: SeenRequest[] = [];
+  const host = options.host ?? '127.0.0.1';
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const seen: SeenRequest = {
         method: req.method ?? 'GET',
-        url: new URL(req.url ?? '/', 'http://127.0.0.1'),
+        url: new URL(req.url ?? '/', `http://${host}`),
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
       };
       requests.push(seen);
+      if (options.raw?.(req, res)) return;
       Promise.resolve()
         .then(() => handler(seen))
         .then((reply) => {
@@ -58,8 +65,8 @@ export async function startApi(handler: Handler): Promise<TestApi> {
         });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  const url = `http://${host}:${(server.address() as AddressInfo).port}`;
   return {
     url,
     requests,

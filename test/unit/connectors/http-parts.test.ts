@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { incrementalParam } from '../../../connectors/sources/http/incremental.js';
 import { nextFromLinkHeader } from '../../../connectors/sources/http/paginate.js';
-import { TokenBucket } from '../../../connectors/sources/http/rate-limit.js';
+import { TokenBucket } from '../../../src/sdk/transport/token-bucket.js';
 import { abortedError, isFerryError } from '../../../src/sdk/index.js';
 
 describe('http Link header', () => {

@@ -1,11 +1,13 @@
 /**
- * A token bucket that paces requests to the *source* API. Connectors
- * normally leave throttling to the runner, but the runner only paces pushes
- * to the service: nothing else protects a third-party API (and its quota)
- * from being read as fast as the network allows.
+ * The transport's token bucket: a fixed request rate with a burst, callers
+ * served in order. A source API's `maxRequestsPerSecond` is paced by it, so
+ * a third-party API (and its quota) is not read as fast as the network
+ * allows. (The pushes to the service are paced by the sink's adaptive
+ * limiter, which learns the rate from 429s; see docs/sink.md.)
  */
-import type { Clock } from '../../../src/sdk/index.js';
+import type { Clock } from '../clock.js';
 
+/** A fixed-rate token bucket (see the module comment). */
 export class TokenBucket {
   private tokens: number;
   private updated: number;
@@ -24,7 +26,10 @@ export class TokenBucket {
     this.updated = clock.now();
   }
 
-  /** Wait until a request may go; callers are served in order. */
+  /**
+   * Wait until a request may go; callers are served in order.
+   * @param signal - stops the wait (FERRY_ABORTED)
+   */
   take(signal?: AbortSignal): Promise<void> {
     const turn = this.tail.then(() => this.wait(signal));
     // A failed (aborted) wait must not block later callers.
