@@ -4,6 +4,7 @@ export type { LoadConfigOptions } from './load.js';
 export { validateWith } from './validate.js';
 export { formatConfigIssues, formatPath, prepareAll } from './issues.js';
 export type { ConfigIssue, SourcePosition } from './issues.js';
-export type { LoadedConfig, LoadedExport, LoadedSync, Located } from './types.js';
+export type { LoadedConfig, LoadedExport, LoadedSync, Located, ResolvedSync } from './types.js';
+export { withTargetDefaults } from './target-defaults.js';
 export { configJsonSchema } from './json-schema.js';
 export * from './schema.js';

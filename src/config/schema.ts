@@ -4,7 +4,7 @@
  * schema, once the connector is loaded; here they pass through untouched.
  */
 import { z } from 'zod';
-import { FIELD_TYPES } from '../sdk/types.js';
+import { FIELD_TYPES, TARGET_TYPES } from '../sdk/types.js';
 import { cronSchedule } from './cron.js';
 
 const NAME = /^[a-z0-9][a-z0-9_-]*$/;
@@ -12,8 +12,7 @@ export const syncName = z
   .string()
   .regex(NAME, 'must be lower-case letters, digits, "-" or "_", starting with a letter or digit');
 
-export const TARGET_TYPES = ['conversation', 'message', 'row', 'document'] as const;
-export type TargetType = (typeof TARGET_TYPES)[number];
+export { TARGET_TYPES, type TargetType } from '../sdk/types.js';
 
 /**
  * A mapping: each value is a JSONata expression (string), a nested mapping
@@ -61,9 +60,11 @@ export const targetConfig = z.strictObject({
     .enum(['evolve', 'freeze', 'discard'])
     .default('evolve')
     .describe('Row fields the object type does not declare yet: evolve (add them), freeze (reject the record) or discard (drop the field).'),
-  map: mapSpec.describe(
-    'Target field → JSONata expression over the source record (a string), a nested mapping, or a literal constant (number, boolean, null, list).',
-  ),
+  map: mapSpec
+    .optional()
+    .describe(
+      'Target field → JSONata expression over the source record (a string), a nested mapping, or a literal constant (number, boolean, null, list). Optional when the source declares a default mapping for the target type (transcript, eml, maildir, slack-export): the keys written here replace the default\'s.',
+    ),
 });
 export type TargetConfig = z.output<typeof targetConfig>;
 

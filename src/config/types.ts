@@ -1,5 +1,5 @@
 /** What loading a project gives the rest of ferry. */
-import type { ExportConfig, MetricsConfig, ServiceConfig, SyncConfig } from './schema.js';
+import type { ExportConfig, MapSpec, MetricsConfig, ServiceConfig, SyncConfig, TargetConfig } from './schema.js';
 import type { SourcePosition } from './issues.js';
 
 export type { ConfigIssue, SourcePosition } from './issues.js';
@@ -21,6 +21,15 @@ export interface Located {
 }
 
 export interface LoadedSync extends SyncConfig, Located {}
+
+/**
+ * A sync as it runs: its source's default mapping for the target type (if
+ * any) laid under the user's `map:` and `group:` (`withTargetDefaults`), so
+ * `target.map` is always there.
+ */
+export interface ResolvedSync extends LoadedSync {
+  target: TargetConfig & { map: MapSpec };
+}
 export interface LoadedExport extends ExportConfig, Located {}
 
 export interface LoadedConfig {

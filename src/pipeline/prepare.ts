@@ -5,15 +5,16 @@
  */
 import type { z } from 'zod';
 import { loadConnector } from '../config/connectors.js';
-import { formatConfigIssues, formatPath, validateWith } from '../config/index.js';
-import type { ConfigIssue, LoadedConfig, LoadedSync } from '../config/index.js';
+import { formatConfigIssues, formatPath, validateWith, withTargetDefaults } from '../config/index.js';
+import type { ConfigIssue, LoadedConfig, LoadedSync, ResolvedSync } from '../config/index.js';
 import { checkTargetFields, compileMapping } from '../mapping/index.js';
 import type { CompiledMapping } from '../mapping/index.js';
 import { FerryError } from '../sdk/errors.js';
 import type { ConnectorLogger, DiscoveredStream, SourceDefinition } from '../sdk/types.js';
 
 export interface PreparedSync {
-  sync: LoadedSync;
+  /** The sync with its source's default mapping applied (see withTargetDefaults). */
+  sync: ResolvedSync;
   source: SourceDefinition;
   /** The connector's options, parsed by its own schema. */
   options: unknown;
@@ -52,10 +53,20 @@ export async function inspectSync(
     const at = sync.locate(['source', 'type']);
     issues.push({ ...at, path: formatPath([...sync.keyPath, 'source', 'type']), message: error.message });
   }
-  const compiled = compileMapping(sync.target.map);
+  // Without a loaded source or valid options there are no defaults to know: the user's map is still checked.
+  if ((!source || options === undefined) && sync.target.map === undefined) return { issues };
+  const defaults = source && options !== undefined ? source.targetDefaults?.(options as never)?.[sync.target.type] : undefined;
+  const resolution = withTargetDefaults(sync, defaults, source?.name ?? sync.source.type);
+  if ('missing' in resolution) {
+    const at = sync.locate(['target']);
+    issues.push({ ...at, path: formatPath([...sync.keyPath, 'target', 'map']), message: resolution.missing });
+    return { issues };
+  }
+  const resolved = resolution.sync;
+  const compiled = compileMapping(resolved.target.map);
   let mapping: CompiledMapping | undefined;
   // A misspelt target field (`dispayName`) would otherwise vanish from every body.
-  for (const e of checkTargetFields(sync.target.type, sync.target.map)) {
+  for (const e of checkTargetFields(resolved.target.type, resolved.target.map)) {
     const at = sync.locate(['target', 'map', ...e.path]);
     issues.push({ ...at, path: formatPath([...sync.keyPath, 'target', 'map', ...e.path]), message: e.message });
   }
@@ -68,7 +79,7 @@ export async function inspectSync(
     mapping = compiled.mapping;
   }
   if (issues.length > 0 || !source || !mapping) return { issues };
-  return { prepared: { sync, source, options, mapping }, issues };
+  return { prepared: { sync: resolved, source, options, mapping }, issues };
 }
 
 /** Prepare a sync or throw FERRY_CONFIG_INVALID listing every problem. */

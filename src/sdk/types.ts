@@ -11,6 +11,38 @@ export const SDK_VERSION = 1;
 export const FIELD_TYPES = ['textarea', 'string', 'boolean', 'int', 'double', 'datetime', 'date', 'list'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
+/**
+ * The service's four import shapes, the `target.type` a sync maps to. The
+ * config schema builds its enum from this list.
+ */
+export const TARGET_TYPES = ['conversation', 'message', 'row', 'document'] as const;
+export type TargetType = (typeof TARGET_TYPES)[number];
+
+/**
+ * A mapping as `target.map` holds it: each value a JSONata expression over
+ * the source record (a string), a nested mapping, or a literal constant.
+ */
+export type DefaultMapValue = string | number | boolean | null | readonly unknown[] | DefaultMap;
+export type DefaultMap = { readonly [field: string]: DefaultMapValue };
+
+/**
+ * What a source proposes for one target type, so a sync that writes only
+ * `target: { type: conversation }` works with no `map:` at all. The user's
+ * `map:` is laid over `map` key by key (a key the user writes replaces the
+ * default's whole value for it), and the user's `group:` replaces `group`.
+ * See {@link SourceDefinition.targetDefaults}.
+ */
+export interface TargetDefaults {
+  /** Target field → expression, exactly as a user would write `map:`. */
+  readonly map: DefaultMap;
+  /**
+   * Fold records into one body, as `group:` does (the map then sees
+   * `{ key, records }`): a chat source whose records are messages can make
+   * each channel-day one conversation.
+   */
+  readonly group?: { readonly by: string | readonly string[]; readonly sorted?: boolean };
+}
+
 /** A JSON-like value a connector may emit. Bigints and Buffers are allowed and converted by the mapper. */
 export type SourceValue =
   | string
@@ -232,6 +264,21 @@ export interface SourceDefinition<Schema extends z.ZodType = z.ZodType> {
   keys?(options: z.output<Schema>): StreamKeys;
   /** The streams, fields and inferred field types. */
   discover(ctx: ConnectorContext<z.output<Schema>>): Promise<DiscoveredStream[]>;
+  /**
+   * Default mappings per target type, worked out from the options without
+   * I/O: a source whose records have a natural shape (a transcript, an
+   * e-mail, a chat message) declares how they become a ConversationRequest
+   * or a MessageRequest, and a sync then needs no `map:`. Target types left
+   * out have no default (the sync must write `map:`). `ferry preview` shows
+   * the bodies the defaults give; docs/connectors.md lists each built-in
+   * source's defaults.
+   *
+   * @example
+   * targetDefaults: () => ({
+   *   message: { map: { id: 'messageId', body: 'body', createdAt: 'date', sender: 'from', recipients: 'to', public: true } },
+   * })
+   */
+  targetDefaults?(options: z.output<Schema>): Partial<Record<TargetType, TargetDefaults>>;
   /**
    * True when `read()` honours {@link ReadContext.partition}. ferry refuses
    * `partitions:` on a sync whose source does not declare it.

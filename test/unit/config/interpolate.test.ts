@@ -99,7 +99,7 @@ syncs:
 ${CRM_DEALS_SYNC.replace('stage: deal_stage', '"${weird}": deal_stage')}`,
     });
     const config = await loadConfig(path.join(dir, 'ferry.yaml'), { env: {} });
-    expect(config.syncs[0]?.target.map.fields).toHaveProperty('${weird}', 'deal_stage');
+    expect(config.syncs[0]?.target.map?.fields).toHaveProperty('${weird}', 'deal_stage');
   });
 
   it('reads process.env when no env is given', async () => {
