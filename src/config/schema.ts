@@ -177,6 +177,22 @@ export const exportConfig = z.strictObject({
     .enum(['ignore', 'mirror'])
     .default('ignore')
     .describe('mirror: after each run, delete from the destination the records the service no longer lists.'),
+  /** How the list is read (docs/exports.md#parallel-reads). */
+  read: z
+    .strictObject({
+      slices: z
+        .enum(['auto', 'off'])
+        .default('auto')
+        .describe('auto: read time windows of the list at once (service.concurrency requests in flight) where that is exact; off: one cursor chain.'),
+      undated: z
+        .enum(['include', 'exclude'])
+        .default('include')
+        .describe(
+          'Records without the time field the list is sliced on (rows createdAt, deals lastActivityDate, accounts createdDate may be null): include keeps them, reading such a list as one chain on a full export; exclude lets it be sliced and may leave them out.',
+        ),
+    })
+    .default({ slices: 'auto', undated: 'include' })
+    .describe('How the list is read: time windows at once, and what happens to records without the time field.'),
   destination: sourceConfig,
   schedule: cronSchedule.optional(),
 });

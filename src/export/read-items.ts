@@ -1,19 +1,20 @@
 /**
  * Items of an export, page by page: the list endpoint's items, or with
- * `details: true` each item's detail (transcript, body, contacts), kept in
- * list order. Every request, list pages and details alike, goes through one
- * queue: at most `concurrency` in flight and, when set, at most
- * `requestsPerSecond` started per second (the service's own rate ceiling,
- * the one pushes respect). The next list page is fetched while the details
- * of the current one are, so the pipeline does not drain at page ends.
+ * `details: true` each item's detail (transcript, body, contacts). The list
+ * is read by the SDK's sliced reader (src/sdk/sliced-list.ts, shared with
+ * the `service` source): time windows paged at once where that is exact,
+ * details fetched behind the pages, every request under one ceiling — at
+ * most `concurrency` in flight and, when set, `requestsPerSecond` started
+ * per second; the client's request gate adds the API key's shared budget.
+ * Pages come in no particular order.
  */
-import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import { ServiceError } from '../api/service-error.js';
+import { readSlicedList, type SlicedPage } from '../sdk/sliced-list.js';
 import type { ExportItem, ExportService, ResourceSpec } from './resources.js';
-import { listPages } from './resources.js';
+import { listPage } from './resources.js';
 
-export interface ReadPage {
+export interface ReadPage extends SlicedPage {
   items: ExportItem[];
   /** Items listed but gone (404) by the time their detail was fetched. */
   vanished: number;
@@ -25,44 +26,32 @@ export interface ReadOptions {
   concurrency: number;
   /** Requests started per second at most; unlimited when absent. */
   requestsPerSecond?: number;
+  /** `auto`: read time windows at once where exact; `off`: one cursor chain. @default 'auto' */
+  slices?: 'auto' | 'off';
+  /** Items without the list's time field: `include` (exact) or `exclude` (faster where the field may be null). @default 'include' */
+  undated?: 'include' | 'exclude';
+  signal?: AbortSignal;
   logger: Logger;
 }
 
-export async function* readItems(
+export function readItems(
   service: ExportService,
   spec: ResourceSpec,
   query: Readonly<Record<string, string | number | boolean>>,
   options: ReadOptions,
 ): AsyncGenerator<ReadPage, void, undefined> {
   const detail = options.details ? spec.detail : undefined;
-  const rate = options.requestsPerSecond;
-  const queue = new PQueue({ concurrency: options.concurrency, ...(rate ? { interval: 1000, intervalCap: Math.max(1, Math.floor(rate)) } : {}) });
-  const pages = listPages(service, spec, query)[Symbol.asyncIterator]();
-  const fetchDetail = detail ? detailFetcher(service, spec, detail, options.logger) : undefined;
-  const nextPage = () => {
-    const page = queue.add(() => pages.next());
-    // Awaited on the next turn; a rejection before then must not count as unhandled.
-    page.catch(() => undefined);
-    return page;
-  };
-  try {
-    let pending = nextPage();
-    for (;;) {
-      const result = await pending;
-      if (result.done) return;
-      pending = nextPage();
-      if (!fetchDetail) {
-        yield { items: result.value, vanished: 0 };
-        continue;
-      }
-      const fetched = await Promise.all(result.value.map((item) => queue.add(() => fetchDetail(item))));
-      const items = fetched.filter((item): item is ExportItem => item !== undefined);
-      yield { items, vanished: fetched.length - items.length };
-    }
-  } finally {
-    queue.clear();
-    await pages.return(undefined).catch(() => undefined);
-  }
+  return readSlicedList({
+    resource: spec.read,
+    query,
+    fetchPage: (pageQuery, signal) => listPage(service, spec, pageQuery, { signal }),
+    ...(detail ? { detail: detailFetcher(service, spec, detail, options.logger) } : {}),
+    concurrency: options.concurrency,
+    ...(options.requestsPerSecond ? { requestsPerSecond: options.requestsPerSecond } : {}),
+    ...(options.slices ? { slices: options.slices } : {}),
+    ...(options.undated ? { undated: options.undated } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
 }
 
 /** An item's detail; undefined when it vanished (404); the list item itself where the service has no detail for it (400). */
@@ -71,12 +60,12 @@ function detailFetcher(
   spec: ResourceSpec,
   detail: NonNullable<ResourceSpec['detail']>,
   logger: Logger,
-): (item: ExportItem) => Promise<ExportItem | undefined> {
+): (item: ExportItem, signal: AbortSignal) => Promise<ExportItem | undefined> {
   let warnedUnsupported = false;
-  return async (item) => {
+  return async (item, signal) => {
     const id = String(item[spec.key]);
     try {
-      return await detail(service, id, {});
+      return await detail(service, id, { signal });
     } catch (error) {
       if (error instanceof ServiceError && error.status === 404) {
         logger.debug({ id }, 'item vanished before its detail was read; skipped');

@@ -1,13 +1,14 @@
 /**
- * What ferry knows about each exportable resource: its list endpoint and
- * query schema, the field that identifies an item, how to fetch an item's
- * detail, and which time fields the list endpoint can bound (the only ones an
- * incremental export can use).
+ * What an export adds to the SDK's description of each readable resource
+ * (src/sdk/service-resources.ts, shared with the `service` source): the
+ * client endpoint and its zod query schema (src/api), how the client fetches
+ * an item's detail, and the name filters resolved to ids before reading.
  */
 import type { z } from 'zod';
 import type { ListEndpointName, RequestOptions, ServiceClient } from '../api/client.js';
 import * as q from '../api/schemas/query.js';
 import type { ExportConfig } from '../config/schema.js';
+import { SERVICE_RESOURCES, type ServiceResource } from '../sdk/service-resources.js';
 
 export type ExportResource = ExportConfig['resource'];
 export type ExportItem = Record<string, unknown>;
@@ -15,11 +16,13 @@ export type ExportItem = Record<string, unknown>;
 /** The part of the client an export uses. */
 export type ExportService = Pick<
   ServiceClient,
-  'pages' | 'getConversation' | 'getMessage' | 'getDeal' | 'getAccount' | 'listSources' | 'listObjectTypes'
+  'call' | 'getConversation' | 'getMessage' | 'getDeal' | 'getAccount' | 'listSources' | 'listObjectTypes'
 >;
 
 export interface ResourceSpec {
   resource: ExportResource;
+  /** The shared description: path, items, id, filters, time window. */
+  read: ServiceResource;
   list: ListEndpointName;
   /** The list endpoint's query schema: filters are checked against it. */
   query: z.ZodObject;
@@ -35,81 +38,40 @@ export interface ResourceSpec {
   nameFilters: readonly ('source' | 'objectType')[];
 }
 
+function spec(
+  resource: ExportResource,
+  list: ListEndpointName,
+  query: z.ZodObject,
+  nameFilters: ResourceSpec['nameFilters'],
+  detail?: ResourceSpec['detail'],
+): ResourceSpec {
+  const read = SERVICE_RESOURCES[resource];
+  return { resource, read, list, query, itemsKey: read.itemsKey, key: read.idField, cursors: read.lowerBound, nameFilters, ...(detail ? { detail } : {}) };
+}
+
 export const RESOURCES: Readonly<Record<ExportResource, ResourceSpec>> = {
-  conversations: {
-    resource: 'conversations',
-    list: 'listConversations',
-    query: q.conversationListQuery,
-    itemsKey: 'conversations',
-    key: 'conversationId',
-    detail: (service, id, options) => service.getConversation(id, options),
-    cursors: { startTime: 'startedAfter' },
-    nameFilters: ['source'],
-  },
-  messages: {
-    resource: 'messages',
-    list: 'listMessages',
-    query: q.messageListQuery,
-    itemsKey: 'messages',
-    key: 'messageId',
-    detail: (service, id, options) => service.getMessage(id, options),
-    cursors: { createdAt: 'createdAfter' },
-    nameFilters: ['source'],
-  },
-  rows: {
-    resource: 'rows',
-    list: 'listRows',
-    query: q.rowListQuery,
-    itemsKey: 'rows',
-    key: 'rowId',
-    cursors: { createdAt: 'createdAfter' },
-    nameFilters: ['source', 'objectType'],
-  },
-  documents: {
-    resource: 'documents',
-    list: 'listDocuments',
-    query: q.documentListQuery,
-    itemsKey: 'documents',
-    key: 'id',
-    cursors: {},
-    nameFilters: ['source'],
-  },
-  deals: {
-    resource: 'deals',
-    list: 'listDeals',
-    query: q.dealListQuery,
-    itemsKey: 'deals',
-    key: 'dealId',
-    detail: (service, id, options) => service.getDeal(id, options),
-    cursors: { lastActivityDate: 'lastActivityAfter', closeDate: 'closeDateAfter' },
-    nameFilters: [],
-  },
-  accounts: {
-    resource: 'accounts',
-    list: 'listAccounts',
-    query: q.accountListQuery,
-    itemsKey: 'accounts',
-    key: 'accountId',
-    detail: (service, id, options) => service.getAccount(id, options),
-    cursors: { createdDate: 'createdAfter', lastActivityDate: 'lastActivityAfter' },
-    nameFilters: [],
-  },
+  conversations: spec('conversations', 'listConversations', q.conversationListQuery, ['source'], (service, id, options) => service.getConversation(id, options)),
+  messages: spec('messages', 'listMessages', q.messageListQuery, ['source'], (service, id, options) => service.getMessage(id, options)),
+  rows: spec('rows', 'listRows', q.rowListQuery, ['source', 'objectType']),
+  documents: spec('documents', 'listDocuments', q.documentListQuery, ['source']),
+  deals: spec('deals', 'listDeals', q.dealListQuery, [], (service, id, options) => service.getDeal(id, options)),
+  accounts: spec('accounts', 'listAccounts', q.accountListQuery, [], (service, id, options) => service.getAccount(id, options)),
 };
 
 /** Items are read 50 at a time, the most the service allows. */
 export const PAGE_SIZE = 50;
 
-/** Every page of the resource's list, filters repeated on each request. */
-export async function* listPages(
+/** One page of the resource's list for this query (filters, limit, cursor), through the client. */
+export async function listPage(
   service: ExportService,
   spec: ResourceSpec,
   query: Readonly<Record<string, string | number | boolean>>,
   options: RequestOptions = {},
-): AsyncGenerator<ExportItem[], void, undefined> {
-  // The query was validated against spec.query; the client's generic filter type cannot follow a runtime endpoint name.
-  const pages = service.pages(spec.list, { ...query, limit: PAGE_SIZE } as never, options) as AsyncIterable<Record<string, unknown>>;
-  for await (const page of pages) {
-    const items = page[spec.itemsKey];
-    yield Array.isArray(items) ? (items as ExportItem[]) : [];
-  }
+): Promise<{ items: ExportItem[]; hasMore: boolean; nextCursor: string | null }> {
+  // The query was validated against spec.query; the client's generic query type cannot follow a runtime endpoint name.
+  const page = (await service.call(spec.list, { ...options, query: query as never })) as Record<string, unknown> & {
+    pagination: { hasMore: boolean; nextCursor: string | null };
+  };
+  const items = page[spec.itemsKey];
+  return { items: Array.isArray(items) ? (items as ExportItem[]) : [], hasMore: page.pagination.hasMore, nextCursor: page.pagination.nextCursor };
 }

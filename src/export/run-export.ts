@@ -155,6 +155,8 @@ async function transfer(run: ExportRun): Promise<Transfer> {
 
     const limits = {
       concurrency: options.detailConcurrency ?? DEFAULT_DETAIL_CONCURRENCY,
+      slices: exp.read.slices,
+      undated: exp.read.undated,
       ...(options.requestsPerSecond ? { requestsPerSecond: options.requestsPerSecond } : {}),
       logger: runLog,
     };

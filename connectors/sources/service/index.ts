@@ -15,13 +15,14 @@ import {
   type ReadContext,
   type SourceData,
   type SourceRecord,
+  SERVICE_RESOURCES as RESOURCES,
+  type ServiceResource as ResourceSpec,
 } from '../../../src/sdk/index.js';
 import { createCursorFilter, recordKey } from '../_shared/incremental.js';
 import { FieldTypeInference } from '../_shared/infer.js';
-import { HttpStatusError, ServiceHttp, type Query } from './http.js';
-import { itemSchema, listItems, parseAnswer } from './list.js';
+import { HttpStatusError, ServiceHttp } from './http.js';
+import { fetchListPage, itemSchema, listItems, parseAnswer } from './list.js';
 import { serviceOptions, type ServiceOptions } from './options.js';
-import { RESOURCES, type ResourceSpec } from './resources.js';
 
 /** Items whose detail discover() fetches when `details: true`. */
 const DISCOVER_DETAILS = 5;
@@ -40,7 +41,7 @@ function idOf(data: SourceData, spec: ResourceSpec): string | undefined {
 }
 
 /** The list query: user filters, page size, and on incremental runs the pushed-down lower bound. */
-function listQuery(options: ServiceOptions, spec: ResourceSpec, ctx: ReadContext<ServiceOptions>): Query {
+function listQuery(options: ServiceOptions, spec: ResourceSpec, ctx: ReadContext<ServiceOptions>): Record<string, string | number | boolean> {
   const query: Record<string, string | number | boolean> = { ...options.filters, limit: options.pageSize };
   const incremental = ctx.incremental;
   const param = incremental ? spec.lowerBound[incremental.cursorField] : undefined;
@@ -114,8 +115,7 @@ export default defineSource({
     const { options } = ctx;
     const spec = RESOURCES[options.resource];
     const http = httpOf(options);
-    const samples: SourceData[] = [];
-    for await (const data of listItems(http, spec, { ...options.filters, limit: options.pageSize }, ctx.signal, 1)) samples.push(data);
+    const samples = (await fetchListPage(http, spec, { ...options.filters, limit: options.pageSize }, ctx.signal)).items as SourceData[];
     let observed = samples;
     if (options.details) {
       observed = [];
@@ -141,7 +141,7 @@ export default defineSource({
     const spec = RESOURCES[options.resource];
     const http = httpOf(options);
     const filter = ctx.incremental ? createCursorFilter(ctx.incremental) : undefined;
-    for await (const listed of listItems(http, spec, listQuery(options, spec, ctx), ctx.signal)) {
+    for await (const listed of listItems(http, spec, listQuery(options, spec, ctx), ctx.signal, options.concurrency)) {
       const id = idOf(listed, spec);
       if (id === undefined) {
         throw new FerryError('FERRY_SOURCE_READ_FAILED', `GET ${spec.path}: an item has no ${spec.idField}`, { where: `sync ${ctx.syncName}` });

@@ -1,12 +1,13 @@
 /**
  * Walking a list endpoint the way the spec asks: the same filters and `limit`
  * on every page, `nextCursor` passed back as `cursor`, stop when `hasMore` is
- * false. Items are yielded one by one as parsed JSON objects.
+ * false. The walk itself is the SDK's sliced reader (shared with `ferry
+ * export`): one chain at `concurrency: 1`, time windows at once above it.
+ * Items are yielded one by one as parsed JSON objects.
  */
 import { z } from 'zod';
-import { FerryError, type SourceData } from '../../../src/sdk/index.js';
-import type { Query, ServiceHttp } from './http.js';
-import type { ResourceSpec } from './resources.js';
+import { FerryError, readSlicedList, type ListAnswer, type ListQuery, type ServiceResource, type SourceData } from '../../../src/sdk/index.js';
+import type { ServiceHttp } from './http.js';
 
 const item = z.record(z.string(), z.json());
 
@@ -26,32 +27,42 @@ export function parseAnswer<T extends z.ZodType>(schema: T, body: unknown, what:
 
 export const itemSchema = item;
 
-/** Every item of a list, page after page. */
+/** One page of a list, checked: items parsed, and a page that claims more carries a new cursor. */
+export async function fetchListPage(http: ServiceHttp, spec: ServiceResource, query: ListQuery, signal: AbortSignal): Promise<ListAnswer> {
+  const body = await http.getJson(spec.path, query, signal);
+  const page = parseAnswer(pagination, body, `GET ${spec.path}`);
+  const items = parseAnswer(z.object({ [spec.itemsKey]: z.array(item) }), body, `GET ${spec.path}`)[spec.itemsKey] ?? [];
+  const { hasMore = false, nextCursor } = page.pagination;
+  if (hasMore && (nextCursor === null || nextCursor === undefined || nextCursor === '' || nextCursor === query.cursor)) {
+    // Without a new cursor the next request would return this page again, forever.
+    throw new FerryError('FERRY_SOURCE_READ_FAILED', `GET ${spec.path}: the service said hasMore but gave no new nextCursor`, {
+      details: { path: spec.path },
+    });
+  }
+  return { items: items as SourceData[], hasMore, nextCursor };
+}
+
+/** Every item of a list, page after page (in list order at concurrency 1). */
 export async function* listItems(
   http: ServiceHttp,
-  spec: ResourceSpec,
-  query: Query,
+  spec: ServiceResource,
+  query: ListQuery,
   signal: AbortSignal,
-  maxPages = Number.POSITIVE_INFINITY,
+  concurrency = 1,
 ): AsyncGenerator<SourceData> {
-  const items = z.object({ [spec.itemsKey]: z.array(item) });
-  let cursor: string | undefined;
-  for (let pages = 1; ; pages++) {
-    const body = await http.getJson(spec.path, { ...query, cursor }, signal);
-    const page = parseAnswer(pagination, body, `GET ${spec.path}`);
-    const entries = parseAnswer(items, body, `GET ${spec.path}`)[spec.itemsKey] ?? [];
-    for (const entry of entries) {
+  const { limit, ...filters } = query;
+  const pages = readSlicedList({
+    resource: spec,
+    query: filters,
+    fetchPage: (pageQuery, pageSignal) => fetchListPage(http, spec, pageQuery, pageSignal),
+    concurrency,
+    ...(typeof limit === 'number' ? { pageSize: limit } : {}),
+    signal,
+  });
+  for await (const page of pages) {
+    for (const entry of page.items) {
       signal.throwIfAborted();
       yield entry as SourceData;
     }
-    const { hasMore = false, nextCursor } = page.pagination;
-    if (!hasMore || pages >= maxPages) return;
-    if (nextCursor === null || nextCursor === undefined || nextCursor === '' || nextCursor === cursor) {
-      // Without a new cursor the next request would return this page again, forever.
-      throw new FerryError('FERRY_SOURCE_READ_FAILED', `GET ${spec.path}: the service said hasMore but gave no new nextCursor`, {
-        details: { path: spec.path },
-      });
-    }
-    cursor = nextCursor;
   }
 }

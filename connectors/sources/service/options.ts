@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RESOURCES, RESOURCE_NAMES } from './resources.js';
+import { SERVICE_RESOURCES as RESOURCES, SERVICE_RESOURCE_NAMES as RESOURCE_NAMES } from '../../../src/sdk/index.js';
 
 const httpUrl = z
   .string()
@@ -25,6 +25,13 @@ export const serviceOptions = z
     details: z.boolean().default(false).describe('Fetch each item\'s detail (transcript, body, contacts…): one more request per item.'),
     pageSize: z.number().int().min(1).max(50).default(50).describe('Items per page, 1–50.'),
     pushDown: z.boolean().default(true).describe('On incremental reads, narrow the list on the server with the cursor\'s lower-bound filter (`createdAfter`, `startedAfter`…). Items whose time field is empty are then not listed at all.'),
+    concurrency: z
+      .number()
+      .int()
+      .min(1)
+      .max(64)
+      .default(1)
+      .describe('List pages in flight at once. Above 1, a list with a time filter is read as time windows at once (exact at the windows\' edges), and records come in no particular order.'),
     timeoutMs: z.number().int().positive().default(30_000).describe('Per request.'),
     maxAttempts: z.number().int().min(1).max(20).default(5).describe('Attempts per request on 429, 5xx and network failures, the first included.'),
   })

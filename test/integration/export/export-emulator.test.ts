@@ -230,18 +230,20 @@ describe('export against the emulator', () => {
   it('keeps the old file when the service fails midway, and releases the lock', async () => {
     const file = join(dir, 'out/deals.jsonl');
     writeFileSync(file, 'previous export\n');
+    let lists = 0;
     const failing: ExportService = {
-      ...client,
       listSources: (...args) => client.listSources(...args),
       listObjectTypes: (...args) => client.listObjectTypes(...args),
-      pages: (async function* (...args: Parameters<ServiceClient['pages']>) {
-        const pages = client.pages(...args);
-        for await (const page of pages) {
-          yield page;
-          throw new FerryError('FERRY_SERVICE_UNREACHABLE', 'connection refused after all retries');
-        }
-      }) as ServiceClient['pages'],
-    } as ExportService;
+      getConversation: (...args) => client.getConversation(...args),
+      getMessage: (...args) => client.getMessage(...args),
+      getDeal: (...args) => client.getDeal(...args),
+      getAccount: (...args) => client.getAccount(...args),
+      // The first list page answers; every later one fails as an outage would, after all retries.
+      call: ((...args: Parameters<ServiceClient['call']>) => {
+        if (String(args[0]).startsWith('list') && ++lists > 1) return Promise.reject(new FerryError('FERRY_SERVICE_UNREACHABLE', 'connection refused after all retries'));
+        return client.call(...args);
+      }) as ServiceClient['call'],
+    };
     const summary = await run('deal-rows', { batchSize: 10 }, failing);
     expect(summary).toMatchObject({ status: 'failed', exitCode: 3, errorCode: 'FERRY_SERVICE_UNREACHABLE' });
     expect(summary.exported).toBeGreaterThan(0);

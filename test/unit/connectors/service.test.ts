@@ -1,40 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { z } from 'zod';
 import service from '../../../connectors/sources/service/index.js';
 import { ServiceHttp } from '../../../connectors/sources/service/http.js';
-import { RESOURCES, RESOURCE_NAMES } from '../../../connectors/sources/service/resources.js';
 import { ServiceClient } from '../../../src/api/client.js';
-import { ENDPOINTS } from '../../../src/api/endpoints.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { describeSourceConformance, isFerryError } from '../../../src/sdk/index.js';
 import { dealObjectType, dealRow, harperValleyConversation } from '../api/fixtures.js';
 import { readAll, readContext, rejection, type Captured } from './helpers.js';
 
 const KEY = 'sk_live_secret_source_key_123';
-
-describe('service source: resource table', () => {
-  const lists = {
-    conversations: 'listConversations',
-    messages: 'listMessages',
-    rows: 'listRows',
-    documents: 'listDocuments',
-    deals: 'listDeals',
-    accounts: 'listAccounts',
-  } as const;
-
-  it.each(RESOURCE_NAMES)('%s matches the ENDPOINTS table (path, items key, filters)', (name) => {
-    const endpoint = ENDPOINTS[lists[name]];
-    const spec = RESOURCES[name];
-    expect(spec.path).toBe(endpoint.path);
-    expect(spec.itemsKey).toBe(endpoint.itemsKey);
-    const query = endpoint.query as unknown as z.ZodObject;
-    const params = Object.keys(query.shape).filter((key) => key !== 'cursor' && key !== 'limit');
-    expect([...spec.filters].sort()).toEqual(params.sort());
-    for (const filter of Object.values(spec.lowerBound)) expect(spec.filters).toContain(filter);
-  });
-});
 
 describe('service source: options', () => {
   const base = { baseUrl: 'https://api.example.com', apiKey: KEY };

@@ -1,0 +1,227 @@
+/**
+ * Reading one of the service's lists fast: as many cursor chains at once as
+ * the request ceiling allows, each over a time window of the list (see
+ * list-windows.ts), with each item's detail fetched behind the pages. A
+ * window that still has pages while requests could be spared is split again,
+ * so the read spreads to `concurrency` chains whatever the data's spread in
+ * time. Pages come out in no particular order.
+ *
+ * A list whose time field may be null is read as one chain unless the
+ * caller's query already bounds that field or the caller accepts losing the
+ * items without it (`undated: 'exclude'`): a bounded query does not list
+ * them, and no filter selects them, so only the unsliced list is exact.
+ */
+import { FerryError } from './errors.js';
+import { itemTime, keeps, splitWindow, SPLITTABLE_IDS, wholeWindow, windowQuery, type ListQuery, type ListWindow } from './list-windows.js';
+import { RequestLimiter } from './request-limiter.js';
+import type { ServiceResource } from './service-resources.js';
+
+/** An item of a list, as JSON. */
+export type ListItem = Record<string, unknown>;
+
+/** One answer of a list endpoint, reduced to what paging needs. */
+export interface ListAnswer {
+  items: ListItem[];
+  hasMore: boolean;
+  nextCursor: string | null | undefined;
+}
+
+/** A page as the reader yields it: the kept items (details when asked for) and how many vanished before their detail was read. */
+export interface SlicedPage {
+  items: ListItem[];
+  vanished: number;
+}
+
+export interface SlicedListOptions {
+  resource: ServiceResource;
+  /** Filters as the caller wants them; the reader adds `limit`, `cursor` and window bounds. */
+  query: ListQuery;
+  /** GET one page of the list with this query (through the caller's transport). */
+  fetchPage: (query: ListQuery, signal: AbortSignal) => Promise<ListAnswer>;
+  /** An item's detail; undefined when it vanished. Absent: the list items are the result. */
+  detail?: (item: ListItem, signal: AbortSignal) => Promise<ListItem | undefined>;
+  /** Requests (pages and details) in flight at once. */
+  concurrency: number;
+  /** Requests started per second at most. */
+  requestsPerSecond?: number;
+  /** Split the list into windows: `auto` where exact, `off` for one chain. @default 'auto' */
+  slices?: 'auto' | 'off';
+  /** Items without the time field: `include` keeps the read exact for them (one chain where the field may be null). @default 'include' */
+  undated?: 'include' | 'exclude';
+  /** Items per page. @default 50 */
+  pageSize?: number;
+  signal?: AbortSignal;
+  now?: () => number;
+}
+
+/** Pages read ahead of the consumer at most (each up to pageSize items). */
+const READ_AHEAD_PAGES = 16;
+
+/** Every item of a list, in pages, read by parallel windows where that is exact. */
+export async function* readSlicedList(options: SlicedListOptions): AsyncGenerator<SlicedPage, void, undefined> {
+  const reader = new SlicedReader(options);
+  try {
+    yield* reader.pages();
+  } finally {
+    reader.stop();
+  }
+}
+
+/** Whether a read of this list with this query may be cut into time windows. */
+export function canSlice(resource: ServiceResource, query: ListQuery, undated: 'include' | 'exclude' = 'include'): boolean {
+  const filter = resource.window;
+  if (!filter) return false;
+  if (!filter.nullable || undated === 'exclude') return true;
+  return query[filter.after] !== undefined || query[filter.before] !== undefined;
+}
+
+class SlicedReader {
+  readonly #options: SlicedListOptions;
+  readonly #limiter: RequestLimiter;
+  readonly #stop = new AbortController();
+  readonly #signal: AbortSignal;
+  readonly #sliced: boolean;
+  readonly #pageSize: number;
+  readonly #now: () => number;
+  /** Windows waiting for their next page. */
+  readonly #queue: ListWindow[] = [];
+  /** Windows whose page is being fetched. */
+  #active = 0;
+  /** Pages produced (details pending or ready), not yet taken. */
+  readonly #ready: Promise<SlicedPage>[] = [];
+  #failure: unknown;
+  #wake: (() => void) | undefined;
+
+  constructor(options: SlicedListOptions) {
+    this.#options = options;
+    this.#limiter = new RequestLimiter(options.concurrency, options.requestsPerSecond);
+    this.#signal = options.signal ? AbortSignal.any([options.signal, this.#stop.signal]) : this.#stop.signal;
+    this.#sliced = options.slices !== 'off' && canSlice(options.resource, options.query, options.undated);
+    this.#pageSize = options.pageSize ?? 50;
+    this.#now = options.now ?? Date.now;
+    this.#queue.push(wholeWindow(options.resource.window, options.query));
+  }
+
+  stop(): void {
+    this.#stop.abort(new Error('list read stopped'));
+  }
+
+  async *pages(): AsyncGenerator<SlicedPage, void, undefined> {
+    const chains = this.#sliced ? Math.max(1, this.#options.concurrency) : 1;
+    const workers = Array.from({ length: chains }, () => this.#work());
+    const done = Promise.all(workers).then(() => undefined);
+    done.catch(() => undefined);
+    for (;;) {
+      if (this.#failure !== undefined) throw this.#failure;
+      const next = this.#ready.shift();
+      if (next) {
+        this.#notify();
+        yield await next;
+        continue;
+      }
+      if (this.#queue.length === 0 && this.#active === 0) {
+        await done;
+        if (this.#failure !== undefined) throw this.#failure;
+        if (this.#ready.length === 0) return;
+        continue;
+      }
+      await this.#sleep();
+    }
+  }
+
+  /** One chain worker: take a window, read its next page, put it back (or its parts), until no window is left. */
+  async #work(): Promise<void> {
+    try {
+      for (;;) {
+        this.#signal.throwIfAborted();
+        while (this.#queue.length === 0 || this.#ready.length >= READ_AHEAD_PAGES) {
+          if (this.#queue.length === 0 && this.#active === 0) return;
+          await this.#sleep();
+          this.#signal.throwIfAborted();
+        }
+        const window = this.#queue.shift()!;
+        this.#active += 1;
+        try {
+          await this.#readPage(window);
+        } finally {
+          this.#active -= 1;
+          this.#notify();
+        }
+      }
+    } catch (error) {
+      if (this.#failure === undefined && !this.#stop.signal.aborted) this.#failure = error;
+      this.#stop.abort(error);
+      this.#notify();
+    }
+  }
+
+  async #readPage(window: ListWindow): Promise<void> {
+    const { resource } = this.#options;
+    const filter = resource.window;
+    const query = { ...windowQuery(filter, window, this.#options.query), limit: this.#pageSize };
+    const answer = await this.#limiter.run(() => this.#options.fetchPage(query, this.#signal), this.#signal);
+    const kept: ListItem[] = [];
+    const times: number[] = [];
+    for (const item of answer.items) {
+      const id = String(item[resource.idField]);
+      const time = filter ? itemTime(item, filter.field) : undefined;
+      if (time !== undefined) times.push(time);
+      if (!keeps(window, id, time)) continue;
+      kept.push(item);
+      if (window.own && time !== undefined) window.own.set(id, time);
+    }
+    if (window.own && window.own.size > SPLITTABLE_IDS) window.own = undefined;
+    this.#emit(kept);
+    if (!answer.hasMore) return;
+    const next = answer.nextCursor;
+    if (next === null || next === undefined || next === '' || next === window.cursor) {
+      throw new FerryError('FERRY_SERVICE_ERROR', `GET ${resource.path}: the service said hasMore but gave no new nextCursor`, { details: { path: resource.path } });
+    }
+    const spare = this.#spareChains();
+    const parts = this.#sliced && window.own && spare >= 2 ? splitWindow(window, spare, times, this.#now()) : [];
+    if (parts.length > 0) {
+      this.#queue.push(...parts);
+      return;
+    }
+    window.cursor = next;
+    // A window read on keeps its place ahead of fresh ones: the oldest chains finish first.
+    this.#queue.unshift(window);
+  }
+
+  /** Chains a split could start now: the configured ones not busy with a window. */
+  #spareChains(): number {
+    return this.#options.concurrency - this.#queue.length - this.#active + 1;
+  }
+
+  #emit(items: ListItem[]): void {
+    const detail = this.#options.detail;
+    if (!detail || items.length === 0) {
+      if (items.length > 0) this.#ready.push(Promise.resolve({ items, vanished: 0 }));
+      this.#notify();
+      return;
+    }
+    const page = Promise.all(items.map((item) => this.#limiter.run(() => detail(item, this.#signal), this.#signal))).then((details) => {
+      const found = details.filter((item): item is ListItem => item !== undefined);
+      return { items: found, vanished: details.length - found.length };
+    });
+    page.catch(() => undefined);
+    this.#ready.push(page);
+    this.#notify();
+  }
+
+  #sleep(): Promise<void> {
+    return new Promise((resolve) => {
+      const previous = this.#wake;
+      this.#wake = () => {
+        previous?.();
+        resolve();
+      };
+    });
+  }
+
+  #notify(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * A stand-in for one of the service's list endpoints, in memory: it filters
+ * by a time field with inclusive or exclusive bounds (the spec says neither),
+ * drops items without the field from any bounded query (as the emulator
+ * does), orders items as told and pages them by an offset cursor. As a
+ * function for unit tests, or as an HTTP server (answering each page after a
+ * delay) for end-to-end tests and the bench.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ListAnswer, ListItem, ListQuery, TimeWindowFilter } from '../../src/sdk/index.js';
+
+export interface StandInOptions {
+  items: ListItem[];
+  window: TimeWindowFilter;
+  itemsKey: string;
+  bounds: 'inclusive' | 'exclusive';
+  /** How the list is ordered: by the time field, or a fixed shuffle. @default 'time' */
+  order?: 'time' | 'shuffled';
+  /** Milliseconds before each list answer. @default 0 */
+  delayMs?: number;
+}
+
+export class ListStandIn {
+  /** Every query the stand-in answered, in order. */
+  readonly queries: ListQuery[] = [];
+  readonly #options: StandInOptions;
+  readonly #ordered: ListItem[];
+
+  constructor(options: StandInOptions) {
+    this.#options = options;
+    const field = options.window.field;
+    const time = (item: ListItem) => (typeof item[field] === 'string' ? Date.parse(item[field]) : Number.NEGATIVE_INFINITY);
+    this.#ordered = options.order === 'shuffled' ? shuffle(options.items) : [...options.items].sort((a, b) => time(a) - time(b));
+  }
+
+  /** One page for a query, as the list endpoint answers it. */
+  page(query: ListQuery): ListAnswer {
+    this.queries.push(query);
+    const { window, bounds } = this.#options;
+    const after = typeof query[window.after] === 'string' ? Date.parse(query[window.after] as string) : undefined;
+    const before = typeof query[window.before] === 'string' ? Date.parse(query[window.before] as string) : undefined;
+    const matching = this.#ordered.filter((item) => {
+      if (after === undefined && before === undefined) return true;
+      const raw = item[window.field];
+      if (typeof raw !== 'string') return false;
+      const at = Date.parse(raw);
+      if (after !== undefined && (bounds === 'inclusive' ? at < after : at <= after)) return false;
+      if (before !== undefined && (bounds === 'inclusive' ? at > before : at >= before)) return false;
+      return true;
+    });
+    const limit = Number(query.limit ?? 50);
+    const offset = query.cursor === undefined ? 0 : Number(query.cursor);
+    const items = matching.slice(offset, offset + limit);
+    const hasMore = offset + limit < matching.length;
+    return { items, hasMore, nextCursor: hasMore ? String(offset + limit) : null };
+  }
+
+  /** Serve the list over HTTP on 127.0.0.1 (port 0) at `path`, answering each page after delayMs. */
+  async listen(path: string): Promise<{ url: string; server: Server; close: () => Promise<void> }> {
+    const server = createServer((request, response) => {
+      const url = new URL(request.url ?? '/', 'http://stand-in');
+      if (url.pathname !== path) {
+        response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: 'not found' }));
+        return;
+      }
+      const query = Object.fromEntries(url.searchParams);
+      const answer = this.page(query);
+      const body = JSON.stringify({ [this.#options.itemsKey]: answer.items, pagination: { nextCursor: answer.nextCursor, hasMore: answer.hasMore } });
+      setTimeout(() => response.writeHead(200, { 'content-type': 'application/json' }).end(body), this.#options.delayMs ?? 0);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: `http://127.0.0.1:${port}`,
+      server,
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    };
+  }
+}
+
+/** A fixed shuffle (seeded), so a failing order can be replayed. */
+function shuffle<T>(items: readonly T[]): T[] {
+  const out = [...items];
+  let seed = 42;
+  for (let i = out.length - 1; i > 0; i--) {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    const j = seed % (i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}

@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { SERVICE_RESOURCES, readSlicedList, type ListItem, type ServiceResource } from '../../../src/sdk/index.js';
+import { ListStandIn } from '../../support/list-stand-in.js';
+
+const rows = SERVICE_RESOURCES.rows;
+const NOW = Date.UTC(2026, 11, 1);
+
+/** Rows whose times pile up on millisecond and second edges, some sharing one instant, some without a time. */
+function rowsAt(count: number, undated = 0): ListItem[] {
+  const base = Date.UTC(2024, 0, 1);
+  const items: ListItem[] = [];
+  for (let i = 0; i < count; i++) {
+    // Clusters: many rows on the same ms, runs one ms apart, then large gaps.
+    const at = base + Math.floor(i / 7) * (i % 3 === 0 ? 1 : 60_000) + (i % 50 === 0 ? 0.5 : 0);
+    items.push({ rowId: `r-${i}`, createdAt: new Date(at).toISOString() });
+  }
+  for (let i = 0; i < undated; i++) items.push({ rowId: `u-${i}`, createdAt: null });
+  return items;
+}
+
+async function readAll(standIn: ListStandIn, resource: ServiceResource, options: { query?: Record<string, string>; undated?: 'include' | 'exclude'; concurrency?: number } = {}) {
+  const ids: string[] = [];
+  for await (const page of readSlicedList({
+    resource,
+    query: options.query ?? {},
+    fetchPage: async (query) => standIn.page(query),
+    concurrency: options.concurrency ?? 8,
+    undated: options.undated ?? 'include',
+    now: () => NOW,
+  })) {
+    for (const item of page.items) ids.push(String(item.rowId));
+  }
+  return ids;
+}
+
+describe('readSlicedList', () => {
+  for (const bounds of ['inclusive', 'exclusive'] as const) {
+    for (const order of ['time', 'shuffled'] as const) {
+      it(`reads every item once with ${bounds} bounds, list ordered by ${order}`, async () => {
+        const items = rowsAt(2000);
+        const standIn = new ListStandIn({ items, window: rows.window!, itemsKey: 'rows', bounds, order });
+        const ids = await readAll(standIn, { ...rows, window: { ...rows.window!, nullable: false } });
+        expect(ids.length).toBe(items.length);
+        expect(new Set(ids)).toEqual(new Set(items.map((item) => item.rowId)));
+        // It did read in slices: bounded queries, more of them than a single chain's 60 pages would be alone.
+        expect(standIn.queries.some((query) => query.createdAfter !== undefined)).toBe(true);
+      });
+    }
+  }
+
+  it('keeps items without the time field: a nullable field is read as one chain', async () => {
+    const items = rowsAt(500, 30);
+    const standIn = new ListStandIn({ items, window: rows.window!, itemsKey: 'rows', bounds: 'exclusive', order: 'shuffled' });
+    const ids = await readAll(standIn, rows);
+    expect(new Set(ids).size).toBe(530);
+    expect(ids.length).toBe(530);
+    expect(standIn.queries.every((query) => query.createdAfter === undefined && query.createdBefore === undefined)).toBe(true);
+  });
+
+  it('slices a nullable field once the query bounds it, taking the caller\'s bound inclusively either way', async () => {
+    const items = rowsAt(1500, 10);
+    const from = String(items[700]!.createdAt);
+    const wanted = items.filter((item) => typeof item.createdAt === 'string' && Date.parse(item.createdAt) >= Math.floor(Date.parse(from))).map((item) => item.rowId);
+    for (const bounds of ['inclusive', 'exclusive'] as const) {
+      const standIn = new ListStandIn({ items, window: rows.window!, itemsKey: 'rows', bounds, order: 'shuffled' });
+      const ids = await readAll(standIn, rows, { query: { createdAfter: from } });
+      expect(ids.length).toBe(wanted.length);
+      expect(new Set(ids)).toEqual(new Set(wanted));
+      expect(standIn.queries.filter((query) => query.createdBefore !== undefined).length).toBeGreaterThan(1);
+    }
+  });
+
+  it('with undated: exclude, slices a nullable field and says nothing of undated items beyond the first page', async () => {
+    const items = rowsAt(1000);
+    const standIn = new ListStandIn({ items, window: rows.window!, itemsKey: 'rows', bounds: 'inclusive' });
+    const ids = await readAll(standIn, rows, { undated: 'exclude' });
+    expect(new Set(ids).size).toBe(1000);
+    expect(ids.length).toBe(1000);
+  });
+
+  it('stops every chain when the consumer stops', async () => {
+    const standIn = new ListStandIn({ items: rowsAt(2000), window: rows.window!, itemsKey: 'rows', bounds: 'inclusive' });
+    const resource = { ...rows, window: { ...rows.window!, nullable: false } };
+    for await (const _page of readSlicedList({ resource, query: {}, fetchPage: async (q) => standIn.page(q), concurrency: 4, now: () => NOW })) break;
+    const asked = standIn.queries.length;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(standIn.queries.length).toBeLessThanOrEqual(asked + 4);
+  });
+
+  it('fetches details behind the pages and counts the vanished', async () => {
+    const items = rowsAt(300);
+    const standIn = new ListStandIn({ items, window: rows.window!, itemsKey: 'rows', bounds: 'exclusive' });
+    let vanished = 0;
+    const detailed: string[] = [];
+    for await (const page of readSlicedList({
+      resource: { ...rows, window: { ...rows.window!, nullable: false } },
+      query: {},
+      fetchPage: async (q) => standIn.page(q),
+      detail: async (item) => (String(item.rowId).endsWith('7') ? undefined : { ...item, detail: true }),
+      concurrency: 6,
+      now: () => NOW,
+    })) {
+      vanished += page.vanished;
+      for (const item of page.items) detailed.push(String(item.rowId));
+    }
+    expect(vanished).toBe(30);
+    expect(new Set(detailed).size).toBe(270);
+  });
+});
