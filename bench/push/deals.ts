@@ -22,9 +22,10 @@ export async function writeDealsCsv(path: string, rows: number, prefix = 'D', id
   await new Promise<void>((r) => out.end(r));
 }
 
+/** Each one left out is left out of ferry.yaml too: the defaults (the adaptive limits unbounded). */
 export interface PushSettings {
-  concurrency: number;
-  maxRequestsPerSecond: number;
+  concurrency?: number | undefined;
+  maxRequestsPerSecond?: number | undefined;
 }
 
 /**
@@ -50,7 +51,7 @@ export function writeDealsConfig(dir: string, csvPath: string, baseUrl: string, 
   writeFileSync(
     path,
     `version: 1
-service: { baseUrl: ${baseUrl}, apiKey: bench-key, concurrency: ${settings.concurrency}, maxRequestsPerSecond: ${settings.maxRequestsPerSecond} }
+service: { baseUrl: ${baseUrl}, apiKey: bench-key${settings.concurrency === undefined ? '' : `, concurrency: ${settings.concurrency}`}${settings.maxRequestsPerSecond === undefined ? '' : `, maxRequestsPerSecond: ${settings.maxRequestsPerSecond}`} }
 state: { url: "sqlite:state.db" }
 syncs:
   - name: deals

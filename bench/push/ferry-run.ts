@@ -4,6 +4,7 @@
  * JSON line. Memory is measured on the real CLI instead (ferry-cli.ts).
  *
  * Usage: tsx bench/push/ferry-run.ts <baseUrl> <csvPath> <concurrency> <maxRequestsPerSecond>
+ * (`default` for either leaves it out of ferry.yaml: the adaptive limits, unbounded).
  *
  * ferry itself is loaded from dist/ (the compiled JavaScript `ferry run`
  * executes), not through tsx: tsx's transform adds work per call (it wraps
@@ -40,7 +41,8 @@ if (process.env.PROBE_TRACE) {
 
 const [baseUrl, csvPath, concurrency, maxRequestsPerSecond] = process.argv.slice(2);
 const dir = mkdtempSync(join(tmpdir(), 'ferry-push-bench-'));
-const configFile = writeDealsConfig(dir, csvPath!, baseUrl!, { concurrency: Number(concurrency), maxRequestsPerSecond: Number(maxRequestsPerSecond) });
+const setting = (value: string | undefined) => (value === undefined || value === 'default' ? undefined : Number(value));
+const configFile = writeDealsConfig(dir, csvPath!, baseUrl!, { concurrency: setting(concurrency), maxRequestsPerSecond: setting(maxRequestsPerSecond) });
 
 const started = performance.now();
 const cpuBefore = process.cpuUsage();
@@ -50,4 +52,4 @@ const cpu = process.cpuUsage(cpuBefore);
 const mainCpuUs = (threadCpuMs() - mainBefore) * 1000;
 const seconds = (performance.now() - started) / 1000;
 rmSync(dir, { recursive: true, force: true });
-console.log(JSON.stringify({ seconds, counts: summary?.counts, status: summary?.status, error: summary?.error, cpuUs: cpu.user + cpu.system, mainCpuUs }));
+console.log(JSON.stringify({ seconds, counts: summary?.counts, status: summary?.status, error: summary?.error, limits: summary?.limits, cpuUs: cpu.user + cpu.system, mainCpuUs }));

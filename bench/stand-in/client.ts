@@ -54,6 +54,15 @@ export class StandIn {
     return (stats.written * 1000) / Math.max(1, stats.lastWriteAt - stats.firstWriteAt);
   }
 
+  /**
+   * Record writes answered 2xx per second from the first record request (whatever its answer) to the last 201:
+   * the service's rate as the adaptive-limit goals count it, a slow start and early 429s included.
+   */
+  async serviceRate(): Promise<number> {
+    const { stats } = await this.stats();
+    return (stats.written * 1000) / Math.max(1, stats.lastWriteAt - (stats.firstRowRequestAt || stats.firstWriteAt));
+  }
+
   /** Records written per second from a second after the first write to the last (see StandInStats.settledAt); 0 for a shorter run. */
   async settledWriteRate(): Promise<number> {
     const { stats } = await this.stats();

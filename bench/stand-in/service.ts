@@ -1,13 +1,17 @@
 /**
  * A minimal stand-in for the service on node:http, for the push bench and the
  * fault-tolerance tests: enough of sources, object types and the four record
- * endpoints for `ferry run` to do a whole sync, answering in one of four modes:
+ * endpoints for `ferry run` to do a whole sync, answering in one of these modes:
  *
  * - `instant`: 201 at once;
  * - `latency`: 201 after a fixed delay, counted from when the body was read
  *   (see {@link HoldTimer}: Node's timers fire late, so the hold is aimed
  *   early by the lateness it measures, and holds the delay on average);
- * - `bucket`: a token bucket (rate, burst); an empty bucket answers 429 with `Retry-After`;
+ * - `bucket`: a token bucket (rate, burst); an empty bucket answers 429 with `Retry-After` at once,
+ *   a served request is answered after `latencyMs` (default 0);
+ * - `queue`: serves `servers` requests at a time, each held `ms`; past that, requests wait in
+ *   line (first come, first served) for a free server: a service with a parallel capacity,
+ *   whose latency rises as a client sends more than it serves;
  * - `faults`: a random mix of 429 (with Retry-After), 500 and dropped connections.
  *
  * It keeps the end state (one entry per (sourceId, id)) and counts what it saw,
@@ -33,7 +37,8 @@ import { threadRunQueueMs as runQueueWaitMs } from '../thread-cpu.js';
 export type StandInMode =
   | { kind: 'instant' }
   | { kind: 'latency'; ms: number }
-  | { kind: 'bucket'; perSecond: number; burst: number; retryAfterSeconds: number }
+  | { kind: 'bucket'; perSecond: number; burst: number; retryAfterSeconds: number; latencyMs?: number }
+  | { kind: 'queue'; servers: number; ms: number }
   | { kind: 'faults'; throttled: number; failed: number; dropped: number; retryAfterSeconds: number; latencyMs?: number }
   | { kind: 'down'; answer: 'error' | 'refuse' };
 
@@ -45,6 +50,8 @@ export interface StandInStats {
   failed: number;
   dropped: number;
   maxInFlight: number;
+  /** performance.now() of the first record write that arrived, whatever it was answered (0 before any). */
+  firstRowRequestAt: number;
   /** performance.now() of the first and the last record write answered 2xx (0 before any). */
   firstWriteAt: number;
   lastWriteAt: number;
@@ -163,6 +170,10 @@ export class StandInService {
   private tokens = 0;
   private refilledAt = performance.now();
   private inFlight = 0;
+  /** `queue` mode: requests being served, and those waiting for a server (from `waitingHead` on). */
+  private serving = 0;
+  private waiting: (() => void)[] = [];
+  private waitingHead = 0;
   private readonly sources = new Map<string, { id: string; name: string; displayName: string; createdAt: string; updatedAt: string }>();
   private readonly objectTypes = new Map<string, Record<string, unknown>>();
   /** End state: `${kind} ${sourceId} ${id}` → last body and how many writes it took. */
@@ -252,6 +263,7 @@ export class StandInService {
       res.on('close', () => this.inFlight--);
       const body = Buffer.concat(chunks).toString('utf8');
       if (req.url?.startsWith('/__stand-in/')) return this.control(req.url, res);
+      if (this.stats.firstRowRequestAt === 0 && req.method === 'POST' && RECORD_PATHS.has(req.url?.split('?')[0] ?? '')) this.stats.firstRowRequestAt = performance.now();
       const refusal = this.refusal();
       if (refusal === 'drop') {
         this.stats.dropped++;
@@ -262,10 +274,32 @@ export class StandInService {
       }
       if (refusal) return void send(res, refusal.status, refusal.body, refusal.headers);
       const arrivedAt = this.tracing ? epochNow() : 0;
-      const delay = this.mode.kind === 'latency' ? this.mode.ms : this.mode.kind === 'faults' ? (this.mode.latencyMs ?? 0) : 0;
+      if (this.mode.kind === 'queue') return this.queued(this.mode, () => this.route(req, body, res, arrivedAt));
+      const delay = holdOf(this.mode);
       if (delay > 0) this.hold.after(delay, () => this.route(req, body, res, arrivedAt));
       else this.route(req, body, res, arrivedAt);
     });
+  }
+
+  /** `queue` mode: served by one of `servers` (held `ms`), or in line for the next free one. */
+  private queued(mode: { servers: number; ms: number }, answer: () => void): void {
+    const serve = (): void => {
+      this.serving++;
+      this.hold.after(mode.ms, () => {
+        answer();
+        this.serving--;
+        if (this.waitingHead < this.waiting.length) {
+          const next = this.waiting[this.waitingHead++]!;
+          if (this.waitingHead > 1024) {
+            this.waiting = this.waiting.slice(this.waitingHead);
+            this.waitingHead = 0;
+          }
+          next();
+        }
+      });
+    };
+    if (this.serving < mode.servers) serve();
+    else this.waiting.push(serve);
   }
 
   /** What the current mode answers instead of the real thing, if anything. */
@@ -395,6 +429,13 @@ export class StandInService {
   }
 }
 
+/** How long the mode holds a request it serves (record write or not), ms. */
+function holdOf(mode: StandInMode): number {
+  if (mode.kind === 'latency') return mode.ms;
+  if (mode.kind === 'faults' || mode.kind === 'bucket') return mode.latencyMs ?? 0;
+  return 0;
+}
+
 function definitions(list: unknown[] | undefined): unknown[] {
   return (list ?? []).map((d) => ({ label: null, required: false, ...(d as object) }));
 }
@@ -414,5 +455,5 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
 }
 
 function emptyStats(): StandInStats {
-  return { requests: 0, written: 0, throttled: 0, failed: 0, dropped: 0, maxInFlight: 0, changedBodies: 0, firstWriteAt: 0, lastWriteAt: 0, settledAt: 0, writtenBySettled: 0 };
+  return { requests: 0, written: 0, throttled: 0, failed: 0, dropped: 0, maxInFlight: 0, changedBodies: 0, firstRowRequestAt: 0, firstWriteAt: 0, lastWriteAt: 0, settledAt: 0, writtenBySettled: 0 };
 }

@@ -110,8 +110,8 @@ export const syncConfig = z
       .max(100)
       .default(20)
       .describe('deletes: mirror refuses to delete more than this percentage of known records unless forced.'),
-    concurrency: z.number().int().min(1).max(256).optional().describe('Overrides service.concurrency for this sync.'),
-    maxRequestsPerSecond: z.number().positive().optional().describe('Overrides service.maxRequestsPerSecond for this sync.'),
+    concurrency: z.number().int().min(1).max(256).optional().describe('Upper bound on requests in flight for this sync (overrides service.concurrency).'),
+    maxRequestsPerSecond: z.number().positive().optional().describe('Upper bound on the request rate for this sync (overrides service.maxRequestsPerSecond).'),
     target: targetConfig.describe('Where records go: the import shape, the service-side source (and object type) and the mapping.'),
     schedule: cronSchedule.optional(),
     partitions: z
@@ -198,15 +198,6 @@ export const exportConfig = z.strictObject({
 });
 export type ExportConfig = z.output<typeof exportConfig>;
 
-/**
- * The request-rate ceiling when ferry.yaml sets none: a careful 20 a second
- * for a real service, whose limit ferry cannot know; for the embedded
- * emulator, which has none, a ceiling that never paces (at 20 a second a
- * first run of 5,000 rows took four minutes there, about a second at
- * this one).
- */
-const DEFAULT_MAX_REQUESTS_PER_SECOND = 20;
-const EMBEDDED_MAX_REQUESTS_PER_SECOND = 10_000;
 
 const serviceFields = z.strictObject({
   /** "embedded" starts the emulator in-process. */
@@ -216,13 +207,19 @@ const serviceFields = z.strictObject({
     .default('embedded')
     .describe('Base URL of the service, or "embedded" to start the emulator in-process.'),
   apiKey: z.string().optional().describe('API key (use ${FERRY_API_KEY}); not needed for the embedded emulator.'),
-  concurrency: z.number().int().min(1).max(256).default(8).describe('Requests in flight at once.'),
+  concurrency: z
+    .number()
+    .int()
+    .min(1)
+    .max(256)
+    .optional()
+    .describe('Upper bound on requests in flight at once. Unset (the default): ferry finds how many the service serves without queueing, up to 256.'),
   maxRequestsPerSecond: z
     .number()
     .positive()
     .optional()
     .describe(
-      `Client-side request rate ceiling; adapts down on 429. Default: ${DEFAULT_MAX_REQUESTS_PER_SECOND}, or ${EMBEDDED_MAX_REQUESTS_PER_SECOND} with baseUrl: embedded (the emulator has no rate limit).`,
+      'Upper bound on the request rate, for a contract to stay under. Unset (the default): ferry finds the rate the service accepts from its 429s and Retry-After, with no ceiling of its own.',
     ),
   timeoutMs: z.number().int().positive().default(30_000).describe('Timeout of one request, in milliseconds.'),
   maxAttempts: z.number().int().min(1).max(20).default(6).describe('Attempts per request, counting the first, for transient failures.'),
@@ -232,10 +229,7 @@ const serviceFields = z.strictObject({
     .default(300)
     .describe('How long a run keeps retrying while the service fails every request (500s, refused connections) before it stops with exit 3; 0 stops after maxAttempts.'),
 });
-export const serviceConfig = serviceFields.transform((service) => ({
-  ...service,
-  maxRequestsPerSecond: service.maxRequestsPerSecond ?? (service.baseUrl === 'embedded' ? EMBEDDED_MAX_REQUESTS_PER_SECOND : DEFAULT_MAX_REQUESTS_PER_SECOND),
-}));
+export const serviceConfig = serviceFields;
 export type ServiceConfig = z.output<typeof serviceConfig>;
 
 export const stateConfig = z.strictObject({

@@ -71,7 +71,8 @@ export async function runSyncPart(
   if (partition === undefined) return runSync(prepared, deps, options);
   const name = prepared.sync.name;
   const key = partitionKey(name, partition);
-  const maxRequestsPerSecond = shareRate ? options.maxRequestsPerSecond / partition.count : options.maxRequestsPerSecond;
+  const bound = options.maxRequestsPerSecond;
+  const maxRequestsPerSecond = shareRate && bound !== undefined ? bound / partition.count : bound;
   try {
     const summary = await runSync(prepared, { ...deps, store: partitionStore(deps.store, name, partition) }, { ...options, partition, maxRequestsPerSecond });
     return { ...summary, sync: key };

@@ -17,7 +17,7 @@ import type { RunListener } from '../run/orchestrator.js';
 import { runMetricsListeners, tracingListener } from '../run/listeners.js';
 import { inspectSync, selectSyncs } from './prepare.js';
 import type { PreparedSync } from './prepare.js';
-import { syncUnits } from './sync-units.js';
+import { connectionsFor, syncUnits } from './sync-units.js';
 import type { SyncRunSummary } from './sync-units.js';
 
 export interface ProjectRunOptions extends RunMetricsOptions {
@@ -62,7 +62,8 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
     service: {
       rideOutages: true,
       // One connection per request in flight, for the busiest sync.
-      concurrency: Math.max(config.service.concurrency, ...prepared.map((p) => p.sync.concurrency ?? 0)),
+      // One connection per request in flight, for the busiest sync: its bound, or the adaptive limit's cap when unbounded.
+      concurrency: connectionsFor(config, prepared),
       ...(metrics ? { observer: metrics.clientObserver() } : {}),
     },
     listeners: [failureLog(logger), ...metricsListeners, tracing, ...(options.listeners ?? [])],

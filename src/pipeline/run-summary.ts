@@ -4,7 +4,7 @@
  */
 import { FerryError, isFerryError } from '../sdk/errors.js';
 import type { CursorPosition } from '../sdk/types.js';
-import type { SchemaChange } from '../sink/index.js';
+import type { PushLimits, SchemaChange } from '../sink/index.js';
 import type { RunCounts } from '../state/index.js';
 import type { DuplicateId } from './duplicate-ids.js';
 
@@ -22,6 +22,8 @@ export interface RunSummary {
   wouldDelete?: number;
   /** The first records not pushed because an earlier record of the read had their id (all are counted in `counts.duplicates`). */
   duplicates?: DuplicateId[];
+  /** The concurrency and rate the push settled on, and why neither is higher (absent on dry runs). */
+  limits?: PushLimits;
   error?: string;
   exitCode: 0 | 2 | 3;
 }

@@ -13,7 +13,7 @@
 import type { Logger } from 'pino';
 import { FerryError, isFerryError } from '../sdk/errors.js';
 import type { BufferedIterator, CursorPosition, ReadPartition } from '../sdk/types.js';
-import { Pusher } from '../sink/index.js';
+import { Pusher, pushLimits } from '../sink/index.js';
 import type { SchemaChange, SinkService } from '../sink/index.js';
 import type { RunCounts, StateStore } from '../state/index.js';
 import { emptyCounts } from '../state/index.js';
@@ -53,8 +53,10 @@ export interface RunOptions {
   forceDeletes?: boolean;
   signal: AbortSignal;
   logger: Logger;
-  concurrency: number;
-  maxRequestsPerSecond: number;
+  /** Upper bound of the adaptive concurrency (service.concurrency); unset, it finds the service's. */
+  concurrency?: number | undefined;
+  /** Upper bound of the adaptive rate (service.maxRequestsPerSecond); unset, it finds the service's. */
+  maxRequestsPerSecond?: number | undefined;
   maxAttempts: number;
   /** Keep retrying while the service fails every request for less than this. @default 0 */
   outageBudgetMs?: number;
@@ -138,8 +140,8 @@ class SyncRun {
       ? undefined
       : new Pusher({
           service: deps.service,
-          concurrency: options.concurrency,
-          maxRequestsPerSecond: options.maxRequestsPerSecond,
+          ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+          ...(options.maxRequestsPerSecond === undefined ? {} : { maxRequestsPerSecond: options.maxRequestsPerSecond }),
           maxAttempts: options.maxAttempts,
           ...(options.outageBudgetMs === undefined ? {} : { outageBudgetMs: options.outageBudgetMs }),
           logger: log,
@@ -205,16 +207,16 @@ class SyncRun {
   }
 
   /**
-   * Says once when ferry's own rate ceiling, not the service, set the pace
+   * Says once when the configured rate bound, not the service, set the pace
    * of most of the run's requests: a run held to `maxRequestsPerSecond`
-   * (20 a second unless set) looks like a slow service otherwise.
+   * looks like a slow service otherwise.
    */
   private reportCeiling(): void {
     const stats = this.pusher?.stats();
-    if (!stats || stats.requests < CEILING_NOTE_MIN_REQUESTS || stats.heldByCeiling * 2 < stats.requests) return;
+    if (!stats || stats.ceiling === undefined || stats.requests < CEILING_NOTE_MIN_REQUESTS || stats.heldByCeiling * 2 < stats.requests) return;
     this.log.warn(
       { ceiling: stats.ceiling, requests: stats.requests, heldByCeiling: stats.heldByCeiling },
-      `pushes went at the rate ceiling of ${stats.ceiling} requests/s (${stats.heldByCeiling} of ${stats.requests} requests waited for it), not at what the service allowed: if it allows more, raise service.maxRequestsPerSecond (or the sync's)`,
+      `pushes went at the configured rate bound of ${stats.ceiling} requests/s (${stats.heldByCeiling} of ${stats.requests} requests waited for it), not at what the service allowed: if it allows more, raise service.maxRequestsPerSecond (or the sync's), or remove it and ferry finds the service's limit`,
     );
   }
 
@@ -353,10 +355,11 @@ class SyncRun {
       changes: this.changes,
       ...(this.wouldDelete !== undefined ? { wouldDelete: this.wouldDelete } : {}),
       ...(this.duplicates.examples.length > 0 ? { duplicates: this.duplicates.examples } : {}),
+      ...(this.pusher && this.pusher.stats().requests > 0 ? { limits: pushLimits(this.pusher.stats()) } : {}),
       ...(error ? { error } : {}),
       exitCode: exitCodeOf(status),
     };
-    this.log.info({ status, counts: this.counts, durationMs: summary.durationMs }, 'run finished');
+    this.log.info({ status, counts: this.counts, durationMs: summary.durationMs, ...(summary.limits ? { limits: summary.limits } : {}) }, 'run finished');
     const failure = this.stop.failure;
     if (failure) throw runFailure(failure.error, summary);
     return summary;

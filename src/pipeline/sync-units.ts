@@ -5,6 +5,7 @@
  * run — its request limits, its flags, what a failure's summary says — has
  * one home.
  */
+import { CONCURRENCY_CAP } from '../sink/concurrency-limit.js';
 import type { Logger } from 'pino';
 import type { LoadedConfig } from '../config/index.js';
 import { isFerryError } from '../sdk/errors.js';
@@ -87,7 +88,7 @@ function syncUnit(config: LoadedConfig, prepared: PreparedSync, options: SyncUni
 export function serviceLimits(
   config: LoadedConfig,
   prepared: PreparedSync,
-): { concurrency: number; maxRequestsPerSecond: number; maxAttempts: number; outageBudgetMs: number } {
+): { concurrency: number | undefined; maxRequestsPerSecond: number | undefined; maxAttempts: number; outageBudgetMs: number } {
   return {
     concurrency: prepared.sync.concurrency ?? config.service.concurrency,
     maxRequestsPerSecond: prepared.sync.maxRequestsPerSecond ?? config.service.maxRequestsPerSecond,
@@ -113,4 +114,10 @@ async function estimateTotal(prepared: PreparedSync, logger: Logger): Promise<nu
   } catch {
     return undefined;
   }
+}
+
+/** Connections the client keeps for these syncs: the highest concurrency bound, or the adaptive limit's cap when one sync has none. */
+export function connectionsFor(config: LoadedConfig, prepared: readonly PreparedSync[]): number {
+  const bounds = prepared.length === 0 ? [config.service.concurrency] : prepared.map((p) => p.sync.concurrency ?? config.service.concurrency);
+  return bounds.some((b) => b === undefined) ? CONCURRENCY_CAP : Math.max(...(bounds as number[]));
 }

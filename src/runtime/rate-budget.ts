@@ -138,5 +138,5 @@ export class SharedRateBudget implements RequestGate {
 export async function openSharedBudget(config: LoadedConfig): Promise<SharedRateBudget | undefined> {
   const location = parseStateUrl(config.state.url);
   if (location.kind !== 'postgres' || config.service.baseUrl === 'embedded') return undefined;
-  return SharedRateBudget.open(location.url, config.state.schema ?? 'ferry', config.service.apiKey ?? '', config.service.maxRequestsPerSecond);
+  return SharedRateBudget.open(location.url, config.state.schema ?? 'ferry', config.service.apiKey ?? '', config.service.maxRequestsPerSecond ?? 100_000);
 }

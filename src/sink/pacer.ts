@@ -25,7 +25,12 @@ export class Pacer {
   /** When the next request is due on an even spread. */
   private dueAt = Number.NEGATIVE_INFINITY;
 
-  constructor(private readonly slots: number) {}
+  constructor(private slots: number) {}
+
+  /** The requests in flight at most now (the adaptive concurrency limit moved). */
+  setSlots(slots: number): void {
+    this.slots = Math.max(1, slots);
+  }
 
   /** A request that went at `sentAt` was answered at `now`. */
   onRoundTrip(sentAt: number, now: number): void {

@@ -1,6 +1,9 @@
 /**
- * Pushes mapped records to the service: at most `concurrency` requests in
- * flight, paced by an adaptive rate limit, retried by the SDK's retry policy,
+ * Pushes mapped records to the service: as many requests in flight as the
+ * adaptive concurrency limit finds the service serves without queueing
+ * (src/sink/concurrency-limit.ts; `concurrency`, when set, bounds it), paced
+ * by an adaptive rate limit that finds what the service accepts (bounded by
+ * `maxRequestsPerSecond` when set), retried by the SDK's retry policy,
  * with bounded queues so a fast reader cannot pile up bodies in memory.
  *
  * A record waiting to retry (Retry-After, backoff) holds no request slot:
@@ -26,9 +29,11 @@ import type { DeletedRecordResponse, RecordResponse } from '../api/schemas/read.
 import { monotonicClock, systemClock } from '../sdk/clock.js';
 import type { Clock } from '../sdk/clock.js';
 import { abortedError } from '../sdk/http-retry.js';
+import { CONCURRENCY_CAP, ConcurrencyLimit, INITIAL_CONCURRENCY } from './concurrency-limit.js';
+import type { ConcurrencyReason } from './concurrency-limit.js';
 import { AdaptiveRateLimiter } from './rate-limiter.js';
 import type { RateDecision } from './rate-controller.js';
-import { errorBodyOf, rejectionReason } from './service-port.js';
+import { errorBodyOf, rejectionReason, statusOf } from './service-port.js';
 import { Slots } from './slots.js';
 import type { RecordKind, SinkCallOptions, SinkService } from './service-port.js';
 
@@ -77,20 +82,99 @@ export interface PusherStats {
   rejected: number;
   /** The adaptive rate now, requests per second. */
   currentRate: number;
+  /** Why the rate is not higher: the service's 429s, the configured bound, or nothing yet (it does not bind). */
+  rateReason: RateReason;
+  /** The adaptive concurrency limit now: requests that may be in flight. */
+  concurrency: number;
+  /** Why the concurrency is not higher (see ConcurrencyReason). */
+  concurrencyReason: ConcurrencyReason;
+  /** The most requests that were in flight at once. */
+  peakInFlight: number;
+  /** The service's round trip without load as found, ms (undefined before the first answer). */
+  noLoadRoundTripMs: number | undefined;
+  /** Requests in flight now (sent, not answered). */
   inFlight: number;
   queued: number;
   /** Records waiting for their next attempt (Retry-After or backoff). */
   waitingToRetry: number;
-  /** The configured rate ceiling, requests per second. */
-  ceiling: number;
+  /** The configured rate bound, requests per second (undefined: none, the service's limit is found). */
+  ceiling: number | undefined;
+  /** The configured concurrency bound (undefined: none, up to the cap of 256). */
+  concurrencyBound: number | undefined;
   /** Requests that waited for their turn while the rate stood at the ceiling: the ceiling, not the service, set their pace. */
   heldByCeiling: number;
 }
 
+/** Why the rate is not higher. */
+export type RateReason =
+  /** The service answered 429 above it: its limit, as found. */
+  | 'throttled'
+  /** `maxRequestsPerSecond` held requests back. */
+  | 'bound'
+  /** No limit found, and the rate does not bind: something else sets the pace. */
+  | 'unlimited';
+
+/** The concurrency and rate a push settled on, and why neither is higher: the summary's, `--json`'s and the metrics'. */
+export interface PushLimits {
+  concurrency: number;
+  concurrencyReason: ConcurrencyReason;
+  /** The most requests that were in flight at once. */
+  peakInFlight: number;
+  /** Requests per second the rate allows now (absent while it has found no limit and has no bound: it does not pace). */
+  rate?: number;
+  rateReason: RateReason;
+}
+
+/** {@link PushLimits} from the pusher's stats. */
+export function pushLimits(stats: PusherStats): PushLimits {
+  const paces = stats.rateReason !== 'unlimited';
+  return {
+    concurrency: stats.concurrency,
+    concurrencyReason: stats.concurrencyReason,
+    peakInFlight: stats.peakInFlight,
+    ...(paces ? { rate: Math.round(stats.currentRate * 10) / 10 } : {}),
+    rateReason: stats.rateReason,
+  };
+}
+
+/** Why the limits are not higher, in words (the summary and the progress line). */
+export function describeLimits(limits: PushLimits): string {
+  const concurrency = `${limits.concurrency} in flight (${CONCURRENCY_WHY[limits.concurrencyReason]})`;
+  const rate = limits.rate === undefined ? 'no rate limit found' : `${limits.rate} requests/s (${RATE_WHY[limits.rateReason]})`;
+  return `${concurrency}, ${rate}`;
+}
+
+const CONCURRENCY_WHY: Record<ConcurrencyReason, string> = {
+  growing: 'still growing',
+  latency: 'latency rises past it',
+  throttled: 'the rate binds: 429s',
+  overloaded: 'the service answered 503',
+  saturated: 'more brought no more throughput',
+  bound: 'the configured bound',
+  client: 'ferry sent no more',
+};
+
+const RATE_WHY: Record<RateReason, string> = {
+  throttled: "just under the service's 429s",
+  bound: 'the configured bound',
+  unlimited: 'no limit found',
+};
+
+/** What a run learnt of the service, to start the next one near it (`ferry status` shows it). */
+export interface LearntLimits {
+  concurrency: number;
+  /** Requests per second the service accepted, when it showed a limit (429s). */
+  rate?: number;
+}
+
 export interface PusherOptions {
   service: SinkService;
-  concurrency: number;
-  maxRequestsPerSecond: number;
+  /** Upper bound of the adaptive concurrency (service.concurrency). @default 256 */
+  concurrency?: number;
+  /** Upper bound of the adaptive rate (service.maxRequestsPerSecond). @default none */
+  maxRequestsPerSecond?: number;
+  /** What an earlier run learnt: the limits start there instead of the cold defaults. */
+  learnt?: LearntLimits;
   /** Lowest rate 429s can push the adaptive limit to. @default 0.5 */
   minRequestsPerSecond?: number;
   /** Failed attempts per record before it gives up (429s do not count unless the service is down). */
@@ -121,7 +205,7 @@ export interface PusherOptions {
 
 type Attempt<T> = () => Promise<T>;
 /** What one attempt came to, and when its request went. */
-type Attempted<R> = { ok: true; response: R; sentAt: number } | { ok: false; error: unknown; sentAt: number };
+type Attempted<R> = { ok: true; response: R; sentAt: number; inFlight: number } | { ok: false; error: unknown; sentAt: number; inFlight: number };
 type Job = { kind: RecordKind; remoteId: string };
 /** How often a service that stays down is reported while the run rides it out. */
 const OUTAGE_LOG_INTERVAL_MS = 30_000;
@@ -149,10 +233,23 @@ const SHARE_MEMORY = 2000;
  */
 const START_PER_SLOT = 40;
 const START_LEAST = 50;
+/**
+ * The rate controller's ceiling without `maxRequestsPerSecond`: a number
+ * (the token bucket's burst is a share of the rate), far above anything one
+ * process sends; the slow start grows only while the rate binds, so it is
+ * never reached by growth alone.
+ */
+const UNBOUNDED_RATE = 100_000;
 
 export class Pusher {
   private readonly service: SinkService;
   private readonly slots: Slots;
+  private readonly concurrencyLimit: ConcurrencyLimit;
+  private readonly concurrencyBound: number | undefined;
+  private readonly rateBound: number | undefined;
+  /** Requests sent and not answered, and the most there were at once. */
+  private sentInFlight = 0;
+  private peakInFlight = 0;
   private readonly limiter: AdaptiveRateLimiter;
   private readonly clock: Clock;
   private readonly sleepFn: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -160,7 +257,7 @@ export class Pusher {
   private readonly logger: SinkLogger;
   private readonly signal: AbortSignal | undefined;
   private readonly policy: RetryPolicy;
-  readonly maxQueued: number;
+  private readonly fixedMaxQueued: number | undefined;
   private readonly maxWaitingToRetry: number;
 
   private fatal: FerryError | undefined;
@@ -189,8 +286,10 @@ export class Pusher {
   private answersSeen = 0;
 
   constructor(options: PusherOptions) {
-    if (!(options.concurrency >= 1)) throw new FerryError('FERRY_CONFIG_INVALID', `concurrency must be at least 1, found ${options.concurrency}`);
-    if (!(options.maxRequestsPerSecond > 0)) {
+    if (options.concurrency !== undefined && !(options.concurrency >= 1)) {
+      throw new FerryError('FERRY_CONFIG_INVALID', `concurrency must be at least 1, found ${options.concurrency}`);
+    }
+    if (options.maxRequestsPerSecond !== undefined && !(options.maxRequestsPerSecond > 0)) {
       throw new FerryError('FERRY_CONFIG_INVALID', `maxRequestsPerSecond must be positive, found ${options.maxRequestsPerSecond}`);
     }
     this.service = options.service;
@@ -218,19 +317,32 @@ export class Pusher {
       outageBudgetMs: options.outageBudgetMs ?? 0,
       ...definedOnly({ baseDelayMs: options.baseDelayMs, maxDelayMs: options.maxDelayMs, minDelayMs: options.minDelayMs, maxRetryAfterMs: options.maxRetryAfterMs }),
     };
-    this.maxQueued = options.maxQueued ?? options.concurrency * 4;
+    this.concurrencyBound = options.concurrency;
+    this.rateBound = options.maxRequestsPerSecond;
+    const cap = options.concurrency ?? CONCURRENCY_CAP;
+    this.fixedMaxQueued = options.maxQueued;
     // Room for a second of Retry-After waits when a tenth of 20k records/s is refused (~2 MB of bodies), so that
     // 429s that do not grow with the rate do not hold the reader; still bounded against a service refusing everything.
-    this.maxWaitingToRetry = options.maxWaitingToRetry ?? Math.max(2000, options.concurrency * 128);
-    this.slots = new Slots(options.concurrency);
+    this.maxWaitingToRetry = options.maxWaitingToRetry ?? Math.max(2000, Math.min(cap, 64) * 128);
     // A virtual clock in tests paces the limiter too; in production it runs on the monotonic clock.
+    const limiterClock = options.clock || options.sleep ? { now: () => this.clock.now(), sleep } : monotonicClock;
+    // Where a run starts: near what the last one learnt (halfway from the cold start, so a service that got slower
+    // meanwhile is not hit at the old figures at once), else the cold start.
+    const initial = options.learnt ? Math.max(INITIAL_CONCURRENCY, Math.round(options.learnt.concurrency * 0.75)) : INITIAL_CONCURRENCY;
+    this.concurrencyLimit = new ConcurrencyLimit({ max: cap, initial }, limiterClock.now());
+    this.slots = new Slots(this.concurrencyLimit.limit);
+    const ceiling = options.maxRequestsPerSecond ?? UNBOUNDED_RATE;
+    // A configured concurrency says what the user expects of the service; without one, a modest cold start.
+    const coldStart = options.concurrency === undefined ? START_LEAST : Math.max(START_LEAST, options.concurrency * START_PER_SLOT);
+    // A rate learnt before starts the slow start a little below it: the limit shows again within a second, not a burst past it.
+    const start = options.learnt?.rate !== undefined ? Math.max(START_LEAST, options.learnt.rate * 0.9) : coldStart;
     this.limiter = new AdaptiveRateLimiter({
-      maxPerSecond: options.maxRequestsPerSecond,
-      concurrency: options.concurrency,
-      startPerSecond: Math.min(options.maxRequestsPerSecond, Math.max(START_LEAST, options.concurrency * START_PER_SLOT)),
+      maxPerSecond: ceiling,
+      concurrency: this.concurrencyLimit.limit,
+      startPerSecond: Math.min(ceiling, start),
       ...(options.minRequestsPerSecond === undefined ? {} : { minPerSecond: options.minRequestsPerSecond }),
       ...options.rateWindow,
-      clock: options.clock || options.sleep ? { now: () => this.clock.now(), sleep } : monotonicClock,
+      clock: limiterClock,
     });
     this.lastAnswerAt = this.clock.now();
   }
@@ -306,13 +418,35 @@ export class Pusher {
     while (this.unsettled > 0) await this.nextChange();
   }
 
+  /** Records waiting for a first request slot before `waitForCapacity` holds the reader: four per request the limit allows now. */
+  get maxQueued(): number {
+    return this.fixedMaxQueued ?? Math.max(16, this.concurrencyLimit.limit * 4);
+  }
+
+  /** What this run learnt of the service, for the next run to start near (see {@link LearntLimits}). */
+  learnt(): LearntLimits {
+    const rate = this.rateReason() === 'throttled' ? this.limiter.currentRate : undefined;
+    return { concurrency: this.concurrencyLimit.limit, ...(rate === undefined ? {} : { rate: Math.round(rate * 10) / 10 }) };
+  }
+
+  private rateReason(): RateReason {
+    if (this.rateBound !== undefined && this.limiter.heldByCeiling > 0 && this.limiter.currentRate >= this.rateBound) return 'bound';
+    return this.limiter.inSlowStart ? 'unlimited' : 'throttled';
+  }
+
   stats(): PusherStats {
     return {
       ...this.counters,
       currentRate: this.limiter.currentRate,
-      ceiling: this.limiter.ceiling,
+      rateReason: this.rateReason(),
+      concurrency: this.concurrencyLimit.limit,
+      concurrencyReason: this.concurrencyLimit.reason,
+      concurrencyBound: this.concurrencyBound,
+      peakInFlight: this.peakInFlight,
+      noLoadRoundTripMs: this.concurrencyLimit.noLoadRoundTripMs,
+      ceiling: this.rateBound,
       heldByCeiling: this.limiter.heldByCeiling,
-      inFlight: this.slots.busy,
+      inFlight: this.sentInFlight,
       queued: this.queued,
       waitingToRetry: this.waitingToRetry,
     };
@@ -378,6 +512,7 @@ export class Pusher {
     for (let n = 1; ; n++) {
       const sent = await this.attemptOnce(job, attempt, n === 1);
       const now = this.clock.now();
+      this.noteCapacity(sent);
       if (sent.ok) {
         this.noteAnswer(false);
         this.lastAnswerAt = now;
@@ -412,6 +547,18 @@ export class Pusher {
       if (outage) this.reportOutage(now, failure.status, sent.error);
       this.counters.retries += 1;
       await this.waitToRetry(next.delayMs);
+    }
+  }
+
+  /** One answer's round trip and status, to the concurrency limit; the slots and the pacer follow the limit it gives. */
+  private noteCapacity(sent: Attempted<unknown>): void {
+    const status = sent.ok ? 200 : (statusOf(sent.error) ?? null);
+    const limit = this.concurrencyLimit.onAnswer({ status, roundTripMs: this.limiter.now() - sent.sentAt, inFlight: sent.inFlight }, this.limiter.now());
+    if (limit !== this.slots.capacity) {
+      this.slots.resize(limit);
+      this.limiter.setConcurrency(limit);
+      // More room in the queue too: readers held at the old size may go on.
+      this.notify();
     }
   }
 
@@ -500,21 +647,26 @@ export class Pusher {
       return Promise.reject(error);
     }
     this.counters.requests += 1;
+    const inFlight = ++this.sentInFlight;
+    if (inFlight > this.peakInFlight) this.peakInFlight = inFlight;
     let sending: Promise<R>;
     try {
       sending = attempt();
     } catch (error) {
+      this.sentInFlight--;
       this.slots.release();
-      return Promise.resolve({ ok: false, error, sentAt });
+      return Promise.resolve({ ok: false, error, sentAt, inFlight });
     }
     return sending.then(
       (response): Attempted<R> => {
+        this.sentInFlight--;
         this.slots.release();
-        return { ok: true, response, sentAt };
+        return { ok: true, response, sentAt, inFlight };
       },
       (error: unknown): Attempted<R> => {
+        this.sentInFlight--;
         this.slots.release();
-        return { ok: false, error, sentAt };
+        return { ok: false, error, sentAt, inFlight };
       },
     );
   }
@@ -620,3 +772,4 @@ function exhausted(job: Job, status: number | null, attempts: number, cause: unk
       : 'the service kept failing; try again later (acknowledged records are checkpointed)',
   });
 }
+

@@ -146,6 +146,16 @@ export class AdaptiveRateLimiter {
     });
   }
 
+  /** The requests in flight at most moved (the adaptive concurrency limit): the pacer spreads that many. */
+  setConcurrency(concurrency: number): void {
+    this.pacer.setSlots(concurrency);
+  }
+
+  /** Whether the controller is still in its slow start (no limit found yet). */
+  get inSlowStart(): boolean {
+    return this.controller.inSlowStart;
+  }
+
   /** The source has been read to the end: stop probing past the service's limit (RateController.finish). */
   finish(): void {
     this.controller.finish();

@@ -11,7 +11,10 @@ describe('loadConfig', () => {
     expect(config.file).toBe(path.join(dir, 'ferry.yaml'));
     expect(config.baseDir).toBe(dir);
     // The embedded emulator has no rate limit: its default ceiling never paces.
-    expect(config.service).toMatchObject({ baseUrl: 'embedded', concurrency: 8, maxRequestsPerSecond: 10_000 });
+    expect(config.service).toMatchObject({ baseUrl: 'embedded' });
+    // No bounds unless set: the concurrency and the rate are found from the service's answers.
+    expect(config.service.concurrency).toBeUndefined();
+    expect(config.service.maxRequestsPerSecond).toBeUndefined();
     expect(config.warnings).toEqual([]);
     const sync = config.syncs[0];
     expect(sync).toMatchObject({
@@ -29,14 +32,15 @@ describe('loadConfig', () => {
     });
   });
 
-  it('defaults the rate ceiling to 20 a second against a real service, and keeps one that is set', async () => {
+  it('sets no rate ceiling by default, against a real service or the emulator, and keeps one that is set', async () => {
     const service = async (yaml: string, env: Record<string, string> = {}) => {
       const dir = await project({ 'ferry.yaml': `version: 1\nservice: ${yaml}\nsyncs:\n${CRM_DEALS_SYNC}` });
       return (await loadConfig(path.join(dir, 'ferry.yaml'), { env })).service;
     };
-    expect((await service('{ baseUrl: "https://api.example.com", apiKey: k }')).maxRequestsPerSecond).toBe(20);
-    expect((await service('{ baseUrl: "${FERRY_BASE_URL:-embedded}" }', { FERRY_BASE_URL: 'https://api.example.com' })).maxRequestsPerSecond).toBe(20);
-    expect((await service('{ baseUrl: "${FERRY_BASE_URL:-embedded}" }')).maxRequestsPerSecond).toBe(10_000);
+    expect((await service('{ baseUrl: "https://api.example.com", apiKey: k }')).maxRequestsPerSecond).toBeUndefined();
+    expect((await service('{ baseUrl: "${FERRY_BASE_URL:-embedded}" }', { FERRY_BASE_URL: 'https://api.example.com' })).maxRequestsPerSecond).toBeUndefined();
+    expect((await service('{ baseUrl: "${FERRY_BASE_URL:-embedded}" }')).maxRequestsPerSecond).toBeUndefined();
+    expect((await service('{ baseUrl: "https://api.example.com", apiKey: k, concurrency: 4 }')).concurrency).toBe(4);
     expect((await service('{ baseUrl: embedded, maxRequestsPerSecond: 50 }')).maxRequestsPerSecond).toBe(50);
   });
 

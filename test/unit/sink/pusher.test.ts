@@ -345,3 +345,53 @@ describe('Pusher', () => {
     expect(lines.find((l) => l.msg === 'push rate changed')?.obj).toMatchObject({ change: 'decrease', retryAfterMs: 1000 });
   });
 });
+
+describe('Pusher without bounds (adaptive concurrency and rate)', () => {
+  /** A service on the virtual clock answering after `ms`, `servers` at a time (the rest wait in line). */
+  function queueingService(clock: TimerClock, ms: number, servers = Number.POSITIVE_INFINITY) {
+    const service = new FakeService(clock);
+    let busy = 0;
+    const line: (() => void)[] = [];
+    service.handler = async (_k, body) => {
+      if (busy >= servers) await new Promise<void>((resolve) => line.push(resolve));
+      busy++;
+      await clock.sleep(ms);
+      busy--;
+      line.shift()?.();
+      return { status: 'created', recordId: `rec-${String(body.id)}`, id: String(body.id), sourceId: SOURCE };
+    };
+    return service;
+  }
+
+  it('keeps a few more in flight than a service that serves 8 at a time, not a crowd waiting in its queue', async () => {
+    const clock = new TimerClock();
+    const service = queueingService(clock, 20, 8);
+    const pusher = new Pusher({ service, maxAttempts: 5, logger: silentLogger, clock });
+    const start = clock.now();
+    await Promise.all(Array.from({ length: 3000 }, (_, i) => pusher.push(job(i))));
+    const stats = pusher.stats();
+    // 8 served per 20 ms is 400/s: the run takes about 7.5 s of virtual time.
+    expect((3000 * 1000) / (clock.now() - start)).toBeGreaterThan(0.9 * 400);
+    expect(stats.concurrencyReason).toBe('latency');
+    expect(stats.concurrency).toBeLessThanOrEqual(4 * 8);
+    expect(stats.concurrency).toBeGreaterThanOrEqual(8);
+    expect(stats.rateReason).toBe('unlimited');
+    expect(pusher.learnt()).toEqual({ concurrency: stats.concurrency });
+  });
+
+  it('grows past its start against a slow service that never queues, up to a configured bound', async () => {
+    const clock = new TimerClock();
+    const service = queueingService(clock, 200);
+    const pusher = new Pusher({ service, maxAttempts: 5, logger: silentLogger, clock, concurrency: 100 });
+    await Promise.all(Array.from({ length: 3000 }, (_, i) => pusher.push(job(i))));
+    expect(service.maxInFlight).toBe(100);
+    expect(pusher.stats().concurrencyReason).toBe('bound');
+  });
+
+  it('starts near what an earlier run learnt', () => {
+    const clock = new TimerClock();
+    const pusher = new Pusher({ service: new FakeService(clock), maxAttempts: 5, logger: silentLogger, clock, learnt: { concurrency: 120, rate: 300 } });
+    expect(pusher.stats().concurrency).toBe(90);
+    expect(pusher.stats().currentRate).toBe(270);
+  });
+});

@@ -1,0 +1,125 @@
+/**
+ * Finding the service's limit without tuning (issue 47): `ferry run` with a
+ * ferry.yaml that sets neither `service.concurrency` nor
+ * `maxRequestsPerSecond`, against the stand-in in four shapes of service:
+ *
+ * - 200 ms latency, token bucket 100/s (burst 10, Retry-After 1): bound 100/s
+ * - 20 ms latency, token bucket 50/s (burst 10, Retry-After 1): bound 50/s
+ * - 20 ms latency, serving 16 at a time, queueing past that: bound 800/s
+ * - 300 ms latency, token bucket 300/s (burst 30, Retry-After 1): bound 300/s
+ *
+ * Each row's rate is the service's: record writes answered 201 per second,
+ * from the first record request it saw to the last 201 (a slow start and
+ * early 429s count). Beside it the share of requests answered 429, the most
+ * requests the service had at once, and what ferry's summary says it settled
+ * on. Then zero latency without a limit: ferry with the defaults ÷ ferry as
+ * the push bench runs it (concurrency 16, ceiling 100,000: today's figures),
+ * in alternating pairs of this one run, so that a shared machine's swings
+ * fall on both.
+ *
+ * `BENCH_ONLY=adaptive npm run bench` runs these rows alone. Sizes:
+ * BENCH_ADAPTIVE_SECONDS (default 15: rows = bound × seconds),
+ * BENCH_ADAPTIVE_ZERO_ROWS (default 100000), BENCH_ADAPTIVE_ZERO_PAIRS (default 3).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { StandIn } from './stand-in/client.js';
+import type { StandInMode } from './stand-in/service.js';
+import { writeDealsCsv } from './push/deals.js';
+import { compileScript, type CompiledScript } from './compiled-script.js';
+import type { BenchRow } from './push.bench.js';
+import { meets } from './push.bench.js';
+
+const seconds = Number(process.env.BENCH_ADAPTIVE_SECONDS ?? 15);
+const zeroRows = Number(process.env.BENCH_ADAPTIVE_ZERO_ROWS ?? 100_000);
+const zeroPairs = Number(process.env.BENCH_ADAPTIVE_ZERO_PAIRS ?? 3);
+const tsx = resolve(import.meta.dirname, '../node_modules/tsx/dist/cli.mjs');
+
+interface Case {
+  name: string;
+  mode: StandInMode;
+  bound: number;
+  /** The service's parallel capacity, where it queues past one: in flight should stay within 4× it. */
+  capacity?: number;
+}
+
+export const CASES: Case[] = [
+  { name: '200 ms latency, bucket 100/s (burst 10, Retry-After 1)', mode: { kind: 'bucket', perSecond: 100, burst: 10, retryAfterSeconds: 1, latencyMs: 200 }, bound: 100 },
+  { name: '20 ms latency, bucket 50/s', mode: { kind: 'bucket', perSecond: 50, burst: 10, retryAfterSeconds: 1, latencyMs: 20 }, bound: 50 },
+  { name: '20 ms latency, serves 16 at a time', mode: { kind: 'queue', servers: 16, ms: 20 }, bound: 800, capacity: 16 },
+  { name: '300 ms latency, bucket 300/s (burst 30)', mode: { kind: 'bucket', perSecond: 300, burst: 30, retryAfterSeconds: 1, latencyMs: 300 }, bound: 300 },
+];
+
+type Row = Omit<BenchRow, 'value'> & { value: number | string };
+
+interface FerryResult {
+  status: string;
+  error?: string;
+  limits?: { concurrency: number; concurrencyReason: string; peakInFlight: number; rate?: number; rateReason: string };
+}
+
+export async function run(): Promise<Row[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'ferry-adaptive-bench-'));
+  const standIn = await StandIn.start();
+  let script: CompiledScript | undefined;
+  const out: Row[] = [];
+  try {
+    if (!process.env.BENCH_FROM_SOURCE) script = await compileScript(resolve(import.meta.dirname, 'push/ferry-run.ts'));
+    const ferry = (csv: string, concurrency: number | 'default', ceiling: number | 'default'): FerryResult => {
+      process.stderr.write(`adaptive bench: ferry c${concurrency} ceiling ${ceiling} ${csv}\n`);
+      const command = script ? [script.file] : [tsx, resolve(import.meta.dirname, 'push/ferry-run.ts')];
+      const text = execFileSync(process.execPath, [...command, standIn.url, csv, String(concurrency), String(ceiling)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20 });
+      const result = JSON.parse(text.trim().split('\n').pop()!) as FerryResult;
+      if (result.status !== 'succeeded') throw new Error(`ferry run ${result.status}: ${result.error ?? ''}`);
+      return result;
+    };
+    const csv = async (n: number) => {
+      const path = join(dir, `deals-${n}.csv`);
+      await writeDealsCsv(path, n);
+      return path;
+    };
+
+    for (const c of CASES) {
+      const n = Math.round(c.bound * seconds);
+      const file = await csv(n);
+      await standIn.mode(c.mode);
+      const result = ferry(file, 'default', 'default');
+      const { stats, records } = await standIn.stats();
+      if (records !== n) throw new Error(`${c.name}: ${records} of ${n} records landed`);
+      out.push({ name: `${c.name}: service rate ÷ its bound (defaults)`, value: +((await standIn.serviceRate()) / c.bound).toFixed(3), goal: '≥ 0.9' });
+      out.push({ name: `${c.name}: 429 share`, value: +(stats.throttled / Math.max(1, stats.requests)).toFixed(3), goal: '≤ 0.03' });
+      out.push({
+        name: `${c.name}: most requests at the service at once${c.capacity ? ` (capacity ${c.capacity})` : ''}`,
+        value: stats.maxInFlight,
+        ...(c.capacity ? { goal: `≤ ${c.capacity * 4}` } : {}),
+      });
+      const limits = result.limits;
+      out.push({ name: `${c.name}: ferry settled on (concurrency; rate /s; why)`, value: limits ? `${limits.concurrency}; ${limits.rate ?? '-'}; ${limits.concurrencyReason}/${limits.rateReason}` : 'none' });
+    }
+
+    // Zero latency, no limit: the defaults against today's figures (c16, a ceiling that never binds), alternating.
+    const zero = await csv(zeroRows);
+    const ratios: number[] = [];
+    for (let pair = 0; pair < zeroPairs; pair++) {
+      await standIn.mode({ kind: 'instant' });
+      ferry(zero, 'default', 'default');
+      const adaptive = await standIn.writeRate();
+      await standIn.mode({ kind: 'instant' });
+      ferry(zero, 16, 100_000);
+      ratios.push(adaptive / (await standIn.writeRate()));
+    }
+    ratios.sort((a, b) => a - b);
+    out.push({
+      name: `zero latency: defaults ÷ c16 ceiling 100000 (${zeroRows} rows; median of ${zeroPairs} pairs, ${ratios[0]!.toFixed(2)}-${ratios.at(-1)!.toFixed(2)})`,
+      value: +ratios[Math.floor(ratios.length / 2)]!.toFixed(3),
+      goal: '≥ 0.95',
+    });
+  } finally {
+    standIn.close();
+    script?.remove();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return out.map((row) => ({ ...row, ...(row.goal && typeof row.value === 'number' ? { ok: meets(row.value, row.goal) } : {}) }));
+}
