@@ -13,8 +13,10 @@ service:
   # Point it at the real service with FERRY_BASE_URL and FERRY_API_KEY (see .env.example).
   baseUrl: \${FERRY_BASE_URL:-embedded}
   apiKey: \${FERRY_API_KEY:-}
-  concurrency: 8              # requests in flight at once
-  maxRequestsPerSecond: 20    # client-side ceiling; adapts down on 429
+  # Requests in flight and the request rate are found from the service's answers (latency, 429s);
+  # set these only as upper bounds, e.g. for a contract to stay under:
+  # concurrency: 16
+  # maxRequestsPerSecond: 100
 
 state:
   url: sqlite:state/ferry.db  # cursors, ledger, dead-letter (relative to this file)

@@ -83,7 +83,7 @@ describe('a CSV → rows sync into the emulator', () => {
     }
   });
 
-  it('says once when its own rate ceiling, not the service, set the pace', async () => {
+  it('says once when the configured rate bound, not the service, set the pace', async () => {
     h.write('data/deals.csv', csv(LINES.slice(0, 150)));
     const warnings = async (ceiling: number): Promise<{ msg: string; ceiling?: number; requests?: number }[]> => {
       h.write('ferry.yaml', readFileSync(h.writeConfig(DEALS_SYNC()), 'utf8').replace('maxRequestsPerSecond: 2000', `maxRequestsPerSecond: ${ceiling}`));
@@ -91,7 +91,7 @@ describe('a CSV → rows sync into the emulator', () => {
       const sink = new Writable({ write: (chunk: Buffer, _encoding, done) => void (lines.push(chunk.toString('utf8')), done()) });
       const run = await h.run({ logger: pino({ level: 'warn' }, sink) });
       expect(run.summaries[0]).toMatchObject({ status: 'succeeded', counts: { read: 150 } });
-      return lines.map((l) => JSON.parse(l) as { msg: string; ceiling?: number; requests?: number }).filter((l) => l.msg.includes('rate ceiling'));
+      return lines.map((l) => JSON.parse(l) as { msg: string; ceiling?: number; requests?: number }).filter((l) => l.msg.includes('configured rate bound'));
     };
     // 150 creates at 100 a second: nearly every request waits for the ceiling.
     const held = await warnings(100);

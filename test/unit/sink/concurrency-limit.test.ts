@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConcurrencyLimit } from '../../../src/sink/concurrency-limit.js';
+import { ConcurrencyLimit, INITIAL_CONCURRENCY } from '../../../src/sink/concurrency-limit.js';
 
 /**
  * A discrete-event simulation on a virtual clock: a client that keeps as many
@@ -84,7 +84,7 @@ describe('ConcurrencyLimit', () => {
   });
 
   it('grows to what a slow service without a parallel limit needs, within a few round trips', () => {
-    // 300 ms at 90 in flight is 300/s: reached in under two seconds from 16.
+    // 300 ms at 90 in flight is 300/s: reached in under two seconds from the start.
     const { limit, history } = simulate({ ms: 300 }, { seconds: 3, needs: 90 });
     expect(history[20]).toBeGreaterThanOrEqual(90);
     expect(limit.reason).toBe('client');
@@ -98,7 +98,7 @@ describe('ConcurrencyLimit', () => {
 
   it('does not grow past what the client sends: the source sets the pace', () => {
     const { limit } = simulate({ ms: 20 }, { seconds: 5, needs: 4 });
-    expect(limit.limit).toBeLessThanOrEqual(16);
+    expect(limit.limit).toBe(INITIAL_CONCURRENCY);
     expect(limit.reason).toBe('client');
   });
 
@@ -134,7 +134,7 @@ describe('ConcurrencyLimit', () => {
   it('takes a network error as no measure of capacity', () => {
     const limit = new ConcurrencyLimit({ max: 256 }, 0);
     for (let i = 0; i < 40; i++) limit.onAnswer({ status: null, roundTripMs: 5000, inFlight: 16 }, i);
-    expect(limit.limit).toBe(16);
+    expect(limit.limit).toBe(INITIAL_CONCURRENCY);
     expect(limit.noLoadRoundTripMs).toBeUndefined();
   });
 
