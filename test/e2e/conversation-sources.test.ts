@@ -4,7 +4,7 @@
  * changed file re-pushes, and a transcript round trip (read back, written as
  * WebVTT, imported again: equal to itself).
  */
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/api/client.js';
@@ -103,5 +103,38 @@ describe('transcript source (spawned)', () => {
     const [back] = await conversationsOf('again');
     const shape = ({ title, startTime, endTime, participants, transcript }: Conversation) => ({ title, startTime, endTime, participants, transcript });
     expect(shape(back!)).toEqual(shape(standup));
+  });
+});
+
+describe('eml and maildir sources (spawned)', () => {
+  it('land messages with no map:, threads and attachments included; a message moving from new/ to cur/ costs no request', async () => {
+    const { dir, env } = project(
+      `  - name: mail
+    source: { type: eml, path: "mail/eml/*.eml", attachmentUrl: "https://files.example.org/{messageId}/{name}" }
+    target: { type: message, source: { name: eml-mail } }
+  - name: box
+    source: { type: maildir, path: mail/Maildir }
+    target: { type: message, source: { name: maildir-mail }, map: { public: false, ownerEmails: [pallen@enron.com] } }
+`,
+      (d) => cpSync(join(FIXTURES, 'mail'), join(d, 'mail'), { recursive: true }),
+    );
+    const first = await ferry(['run', '--json'], { cwd: dir, env });
+    expect(first.code, first.stderr).toBe(0);
+    expect(countsOf(first, 'mail')).toMatchObject({ read: 5, created: 5, failed: 0 });
+    expect(countsOf(first, 'box')).toMatchObject({ read: 5, created: 5, failed: 0 });
+
+    const { sources } = await client.listSources({ limit: 50 } as never);
+    const sourceId = (sources as { id: string; name: string }[]).find((s) => s.name === 'eml-mail')!.id;
+    const messages = [];
+    for await (const item of client.iterateMessages({ sourceId } as never)) messages.push(await client.getMessage((item as { messageId: string }).messageId));
+    const reply = messages.find((m) => (m as { remoteId: string }).remoteId === 'reply.2@example.org') as unknown as { threadId: string; body: string; sender: { email: string } };
+    expect(reply).toMatchObject({ threadId: 'root.1@example.org', body: 'Looks good & approved.\nBo', sender: { email: 'bo@example.org' } });
+    const root = messages.find((m) => (m as { remoteId: string }).remoteId === 'root.1@example.org') as unknown as { attachments: { filename: string; contentType: string; size: number }[] };
+    expect(root.attachments).toEqual([expect.objectContaining({ filename: 'plan.csv', contentType: 'text/csv', size: 17 })]);
+
+    renameSync(join(dir, 'mail/Maildir/new/1004.M4P1.enron'), join(dir, 'mail/Maildir/cur/1004.M4P1.enron:2,S'));
+    const again = await ferry(['run', '--json'], { cwd: dir, env });
+    expect(countsOf(again, 'mail')).toMatchObject({ read: 5, unchanged: 5, pushed: 0 });
+    expect(countsOf(again, 'box')).toMatchObject({ read: 5, unchanged: 5, pushed: 0 });
   });
 });

@@ -12,7 +12,8 @@ import { z } from 'zod';
 import { listFiles } from '../_shared/files.js';
 import { FerryError, compareCursorValues, defineSource } from '../../../src/sdk/index.js';
 import type { SourceRecord } from '../../../src/sdk/index.js';
-import { decodeMessage } from './message.js';
+import { decodeMessage } from '../_shared/mail/message.js';
+import { MAIL_FIELDS, MESSAGE_DEFAULTS, mailData } from '../_shared/mail/record.js';
 
 const options = z.strictObject({
   path: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).describe('An mbox file or a glob of them, relative to the YAML file.'),
@@ -22,6 +23,7 @@ export default defineSource({
   name: 'mbox',
   options,
   example: { path: 'mail/*.mbox' },
+  targetDefaults: () => ({ message: MESSAGE_DEFAULTS }),
 
   async discover(ctx) {
     const files = await listFiles(ctx.options.path, ctx.baseDir);
@@ -30,19 +32,7 @@ export default defineSource({
         name: String(ctx.options.path),
         primaryKey: ['messageId'],
         cursorCandidates: ['date'],
-        fields: [
-          { name: 'messageId', type: 'string' },
-          { name: 'date', type: 'datetime' },
-          { name: 'subject', type: 'string' },
-          { name: 'from', type: 'list' },
-          { name: 'to', type: 'list' },
-          { name: 'cc', type: 'list' },
-          { name: 'bcc', type: 'list' },
-          { name: 'body', type: 'textarea' },
-          { name: 'html', type: 'textarea' },
-          { name: 'folder', type: 'string' },
-          { name: 'file', type: 'string' },
-        ],
+        fields: [...MAIL_FIELDS, { name: 'folder', type: 'string' }, { name: 'file', type: 'string' }],
         ...(files.length === 0 ? { estimatedCount: 0 } : {}),
       },
     ];
@@ -121,23 +111,9 @@ async function* readMbox(path: string, rel: string, stream: string): AsyncIterab
 async function toRecord(draft: Draft, file: string, stream: string): Promise<SourceRecord> {
   const raw = Buffer.concat(draft.lines.flatMap((line) => [line, Buffer.from([NEWLINE])]));
   const message = await decodeMessage(raw);
-  const { headers } = message;
-  const parsedDate = headers.date ? Date.parse(headers.date.replace(/\s*\([^)]*\)\s*$/, '')) : Number.NaN;
-  const date = Number.isNaN(parsedDate) ? null : new Date(parsedDate).toISOString();
-  const messageId = (headers['message-id'] ?? '').replace(/^<|>$/g, '') || null;
-  const data = {
-    messageId,
-    date,
-    subject: message.subject,
-    from: message.from,
-    to: message.to,
-    cc: message.cc,
-    bcc: message.bcc,
-    body: message.body,
-    html: message.html,
-    folder: headers['x-folder'] ?? null,
-    file,
-    headers,
-  };
-  return { data, origin: { stream, file, line: draft.line, ...(messageId ? { key: messageId } : {}) }, cursor: date };
+  // A message without a Message-ID is known by its place in the mailbox.
+  const mail = mailData(message, { fallbackId: `${file}:${draft.line}` });
+  const data = { ...mail, folder: message.headers['x-folder'] ?? null, file };
+  const { messageId } = mail;
+  return { data, origin: { stream, file, line: draft.line, ...(messageId ? { key: messageId } : {}) }, cursor: mail.date };
 }

@@ -6,7 +6,7 @@
  * anything is sent: a meeting over them is split into parts or skipped, as
  * `onLimit` says, never cut short.
  */
-import { createHash } from 'node:crypto';
+import { nameId } from '../_shared/person-id.js';
 import type { Cue, ParseProblem } from './cues.js';
 import type { Sidecar } from './sidecar.js';
 
@@ -57,19 +57,8 @@ export interface MeetingResult {
   notes: string[];
 }
 
-/**
- * A stable id for a speaker known only by name: the same name gives the same
- * id in every file and every run (`name:alice-smith`).
- */
-export function speakerIdOf(name: string): string {
-  const slug = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-|-$/g, '');
-  return `name:${slug || createHash('sha256').update(name).digest('hex').slice(0, 12)}`;
-}
+/** A speaker known only by name gets a stable id (see nameId). */
+export const speakerIdOf = nameId;
 
 const keyOf = (name: string): string => name.trim().toLowerCase();
 

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeQuotedPrintable, parseAddressList, type Address } from '../../../connectors/sources/mbox/parse.js';
+import { decodeQuotedPrintable, parseAddressList, type Address } from '../../../connectors/sources/_shared/mail/address.js';
 import type { SeedMessageInput } from './format.js';
 
 export interface RawMail {

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import mbox from '../../../connectors/sources/mbox/index.js';
-import { decodeQuotedPrintable, parseAddressList } from '../../../connectors/sources/mbox/parse.js';
+import { decodeQuotedPrintable, parseAddressList } from '../../../connectors/sources/_shared/mail/address.js';
 import { describeSourceConformance, isFerryError } from '../../../src/sdk/index.js';
 import { readAll, rejection, tempDir } from './helpers.js';
 

@@ -7,8 +7,21 @@
  * encoded-word names decoded.
  */
 import PostalMime, { decodeWords } from 'postal-mime';
-import { parseAddressList } from './parse.js';
-import type { Address } from './parse.js';
+import type { Attachment } from 'postal-mime';
+import { parseAddressList } from './address.js';
+import type { Address } from './address.js';
+
+/** An attachment's metadata (and, when asked for, its bytes base64-encoded). */
+export type MailAttachment = {
+  name: string;
+  mimeType: string;
+  sizeBytes: number;
+  /** `inline` (an image the HTML shows) or `attachment`, as the part says. */
+  disposition: string | null;
+  contentId: string | null;
+  /** The bytes, base64: only when the source was asked for attachment documents. */
+  content?: string;
+};
 
 export interface DecodedMessage {
   /** Lower-cased header names; repeated headers joined with `, `; values as written (unfolded). */
@@ -22,10 +35,12 @@ export interface DecodedMessage {
   body: string;
   /** The HTML part, when the message has one. */
   html: string | null;
+  attachments: MailAttachment[];
 }
 
-export async function decodeMessage(raw: Uint8Array): Promise<DecodedMessage> {
-  const email = await PostalMime.parse(raw);
+/** With `withContent`, attachments carry their bytes (base64); otherwise only their metadata is kept. */
+export async function decodeMessage(raw: Uint8Array, options: { withContent?: boolean } = {}): Promise<DecodedMessage> {
+  const email = await PostalMime.parse(raw, { attachmentEncoding: options.withContent ? 'base64' : 'arraybuffer' });
   const headers: Record<string, string> = {};
   for (const { key, line } of email.headerLines) {
     // Unfolded with one space per fold, as the header lines read.
@@ -44,7 +59,17 @@ export async function decodeMessage(raw: Uint8Array): Promise<DecodedMessage> {
     // The separator line before the next message is part of the format, not the body.
     body: text.replace(/(\r?\n)+$/, ''),
     html: email.html === undefined ? null : email.html.replace(/(\r?\n)+$/, ''),
+    attachments: email.attachments.map((a, index) => attachmentOf(a, index, options.withContent === true)),
   };
+}
+
+function attachmentOf(part: Attachment, index: number, withContent: boolean): MailAttachment {
+  const content = part.content;
+  const sizeBytes = typeof content === 'string' ? Buffer.byteLength(content, part.encoding === 'base64' ? 'base64' : 'utf8') : content.byteLength;
+  const name = part.filename ?? `attachment-${index + 1}${part.mimeType === 'message/rfc822' ? '.eml' : ''}`;
+  const meta: MailAttachment = { name, mimeType: part.mimeType, sizeBytes, disposition: part.disposition, contentId: part.contentId ?? null };
+  if (withContent) meta.content = typeof content === 'string' ? (part.encoding === 'base64' ? content : Buffer.from(content).toString('base64')) : Buffer.from(content as ArrayBuffer).toString('base64');
+  return meta;
 }
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
