@@ -19,4 +19,13 @@ export default tseslint.config(
     files: ['src/cli/**', 'bin/**', 'bench/**', 'scripts/**'],
     rules: { 'no-console': 'off' },
   },
+  {
+    // The console's pages run in the browser (shipped as they are, no build step).
+    files: ['src/console/assets/**/*.js'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        ['window', 'document', 'history', 'location', 'fetch', 'Node', 'URLSearchParams', 'FormData', 'EventSource', 'URL', 'setTimeout', 'console'].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
 );

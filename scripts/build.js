@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run build`: compile src/ and connectors/ to dist/ (JavaScript and type
 // declarations), then copy what tsc does not emit: the `ferry connector new`
-// templates, which are written out as they are.
+// templates and the console's pages, which are shipped as they are.
 //
 // `--if-stale` builds only when a source is newer than the last build, so
 // `npm start` and the test suite always run the current sources without
@@ -39,6 +39,8 @@ export function build() {
   const compiled = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
   if (compiled.status !== 0) throw new Error(`tsc failed (exit ${compiled.status}); dist/ is incomplete`);
   cpSync(join(root, 'src/cli/connector-templates'), join(root, 'dist/src/cli/connector-templates'), { recursive: true });
+  // The console's pages are shipped as they are (plain modules, no bundler); uPlot is served from its package.
+  cpSync(join(root, 'src/console/assets'), join(root, 'dist/src/console/assets'), { recursive: true });
   writeFileSync(stamp, `${started.toISOString()}\n`);
   utimesSync(stamp, started, started);
 }

@@ -32,6 +32,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'emulator', description: 'serve the local implementation of /v1 (SQLite-backed) until interrupted', load: () => import('./emulator.js') },
   { name: 'schema', description: 'print the JSON Schema of ferry.yaml (for editor completion)', load: () => import('./schema.js') },
   { name: 'connector', description: 'write your own connectors', load: () => import('./connector.js') },
+  { name: 'console', description: 'a local web console: runs, dead-letter, state, the service\'s data, config; run a sync (docs/console.md)', load: () => import('./console.js') },
   {
     name: 'worker',
     description: 'take queued and scheduled runs from the shared PostgreSQL state until SIGTERM (see docs/scale-out.md)',

@@ -1,60 +1,12 @@
 /** `ferry state show|reset`: inspect or reset a sync's incremental state. */
 import type { Command } from 'commander';
 import { redactUrl } from '../sdk/redact.js';
-import type { CursorPosition } from '../sdk/types.js';
-import type { RunEntry, StateStore } from '../state/index.js';
-import { readLease, RunLease } from '../state/run-lease.js';
+import { collectState, resetSync } from '../project/sync-state.js';
+import type { SyncState } from '../project/sync-state.js';
 import { configuredStateKeys, confirmOrThrow, quietLogger, stateSyncNames, withProjectState } from './context.js';
 import { formatAge, formatCursor, plural } from './format.js';
 import type { RegisterCommand } from './main.js';
 import { printJson } from './output.js';
-
-export interface LockState {
-  held: boolean;
-  /** The run that holds it, when the last run of the sync is still marked running. */
-  runId?: string;
-  since?: string;
-  /** A lock left by a process that is gone or whose lease expired: the next run takes it over. */
-  stale?: string;
-}
-
-export interface SyncState {
-  sync: string;
-  configured: boolean;
-  cursor: CursorPosition | null;
-  liveRecords: number;
-  openFailures: number;
-  lock: LockState;
-  lastRun: Pick<RunEntry, 'runId' | 'status' | 'startedAt' | 'finishedAt'> | null;
-}
-
-/** Whether a run holds the sync's lock, read without touching it. */
-export async function lockState(store: StateStore, sync: string, lastRun: RunEntry | undefined): Promise<LockState> {
-  const lease = await readLease(store, sync);
-  if (lease.state === 'free') return { held: false };
-  if (lease.state === 'stale') return { held: false, since: lease.since, stale: lease.reason };
-  return lastRun?.status === 'running' ? { held: true, runId: lastRun.runId, since: lastRun.startedAt } : { held: true, since: lease.since };
-}
-
-export async function collectState(store: StateStore, names: readonly string[], configured: ReadonlySet<string>): Promise<SyncState[]> {
-  const states: SyncState[] = [];
-  for (const sync of names) {
-    const lastRun = await store.lastRun(sync);
-    const lock = await lockState(store, sync, lastRun);
-    states.push({
-      sync,
-      configured: configured.has(sync),
-      cursor: (await store.cursor(sync)) ?? null,
-      liveRecords: await store.countLive(sync),
-      openFailures: await store.failureCount(sync),
-      lock,
-      lastRun: lastRun
-        ? { runId: lastRun.runId, status: lastRun.status, startedAt: lastRun.startedAt, finishedAt: lastRun.finishedAt }
-        : null,
-    });
-  }
-  return states;
-}
 
 export function formatState(states: readonly SyncState[], now: number): string {
   return states
@@ -117,13 +69,7 @@ export const register: RegisterCommand = (state) => {
           console.log('Nothing reset.');
           return;
         }
-        // Hold the sync's lock so a run in progress cannot checkpoint over the reset.
-        const lease = await RunLease.acquire(store, sync, `sync "${sync}"`, quietLogger());
-        try {
-          await store.reset(sync, cursorOnly ? { cursor: true } : undefined);
-        } finally {
-          await lease.release();
-        }
+        await resetSync(store, sync, { cursorOnly }, quietLogger());
         console.log(cursorOnly ? `Reset the cursor of sync ${sync}.` : `Reset sync ${sync}: cursor, ledger and failures.`);
       });
     });

@@ -111,6 +111,7 @@ export async function loadConfig(file: string, options: LoadConfigOptions = {}):
           { seed: project.emulator.seed === 'demo' ? 'demo' : path.resolve(baseDir, project.emulator.seed) }),
     },
     metrics: project.metrics,
+    notify: project.notify,
     plugins: project.plugins.map((plugin) => resolvePluginSpecifier(plugin, baseDir)),
     syncs: syncs.map(({ sync, source, index }): LoadedSync => ({ ...sync, ...located(source, ['syncs', index]) })),
     exports: exports.map(({ config, source, index }): LoadedExport => ({ ...config, ...located(source, ['exports', index]) })),

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { FIELD_TYPES, TARGET_TYPES } from '../sdk/types.js';
 import { cronSchedule } from './cron.js';
+import { notifyConfig } from './notify.js';
 
 const NAME = /^[a-z0-9][a-z0-9_-]*$/;
 export const syncName = z
@@ -270,6 +271,7 @@ export const projectFile = z.strictObject({
   state: stateConfig.default(stateConfig.parse({})).describe('Where runtime state is kept.'),
   emulator: emulatorConfig.default(emulatorConfig.parse({})).describe('The embedded emulator (service.baseUrl: embedded).'),
   metrics: metricsConfig.default(metricsConfig.parse({})).describe('Where one-shot runs send their Prometheus metrics.'),
+  notify: notifyConfig.default(notifyConfig.parse({})).describe('Alerts: webhooks sent when a run fails, rejects too much, or a sync stalls (docs/console.md#alerts).'),
   include: z
     .array(z.string().min(1))
     .default([])

@@ -1,6 +1,7 @@
 /** What loading a project gives the rest of ferry. */
 import type { ExportConfig, MapSpec, MetricsConfig, ServiceConfig, SyncConfig, TargetConfig } from './schema.js';
 import type { SourcePosition } from './issues.js';
+import type { NotifyConfig } from './notify.js';
 
 export type { ConfigIssue, SourcePosition } from './issues.js';
 
@@ -43,6 +44,8 @@ export interface LoadedConfig {
   /** Absolute paths (or `:memory:`). */
   emulator: { db: string; seed?: string };
   metrics: MetricsConfig;
+  /** Alerts (`notify:`); webhook URLs are registered as secrets. */
+  notify: NotifyConfig;
   /** Package names as written; local paths made absolute. */
   plugins: string[];
   /** Syncs of the project file, then of each included file in include order. */

@@ -18,8 +18,10 @@ export async function retryFailures(
   prepared: PreparedSync,
   deps: { store: StateStore; service: SinkService },
   options: Omit<RunOptions, 'replay' | 'fullRefresh'>,
+  /** Only these dead-letter entries (the console's "retry selected"); all of the sync's when omitted. */
+  failureIds?: readonly number[],
 ): Promise<RunSummary> {
-  return runSync(prepared, deps, { ...options, replay: replayUnits(deps.store, prepared.sync.name) });
+  return runSync(prepared, deps, { ...options, replay: replayUnits(deps.store, prepared.sync.name, REPLAY_PAGE, failureIds) });
 }
 
 /**
@@ -29,11 +31,16 @@ export async function retryFailures(
  * again during the replay is written with a new, higher id, so it is not
  * replayed twice in one retry.
  */
-export async function* replayUnits(store: StateStore, sync: string, pageSize = REPLAY_PAGE): AsyncIterable<Unit> {
-  let beforeId: number | undefined;
+export async function* replayUnits(store: StateStore, sync: string, pageSize = REPLAY_PAGE, only?: readonly number[]): AsyncIterable<Unit> {
+  const wanted = only === undefined ? undefined : new Set(only);
+  // Ids only ever grow, so a page that starts below the smallest wanted id has none of them.
+  const lowest = wanted === undefined ? undefined : Math.min(...wanted);
+  let beforeId = wanted === undefined ? undefined : Math.max(...wanted) + 1;
   for (;;) {
+    if (wanted !== undefined && (wanted.size === 0 || (beforeId !== undefined && beforeId <= lowest!))) return;
     const page = await store.failures({ sync, limit: pageSize, ...(beforeId === undefined ? {} : { beforeId }) });
     for (const entry of page) {
+      if (wanted !== undefined && !wanted.has(entry.id)) continue;
       if (entry.sourceRecord === null || entry.sourceRecord === undefined) continue;
       yield { input: entry.sourceRecord, origin: entry.origin ?? `dead-letter #${entry.id}`, failureId: entry.id };
     }

@@ -14,7 +14,7 @@ import { createLogger, errorFields } from '../runtime/logger.js';
 import { loadProject } from '../runtime/project.js';
 import { orchestrateRun } from '../run/orchestrator.js';
 import type { RunListener } from '../run/orchestrator.js';
-import { runMetricsListeners, tracingListener } from '../run/listeners.js';
+import { alertsListener, runMetricsListeners, tracingListener } from '../run/listeners.js';
 import { inspectSync, selectSyncs } from './prepare.js';
 import type { PreparedSync } from './prepare.js';
 import { connectionsFor, syncUnits } from './sync-units.js';
@@ -30,6 +30,8 @@ export interface ProjectRunOptions extends RunMetricsOptions {
   verify?: boolean;
   /** Replay the dead-letter instead of reading sources (`failures retry`). */
   retryFailures?: boolean;
+  /** With `retryFailures`: only these dead-letter entries. */
+  failureIds?: readonly number[];
   /** Log only warnings (a progress bar is showing). */
   quiet?: boolean;
   logger?: Logger;
@@ -66,7 +68,8 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
       concurrency: connectionsFor(config, prepared),
       ...(metrics ? { observer: metrics.clientObserver() } : {}),
     },
-    listeners: [failureLog(logger), ...metricsListeners, tracing, ...(options.listeners ?? [])],
+    // A dry run pushed nothing: there is nothing to alert on.
+    listeners: [failureLog(logger), ...metricsListeners, tracing, options.dryRun ? undefined : alertsListener(config, logger), ...(options.listeners ?? [])],
   });
   return summaries;
 }

@@ -34,6 +34,8 @@ export interface SyncUnitOptions {
   verify?: boolean;
   /** Replay the dead-letter instead of reading the source (`failures retry`): one unit for the whole sync, as its slices share it. */
   retryFailures?: boolean;
+  /** With `retryFailures`: only these dead-letter entries (the console's "retry selected"). */
+  failureIds?: readonly number[];
   /**
    * Run only this slice (a worker's job for one slice). The slice then gets
    * a share of the sync's own `maxRequestsPerSecond`, as the other slices
@@ -72,7 +74,7 @@ function syncUnit(config: LoadedConfig, prepared: PreparedSync, options: SyncUni
         };
         const deps = { store: ctx.store, service: ctx.service };
         const summary: SyncRunSummary = options.retryFailures
-          ? await retryFailures(prepared, deps, runOptions)
+          ? await retryFailures(prepared, deps, runOptions, options.failureIds)
           : await runSyncPart(prepared, deps, runOptions, partition, shareRate);
         if (options.verify && !options.dryRun) summary.visible = await countVisible(ctx.service, prepared.sync);
         return summary;

@@ -11,6 +11,7 @@ import type { RunMetricsOptions } from '../metrics/project-run.js';
 import type { FerryMetrics } from '../metrics/registry.js';
 import { runTracerFor } from '../metrics/tracing.js';
 import type { LoadedConfig } from '../config/index.js';
+import { Notifier } from '../notify/notifier.js';
 import type { RunListener } from './orchestrator.js';
 
 /**
@@ -57,4 +58,29 @@ export async function runMetricsListeners(config: LoadedConfig, options: RunMetr
   const metrics = await runMetricsFor(config, options);
   if (metrics === undefined) return { listeners: [] };
   return { metrics, listeners: [...(options.dryRun ? [] : [syncMetricsListener(metrics)]), metricsExportListener(metrics, options)] };
+}
+
+/**
+ * Alerts (`notify:`): each sync's (or slice's) finished run goes to the
+ * notifier, which sends what it raises (a failure, a rejected share above the
+ * threshold); the run ends only once they are sent. Undefined when no webhook
+ * is configured. `notifier` lets a long-lived process keep one of its own.
+ */
+export function alertsListener(config: LoadedConfig, logger: Logger, notifier: Notifier = new Notifier(config, logger)): RunListener | undefined {
+  if (!notifier.enabled) return undefined;
+  const sending = new Set<Promise<unknown>>();
+  return {
+    unitStarted(unit) {
+      if (unit.kind !== 'sync') return undefined;
+      return {
+        finished(summary) {
+          const sent = notifier.runFinished({ ...summary, sync: unit.name }).finally(() => sending.delete(sent));
+          sending.add(sent);
+        },
+      };
+    },
+    async runFinished() {
+      await Promise.allSettled([...sending]);
+    },
+  };
 }

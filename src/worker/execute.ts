@@ -15,7 +15,8 @@ import { failedRunSummary } from '../pipeline/run-summary.js';
 import { syncUnits } from '../pipeline/sync-units.js';
 import { orchestrateRun } from '../run/orchestrator.js';
 import type { OrchestratedRun, RunResult, RunUnit } from '../run/orchestrator.js';
-import { syncMetricsListener, tracingListener } from '../run/listeners.js';
+import { alertsListener, syncMetricsListener, tracingListener } from '../run/listeners.js';
+import type { Notifier } from '../notify/notifier.js';
 import { isFerryError } from '../sdk/errors.js';
 import type { RunCounts, StateStore } from '../state/index.js';
 import type { RunRequest } from './queue.js';
@@ -40,6 +41,8 @@ export interface ExecuteContext {
   budget?: SharedRateBudget | undefined;
   /** The worker's metrics, served on /metrics. */
   metrics?: FerryMetrics;
+  /** Alerts (`notify:`) for each finished run of a sync. */
+  notifier?: Notifier;
 }
 
 export async function executeRun(request: RunRequest, ctx: ExecuteContext): Promise<RunOutcome> {
@@ -63,7 +66,8 @@ async function executeSync(request: RunRequest, ctx: ExecuteContext): Promise<Or
   });
   // One trace per job, flushed when the job ends, as a `ferry run` is.
   const tracing = await tracingListener('ferry job', { 'ferry.syncs': request.name }, ctx.logger);
-  return execute(units, ctx, [ctx.metrics ? syncMetricsListener(ctx.metrics) : undefined, tracing], ctx.metrics);
+  const alerts = ctx.notifier ? alertsListener(ctx.config, ctx.logger, ctx.notifier) : undefined;
+  return execute(units, ctx, [ctx.metrics ? syncMetricsListener(ctx.metrics) : undefined, tracing, alerts], ctx.metrics);
 }
 
 async function executeExport(request: RunRequest, ctx: ExecuteContext): Promise<OrchestratedRun<RunResult>> {

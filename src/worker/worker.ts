@@ -16,6 +16,7 @@ import type { StateStore } from '../state/index.js';
 import { withRedactedWrites } from '../runtime/redacted-state.js';
 import { Dispatcher } from './dispatcher.js';
 import type { ClaimedJob } from './dispatcher.js';
+import { Notifier } from '../notify/notifier.js';
 import { executeRun } from './execute.js';
 import { fanOut, isFanOut } from './fan-out.js';
 import { listenForWork } from './wake.js';
@@ -27,6 +28,9 @@ import { openSharedBudget } from '../runtime/rate-budget.js';
 import type { SharedRateBudget } from '../runtime/rate-budget.js';
 import { DEFAULT_QUEUE_SETTINGS, createBoss, registerQueues, sharedState } from './queue.js';
 import type { QueueSettings } from './queue.js';
+
+/** How often a worker looks for syncs that have not succeeded within their expected interval (notify:). */
+const OVERDUE_CHECK_MS = 60_000;
 
 export interface WorkerOptions {
   config: LoadedConfig;
@@ -68,6 +72,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   boss.on('error', (error) => log.warn({ err: error }, 'queue maintenance error'));
   await boss.start();
   const jobs = new JobTable(boss, queueSchema);
+  const notifier = new Notifier(config, log);
 
   // Served next to /healthz; prom-client is loaded only by a worker that serves it.
   const metrics = options.healthPort === undefined ? undefined : new (await import('../metrics/registry.js')).FerryMetrics({ processMetrics: true });
@@ -82,7 +87,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       // A partitioned sync's scheduled run becomes one job per slice, for any free worker to take.
       isFanOut(config, job.request)
         ? fanOut(boss, jobs, config, job.queue, job.request)
-        : runJob(job, { config, store, budget, jobs, settings, workerId: id, logger: log, stop: stopRuns.signal, ...(metrics ? { metrics } : {}) }),
+        : runJob(job, { config, store, budget, jobs, settings, workerId: id, logger: log, stop: stopRuns.signal, notifier, ...(metrics ? { metrics } : {}) }),
   });
 
   let health: { server: Server; port: number } | undefined;
@@ -99,6 +104,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   // `ferry run --queue` and fan-outs notify: take their jobs at once, not at the next poll.
   const wake = await listenForWork(url, queueSchema, () => dispatcher.nudge(), log);
   ready = true;
+  // A stalled sync raises no run of its own: the worker looks for syncs past their expected interval.
+  const overdue = notifier.enabled ? setInterval(() => void notifier.checkOverdue(store).catch((error: unknown) => log.warn({ err: error }, 'could not check for stalled syncs')), OVERDUE_CHECK_MS) : undefined;
+  overdue?.unref();
   log.info({ queueSchema, concurrency: options.concurrency ?? 2, scheduled, leaseMs: settings.leaseMs, healthPort: health?.port }, 'worker started');
 
   let stopped: Promise<void> | undefined;
@@ -112,6 +120,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       ready = false;
       log.info({ running: dispatcher.running.size }, 'worker stopping: finishing in-flight requests, checkpointing, handing runs back');
       stopRuns.abort();
+      clearInterval(overdue);
       await wake.close();
       await dispatcher.stop();
       await boss.stop({ graceful: true, wait: true, timeout: 10_000 });
@@ -138,6 +147,7 @@ interface JobContext {
   logger: Logger;
   stop: AbortSignal;
   metrics?: FerryMetrics;
+  notifier: Notifier;
 }
 
 /** Runs one claimed job with its own lease: losing the lease (or SIGTERM) aborts the run. */
@@ -164,6 +174,7 @@ async function runJob(job: ClaimedJob, ctx: JobContext): Promise<RunOutcome> {
     budget: ctx.budget,
     logger: log,
     signal: AbortSignal.any([ctx.stop, lost.signal]),
+    notifier: ctx.notifier,
     ...(ctx.metrics ? { metrics: ctx.metrics } : {}),
   });
 }

@@ -190,7 +190,7 @@ describe('YAML examples in README.md and docs/', () => {
     fragments.forEach((example, i) => {
       const name = `frag${i}`;
       where.set(name, example.where);
-      if (isObject(example.value) && Object.keys(example.value).every((key) => ['state', 'metrics', 'include', 'service'].includes(key))) {
+      if (isObject(example.value) && Object.keys(example.value).every((key) => ['state', 'metrics', 'notify', 'include', 'service'].includes(key))) {
         // Keys of the project file itself: they join the fragments' ferry.yaml.
         for (const [key, part] of Object.entries(example.value)) {
           expect(root[key], `${example.where}: another fragment already set ${key}`).toBeUndefined();

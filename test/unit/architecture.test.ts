@@ -19,19 +19,23 @@ const ALLOWED: Record<string, readonly string[]> = {
   'src/sink': ['src/sdk', 'src/api', 'src/config'],
   // Operator metrics: runtime imports stay below the pipeline (it only names its types).
   'src/metrics': ['src/sdk', 'src/api', 'src/config', 'src/state', 'src/sink'],
+  // Alerts (notify:): what a finished run or a stalled sync raises, and the webhooks that carry it.
+  'src/notify': ['src/sdk', 'src/config', 'src/state'],
   connectors: ['src/sdk'],
   // The mail seed reuses the mbox connector's parser.
   'src/emulator': ['src/sdk', 'src/api', 'src/metrics', 'connectors'],
   // Project-wide infrastructure: logger, project and state opening, the service connection, stop signals.
   'src/runtime': ['src/sdk', 'src/api', 'src/config', 'src/state', 'src/emulator'],
   // A run's lifecycle (the orchestrator every kind of run goes through) and its run-level listeners.
-  'src/run': ['src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/metrics'],
+  'src/run': ['src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/metrics', 'src/notify'],
   'src/pipeline': ['src/run', 'src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/mapping', 'src/sink', 'src/emulator', 'src/metrics'],
   'src/export': ['src/run', 'src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/pipeline'],
-  'src/worker': ['src/run', 'src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/pipeline', 'src/export', 'src/metrics'],
+  'src/worker': ['src/run', 'src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/pipeline', 'src/export', 'src/metrics', 'src/notify'],
   // Project-wide operations over syncs and exports alike (`ferry check`).
   'src/project': ['src/run', 'src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/sink', 'src/pipeline', 'src/export'],
-  'src/cli': ['src/run', 'src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/mapping', 'src/sink', 'src/emulator', 'src/pipeline', 'src/export', 'src/worker', 'src/project', 'src/metrics', 'connectors'],
+  // The web console: a JSON API and pages over the project's state, service and commands' cores.
+  'src/console': ['src/run', 'src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/pipeline', 'src/export', 'src/project', 'src/notify'],
+  'src/cli': ['src/console', 'src/notify', 'src/run', 'src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/mapping', 'src/sink', 'src/emulator', 'src/pipeline', 'src/export', 'src/worker', 'src/project', 'src/metrics', 'connectors'],
 };
 
 interface Import {

@@ -78,7 +78,7 @@ export function dedent(text: string): string {
   return least > 0 && Number.isFinite(least) ? lines.map((line) => line.slice(Math.min(least, line.length - line.trimStart().length))).join('\n') : text;
 }
 
-const PROJECT_KEYS = new Set(['version', 'service', 'state', 'emulator', 'metrics', 'include', 'plugins']);
+const PROJECT_KEYS = new Set(['version', 'service', 'state', 'emulator', 'metrics', 'notify', 'include', 'plugins']);
 
 export type ExampleKind =
   /** `syncs:` / `exports:` (maybe with project keys): run it. */
