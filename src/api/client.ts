@@ -10,18 +10,23 @@ import { Agent } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { FerryError } from '../sdk/errors.js';
-import { codeOf, messageOf } from '../sdk/guards.js';
+import { messageOf } from '../sdk/guards.js';
 import { ENDPOINTS } from './endpoints.js';
-import { exchange } from './exchange.js';
+import { dispatcherWire } from './exchange.js';
 import { fastCheckOf } from './schemas/fast-check.js';
 import type { FastCheck } from './schemas/fast-check.js';
-import type { RawAnswer } from './exchange.js';
 import type { Endpoint, EndpointName } from './endpoints.js';
 import { buildQuery, fillPath, jsonBytes, normaliseBaseUrl, resolveLocation, serialiseBody } from './http.js';
 import { paginate } from './pagination.js';
 import { REDACTED, redact, redactError, redactValue } from '../sdk/redact.js';
-import { DEFAULT_RETRY, abortedError, isRetryableStatus, networkErrorCode, nextRetry, parseRetryAfter, signalsOutage, sleep } from '../sdk/http-retry.js';
+import { DEFAULT_RETRY, abortedError, parseRetryAfter, sleep } from '../sdk/http-retry.js';
 import type { RetryPolicy } from '../sdk/http-retry.js';
+import { CircuitBreaker } from '../sdk/transport/breaker.js';
+import type { BreakerState, BreakerStats } from '../sdk/transport/breaker.js';
+import { OriginPolicy } from '../sdk/transport/origins.js';
+import { HttpTransport } from '../sdk/transport/transport.js';
+import type { SendOptions, TransportAnswer, TransportObserver } from '../sdk/transport/transport.js';
+import { bodyText } from '../sdk/transport/wire.js';
 import { ServiceError, serviceErrorFromResponse } from './service-error.js';
 
 type Table = typeof ENDPOINTS;
@@ -74,6 +79,8 @@ export interface ClientObserver {
     delayMs: number;
     retryAfterMs?: number;
   }): void;
+  /** When the outage breaker changes state (closed, open, half-open). */
+  onBreaker?(event: { state: BreakerState; consecutiveFailures: number; openForMs: number }): void;
 }
 
 /**
@@ -102,6 +109,8 @@ export interface ServiceClientOptions {
   gate?: RequestGate;
   /** An undici dispatcher to use instead of the client's own pool (tests pass a MockAgent). */
   dispatcher?: Dispatcher;
+  /** Cap on one answer's body. @default 64 MiB */
+  maxResponseBytes?: number;
 }
 
 export interface RequestOptions {
@@ -110,6 +119,8 @@ export interface RequestOptions {
   retry?: false | Partial<RetryPolicy>;
   /** Per attempt. @default the client's timeoutMs */
   timeoutMs?: number;
+  /** With `retry: false` and no `signal`: stops a wait for the outage breaker, not a request already sent (the pusher's). */
+  hold?: AbortSignal;
   /**
    * The body's JSON text when the caller has it already (the pusher: the
    * canonical JSON the record's fingerprint hashed), sent instead of
@@ -158,17 +169,16 @@ export class ServiceClient {
   readonly #apiKey: string | undefined;
   /** `Bearer <key>`, built once rather than per request. */
   readonly #authorization: string | undefined;
-  readonly #origin: string;
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
   readonly #retry: Readonly<RetryPolicy>;
-  /** The policy of `retry: false` (the pusher's every call), built once. */
-  readonly #oneAttempt: Readonly<RetryPolicy>;
   readonly #timeoutMs: number;
   readonly #userAgent: string;
   readonly #observer: ClientObserver;
   readonly #concurrency: number;
   readonly #gate: RequestGate | undefined;
+  /** The one request path (src/sdk/transport): every attempt of every call goes through it. */
+  readonly #transport: HttpTransport;
 
   constructor(options: ServiceClientOptions) {
     const { url, prefix } = normaliseBaseUrl(options.baseUrl);
@@ -176,13 +186,11 @@ export class ServiceClient {
     this.#prefix = prefix;
     this.#apiKey = options.apiKey === '' ? undefined : options.apiKey;
     this.#authorization = this.#apiKey === undefined ? undefined : `Bearer ${this.#apiKey}`;
-    this.#origin = url.origin;
     this.#concurrency = positiveInt(options.concurrency, DEFAULT_CONCURRENCY, 'concurrency');
     this.#timeoutMs = positiveInt(options.timeoutMs, DEFAULT_TIMEOUT_MS, 'timeoutMs');
     // The client caps every wait, Retry-After included, at maxDelayMs (docs/client.md); the pusher honours longer hints.
     const { maxRetryAfterMs: _pusherOnly, ...clientDefaults } = DEFAULT_RETRY;
     this.#retry = Object.freeze(mergePolicy(clientDefaults, options.retry));
-    this.#oneAttempt = Object.freeze({ ...this.#retry, maxAttempts: 1, outageBudgetMs: 0 });
     this.#userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
     this.#observer = options.observer ?? {};
     this.#gate = options.gate;
@@ -190,6 +198,33 @@ export class ServiceClient {
     this.#dispatcher =
       options.dispatcher ??
       new Agent({ connections: this.#concurrency, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
+    const observer = this.#observer;
+    const onBreaker = observer.onBreaker;
+    this.#transport = new HttpTransport({
+      // The key belongs to the service's origin: nothing is ever sent elsewhere (a redirect away is refused).
+      origins: OriginPolicy.homeOnly(url, 'service.baseUrl'),
+      retry: capHints(this.#retry),
+      timeoutMs: this.#timeoutMs,
+      ...(options.maxResponseBytes === undefined ? {} : { maxResponseBytes: options.maxResponseBytes }),
+      wire: dispatcherWire(this.#dispatcher),
+      authorize: (request) => {
+        if (this.#authorization !== undefined) request.headers.authorization = this.#authorization;
+        return request;
+      },
+      breaker: new CircuitBreaker(onBreaker ? { onStateChange: (state, info) => onBreaker.call(observer, { state, ...info }) } : {}),
+      observer: transportObserver(observer),
+      errors: {
+        unreachable: 'FERRY_SERVICE_UNREACHABLE',
+        tooLarge: 'FERRY_SERVICE_ERROR',
+        what: 'the service',
+        unreachableHint: `is service.baseUrl right (${this.baseUrl})? is the service up and reachable from here?`,
+      },
+    });
+  }
+
+  /** The outage breaker's state and counts (for metrics and the run's summary). */
+  breakerStats(): BreakerStats {
+    return this.#transport.breaker.stats();
   }
 
   /** The normalised base URL (no trailing slash, no credentials). */
@@ -222,7 +257,6 @@ export class ServiceClient {
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(abortedError(signal, name));
     const endpoint: Endpoint = ENDPOINTS[name];
-    const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
     let request: { path: string; body: Buffer | undefined };
     try {
       request = this.#request(name, endpoint, options);
@@ -230,15 +264,19 @@ export class ServiceClient {
       return Promise.reject(error);
     }
     const started = performance.now();
-    return this.#attempt(endpoint.method, request.path, request.body, endpoint.scope !== 'none', timeoutMs, signal).then(
+    // Plain literals, no spreads: a spread beside other properties takes V8's slow path, once per push (see withOptions).
+    const attempt = this.#transport.attempt(
+      { method: endpoint.method, url: request.path, headers: this.#headers(request.body), body: request.body },
+      { label: name, signal, hold: options.hold, timeoutMs: options.timeoutMs, credentials: endpoint.scope === 'none' ? false : undefined },
+    );
+    return attempt.then(
       (raw) => {
         const answer = this.#answered<N>(name, endpoint, raw, started, 1);
         if (answer === undefined) throw this.#refused(name, raw, 1, parseRetryAfter(raw.headers['retry-after']));
         return answer.data;
       },
       (caught: unknown) => {
-        const { error, errorCode } = this.#unanswered(name, caught, signal, timeoutMs);
-        throw this.#unreachable(name, 1, errorCode, error);
+        throw this.#failed(name, caught);
       },
     );
   }
@@ -251,124 +289,80 @@ export class ServiceClient {
   }
 
   /** An answer, reported to the observer: a success parsed, or undefined for any other status. */
-  #answered<N extends EndpointName>(name: N, endpoint: Endpoint, raw: RawAnswer, started: number, attempt: number): Answer<ResponseOf<N>> | undefined {
-    this.#observer.onResponse?.({ endpoint: name, status: raw.status, durationMs: performance.now() - started, attempt });
+  #answered<N extends EndpointName>(name: N, endpoint: Endpoint, raw: TransportAnswer, started: number, attempt: number): Answer<ResponseOf<N>> | undefined {
+    // Every attempt's answer reached the observer already (the transport's onAnswer); `started` times the whole call.
+    void started;
+    void attempt;
     if (raw.status < 200 || raw.status >= 300) return undefined;
     return { status: raw.status, headers: raw.headers, data: this.#parseSuccess(name, endpoint, raw) as ResponseOf<N> };
   }
 
   /** The error for an answer that is not a success and is not retried. */
-  #refused(name: EndpointName, raw: RawAnswer, attempts: number, retryAfterMs: number | undefined): Error {
-    return serviceErrorFromResponse({ endpoint: name, status: raw.status, body: this.#errorBody(raw.text), attempts, retryAfterMs });
+  #refused(name: EndpointName, raw: TransportAnswer, attempts: number, retryAfterMs: number | undefined): Error {
+    return serviceErrorFromResponse({ endpoint: name, status: raw.status, body: this.#errorBody(bodyText(raw.body)), attempts, retryAfterMs });
   }
 
   /**
-   * A request that got no answer: throws when the run is aborting or the
-   * failure is not a network one (ferry's own bug, say); else the error and
-   * its code, for a retry or {@link #unreachable}.
+   * What the transport threw for a call: its own verdicts (unreachable after
+   * every attempt, a refused origin, an answer over the cap, an abort) as
+   * they are; anything else is ferry's own failure (a bug, a bad header).
    */
-  #unanswered(name: EndpointName, caught: unknown, signal: AbortSignal | undefined, timeoutMs: number): { error: unknown; errorCode: string } {
-    if (signal?.aborted) throw abortedError(signal, name);
-    const error = isUndiciTimeout(caught) ? new AttemptTimeout(timeoutMs) : caught;
-    const errorCode = error instanceof AttemptTimeout ? 'ETIMEDOUT' : networkErrorCode(error);
-    if (errorCode === undefined) {
-      throw new FerryError('FERRY_SERVICE_ERROR', `${name}: request failed: ${this.#redact(messageOf(error))}`, {
-        cause: redactError(error, this.#secrets()),
-        details: { endpoint: name },
-      });
+  #failed(name: EndpointName, caught: unknown): unknown {
+    if (caught instanceof FerryError) {
+      caught.details.endpoint ??= name;
+      return caught;
     }
-    return { error, errorCode };
+    return new FerryError('FERRY_SERVICE_ERROR', `${name}: request failed: ${this.#redact(messageOf(caught))}`, {
+      cause: redactError(caught, this.#secrets()),
+      details: { endpoint: name },
+    });
   }
 
   /** `pathOverride` replaces the built path (a poll `Location` the service gave). */
   async #send<N extends EndpointName>(name: N, options: CallOptions<N>, pathOverride?: string): Promise<Answer<ResponseOf<N>>> {
     const endpoint: Endpoint = ENDPOINTS[name];
     const { path, body } = this.#request(name, endpoint, options, pathOverride);
-    const policy = options.retry === false ? this.#oneAttempt : options.retry === undefined ? this.#retry : mergePolicy(this.#retry, options.retry);
-    const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
     const { signal } = options;
-
-    let failingSince: number | undefined;
-    for (let attempt = 1; ; attempt++) {
-      if (signal?.aborted) throw abortedError(signal, name);
-      if (this.#gate) {
-        try {
-          await this.#gate.acquire(signal);
-        } catch (error) {
-          if (signal?.aborted) throw abortedError(signal, name);
-          throw error;
-        }
-      }
-      const started = performance.now();
-      let raw: RawAnswer;
-      try {
-        raw = await this.#attempt(endpoint.method, path, body, endpoint.scope !== 'none', timeoutMs, signal);
-      } catch (caught) {
-        const { error, errorCode } = this.#unanswered(name, caught, signal, timeoutMs);
-        failingSince ??= started;
-        const next = nextRetry(undefined, { failures: attempt, outageMs: performance.now() - failingSince }, policy);
-        if (!next.retry) throw this.#unreachable(name, attempt, errorCode, error);
-        this.#observer.onRetry?.({ endpoint: name, errorCode, attempt, delayMs: next.delayMs });
-        await sleep(next.delayMs, signal, name);
-        continue;
-      }
-
-      const answer = this.#answered<N>(name, endpoint, raw, started, attempt);
-      if (answer !== undefined) return answer;
-      const retryAfterMs = parseRetryAfter(raw.headers['retry-after']);
-      if (isRetryableStatus(raw.status)) {
-        failingSince = signalsOutage(raw.status) ? (failingSince ?? started) : undefined;
-        const outage = failingSince === undefined ? {} : { outageMs: performance.now() - failingSince };
-        const next = nextRetry(retryAfterMs, { failures: attempt, ...outage }, policy);
-        if (next.retry) {
-          this.#observer.onRetry?.({
-            endpoint: name,
-            status: raw.status,
-            attempt,
-            delayMs: next.delayMs,
-            ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-          });
-          await sleep(next.delayMs, signal, name);
-          continue;
-        }
-      }
-      throw this.#refused(name, raw, attempt, retryAfterMs);
+    const send: SendOptions = {
+      label: name,
+      retry: options.retry === false ? false : capHints(options.retry === undefined ? this.#retry : mergePolicy(this.#retry, options.retry)),
+      ...(signal ? { signal } : {}),
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...(this.#gate ? { gate: this.#gate } : {}),
+      ...(endpoint.scope === 'none' ? { credentials: false as const } : {}),
+    };
+    const started = performance.now();
+    let raw: TransportAnswer;
+    try {
+      raw = await this.#transport.send({ method: endpoint.method, url: path, headers: this.#headers(body), ...(body === undefined ? {} : { body }) }, send);
+    } catch (caught) {
+      throw this.#failed(name, caught);
     }
+    const answer = this.#answered<N>(name, endpoint, raw, started, raw.attempts);
+    if (answer !== undefined) return answer;
+    throw this.#refused(name, raw, raw.attempts, parseRetryAfter(raw.headers['retry-after']));
   }
 
-  /**
-   * One request. The per-attempt timeout is undici's own (no answer headers
-   * within `timeoutMs`, or the body stalls that long): an AbortController and
-   * a timer of our own per attempt were a visible share of a push's CPU. The
-   * answer is read whole by {@link exchange}.
-   */
-  #attempt(
-    method: Endpoint['method'],
-    path: string,
-    body: Buffer | undefined,
-    authenticated: boolean,
-    timeoutMs: number,
-    signal: AbortSignal | undefined,
-  ): Promise<RawAnswer> {
+  /** The headers of a request (the key is added by the transport, on the service's origin only). */
+  #headers(body: Buffer | undefined): Record<string, string> {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.#userAgent };
-    if (authenticated && this.#authorization !== undefined) headers.authorization = this.#authorization;
     if (body !== undefined) {
       headers['content-type'] = 'application/json';
       headers['content-length'] = String(body.length);
     }
-    // undici's timeout errors become AttemptTimeout in #send.
-    return exchange(this.#dispatcher, { origin: this.#origin, path, method, headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs }, signal);
+    return headers;
   }
 
-  #parseSuccess(name: EndpointName, endpoint: Endpoint, raw: RawAnswer): unknown {
+  #parseSuccess(name: EndpointName, endpoint: Endpoint, raw: TransportAnswer): unknown {
     let json: unknown;
+    const text = bodyText(raw.body);
     try {
-      json = raw.text === '' ? undefined : JSON.parse(raw.text);
+      json = text === '' ? undefined : JSON.parse(text);
     } catch {
       throw new ServiceError('FERRY_SERVICE_ERROR', `${name}: HTTP ${raw.status} answer is not JSON`, {
         endpoint: name,
         status: raw.status,
-        body: this.#redact(raw.text.slice(0, 500)),
+        body: this.#redact(text.slice(0, 500)),
       });
     }
     // The push answers (201 of a record) pass a check derived from their schema, which is the parse's whole work for them.
@@ -396,18 +390,6 @@ export class ServiceClient {
     } catch {
       return this.#redact(text.slice(0, 2000));
     }
-  }
-
-  #unreachable(name: EndpointName, attempts: number, errorCode: string, error: unknown): FerryError {
-    return new FerryError(
-      'FERRY_SERVICE_UNREACHABLE',
-      `${name}: could not reach the service at ${this.#base.origin} after ${attempts} attempt${attempts === 1 ? '' : 's'} (${errorCode})`,
-      {
-        hint: `is service.baseUrl right (${this.baseUrl})? is the service up and reachable from here?`,
-        cause: redactError(error, this.#secrets()),
-        details: { endpoint: name, attempts, errorCode },
-      },
-    );
   }
 
   #secrets(): string[] {
@@ -670,6 +652,37 @@ function withOptions<O extends object, E extends object>(options: O | undefined,
   return Object.assign({}, options, extra);
 }
 
+/**
+ * The client's observer fed from the transport's hooks: every answer (with
+ * its latency) and every retry, labelled with the endpoint's name. A
+ * request that got no answer reaches `onRetry` only, as before.
+ */
+function transportObserver(observer: ClientObserver): TransportObserver {
+  const { onResponse, onRetry } = observer;
+  return {
+    ...(onResponse
+      ? {
+          onAnswer: (event) => {
+            if (event.status !== null) onResponse.call(observer, { endpoint: event.label as EndpointName, status: event.status, durationMs: event.latencyMs, attempt: event.attempt });
+          },
+        }
+      : {}),
+    ...(onRetry
+      ? {
+          onRetry: (event) =>
+            onRetry.call(observer, {
+              endpoint: event.label as EndpointName,
+              attempt: event.attempt,
+              delayMs: event.delayMs,
+              ...(event.status === undefined ? {} : { status: event.status }),
+              ...(event.errorCode === undefined ? {} : { errorCode: event.errorCode }),
+              ...(event.retryAfterMs === undefined ? {} : { retryAfterMs: event.retryAfterMs }),
+            }),
+        }
+      : {}),
+  };
+}
+
 function dataOf<T>(answer: Answer<T>): T {
   return answer.data;
 }
@@ -686,12 +699,9 @@ function fastCheck(schema: z.ZodType): FastCheck | null {
   return check;
 }
 
-/** An attempt cut by the per-attempt timeout (retried like a network error). */
-class AttemptTimeout extends Error {
-  constructor(readonly timeoutMs: number) {
-    super(`no complete answer within ${timeoutMs} ms`);
-    this.name = 'AttemptTimeout';
-  }
+/** The client caps every wait, Retry-After included, at maxDelayMs unless told otherwise (docs/client.md). */
+function capHints(policy: Readonly<RetryPolicy>): RetryPolicy {
+  return { ...policy, maxRetryAfterMs: policy.maxRetryAfterMs ?? policy.maxDelayMs };
 }
 
 function mergePolicy(base: Readonly<RetryPolicy>, override: Partial<RetryPolicy> | undefined): RetryPolicy {
@@ -715,12 +725,6 @@ function positiveInt(value: number | undefined, fallback: number, name: string):
 function nonNegative(value: number, name: string): number {
   if (!Number.isFinite(value) || value < 0) throw new FerryError('FERRY_CONFIG_INVALID', `${name} must be a number ≥ 0, found ${value}`);
   return value;
-}
-
-/** undici's per-request timeouts: no headers in time, or a body that stalled. */
-function isUndiciTimeout(error: unknown): boolean {
-  const code = codeOf(error);
-  return code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
 }
 
 function firstHeader(value: string | string[] | undefined): string | undefined {

@@ -39,6 +39,12 @@ export class FerryMetrics {
         registers,
       }),
       throttled: new Counter({ name: 'ferry_http_throttled_total', help: 'HTTP 429 answers from the service.', labelNames: ['endpoint'] as const, registers }),
+      breakerState: new Gauge({
+        name: 'ferry_http_circuit_state',
+        help: "The service's outage circuit breaker: 0 closed (requests go), 1 half-open (one probe out), 2 open (requests wait for the next probe).",
+        registers,
+      }),
+      breakerOpened: new Counter({ name: 'ferry_http_circuit_opened_total', help: 'Times the outage circuit breaker opened (the service failed every request in a row).', registers }),
       retries: new Counter({
         name: 'ferry_http_retries_total',
         help: "Requests the HTTP client's own retry loop repeated (reads and setup calls; pushes retry in the sink).",

@@ -117,7 +117,8 @@ export function signalsOutage(status: number | null): boolean {
  * Retry or give up after a transient failure, and how long to wait. A
  * request gives up once `maxAttempts` attempts failed, unless the service as
  * a whole is down and has been for less than the outage budget: a scheduled
- * run rides out a short outage instead of stopping after a few seconds. The
+ * run rides out a short outage instead of stopping after a few seconds. Once
+ * the outage has lasted the budget, any request that fails gives up. The
  * wait is the server's Retry-After when it gave one, else backoff with full jitter.
  */
 export function nextRetry(
@@ -126,8 +127,12 @@ export function nextRetry(
   policy: RetryPolicy,
   random?: () => number,
 ): { retry: true; delayMs: number } | { retry: false } {
-  const riding = state.outageMs !== undefined && state.outageMs < (policy.outageBudgetMs ?? 0);
+  const budget = policy.outageBudgetMs ?? 0;
+  const riding = state.outageMs !== undefined && state.outageMs < budget;
   if (state.failures >= policy.maxAttempts && !riding) return { retry: false };
+  // The service has been down longer than the budget: stop, however few attempts this request made (behind a circuit
+  // breaker, a request waits through most of an outage without failing).
+  if (budget > 0 && state.outageMs !== undefined && state.outageMs >= budget) return { retry: false };
   return { retry: true, delayMs: retryDelay(state.failures, policy, retryAfterMs, random) };
 }
 

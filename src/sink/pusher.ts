@@ -261,6 +261,14 @@ export class Pusher {
   private readonly maxWaitingToRetry: number;
 
   private fatal: FerryError | undefined;
+  /**
+   * Aborted once the pusher stops (a fatal error, or the run's signal): records
+   * waiting for the service's outage breaker leave instead of going out one by
+   * one as probes. Requests already sent are not cut: they finish.
+   */
+  private readonly halt = new AbortController();
+  /** The options of every push and delete, made once. */
+  private readonly callOptions: SinkCallOptions;
   /** `signal.aborted`, kept by the abort event. */
   private aborted: boolean;
   private readonly counters = { requests: 0, retries: 0, throttled: 0, succeeded: 0, rejected: 0 };
@@ -307,10 +315,12 @@ export class Pusher {
       'abort',
       () => {
         this.aborted = true;
+        this.halt.abort(options.signal?.reason);
         this.notify();
       },
       { once: true },
     );
+    this.callOptions = { retry: false, hold: this.halt.signal };
     this.policy = {
       ...DEFAULT_RETRY,
       maxAttempts: Math.max(1, options.maxAttempts),
@@ -355,7 +365,7 @@ export class Pusher {
   /** Soft-delete one record (for `deletes: mirror`). A 404 counts as already deleted. */
   delete(job: DeleteJob): Promise<DeleteOutcome> {
     const query = { remoteId: job.remoteId, sourceId: job.sourceId };
-    const opts: SinkCallOptions = { retry: false };
+    const opts = this.callOptions;
     const call = (): Promise<DeletedRecordResponse> => {
       switch (job.kind) {
         case 'conversation': return this.service.deleteConversation(query, opts);
@@ -453,7 +463,7 @@ export class Pusher {
   }
 
   private send(job: PushJob): Promise<RecordResponse> {
-    const opts: SinkCallOptions = job.json === undefined ? { retry: false } : { retry: false, json: job.json };
+    const opts: SinkCallOptions = job.json === undefined ? this.callOptions : { retry: false, hold: this.halt.signal, json: job.json };
     // The mapper validated the body against this endpoint's schema; the port takes the typed shape.
     switch (job.kind) {
       case 'conversation': return this.service.createConversation(job.body as ConversationRequest, opts);
@@ -736,6 +746,7 @@ export class Pusher {
 
   private setFatal(error: FerryError): FerryError {
     this.fatal ??= error;
+    this.halt.abort(error);
     this.notify();
     return error;
   }

@@ -32,6 +32,8 @@ export interface SinkCallOptions {
   retry?: false;
   /** The body's JSON text, already made (see `RequestOptions.json`): sent as is. */
   json?: string;
+  /** Stops a wait for the outage breaker (the run stopped), not a request already sent. */
+  hold?: AbortSignal;
 }
 
 export interface SinkService {

@@ -5,7 +5,7 @@
  * when the API refuses it.
  */
 import { z } from 'zod';
-import { FerryError, OriginPolicy, type ConnectorLogger } from '../../../src/sdk/index.js';
+import { FerryError, OriginPolicy, bodyText, type ConnectorLogger } from '../../../src/sdk/index.js';
 import type { Clock } from '../../../src/sdk/index.js';
 import type { AuthOption } from './options.js';
 import type { HttpTransport, Redactor, TransportRequest } from '../../../src/sdk/index.js';
@@ -141,7 +141,7 @@ export class ClientCredentials implements AuthProvider {
       { method: 'POST', url, headers, body: form.toString() },
       { ...(context.signal ? { signal: context.signal } : {}), paced: false, credentials: false, origins: OriginPolicy.homeOnly(url), label: 'OAuth2 token request' },
     );
-    const response = { status: answer.status, text: answer.body.toString('utf8') };
+    const response = { status: answer.status, text: bodyText(answer.body) };
     const shown = redactor.url(url);
     if (response.status < 200 || response.status >= 300) {
       const snippet = redactor.text(response.text.slice(0, 300));

@@ -5,7 +5,7 @@
  * fresh token and one more try; other 4xx are permanent and name the URL
  * (secrets redacted) with a snippet of what the API said.
  */
-import { FerryError, type AnswerHeaders, type ConnectorLogger, type HttpTransport, type Redactor, type TransportRequest } from '../../../src/sdk/index.js';
+import { FerryError, bodyText, type AnswerHeaders, type ConnectorLogger, type HttpTransport, type Redactor, type TransportRequest } from '../../../src/sdk/index.js';
 import type { AuthProvider } from './auth.js';
 
 export interface JsonResponse {
@@ -39,7 +39,7 @@ export class ApiClient {
     let renewed = false;
     for (;;) {
       const response = await this.send(request, context, shown, link);
-      const text = response.body.toString('utf8');
+      const text = bodyText(response.body);
       const snippet = redactor.text(text.slice(0, SNIPPET)).trim();
       const details = { url: redactor.url(response.url), status: response.status, ...(snippet ? { body: snippet } : {}) };
       if (response.status === 401 || response.status === 403) {

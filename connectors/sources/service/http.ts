@@ -4,7 +4,7 @@
  * attempt, 408/429/5xx answers and dropped connections repeated with backoff
  * (or the server's Retry-After), the response cap and the outage breaker.
  */
-import { FerryError, HttpTransport, fetchWire, isRetryableStatus, messageOf } from '../../../src/sdk/index.js';
+import { FerryError, HttpTransport, bodyText, fetchWire, isRetryableStatus, messageOf } from '../../../src/sdk/index.js';
 
 export interface ReadPolicy {
   /** Attempts in total, the first included. */
@@ -97,7 +97,7 @@ export class ServiceHttp {
       if (error instanceof FerryError) throw error;
       throw new FerryError('FERRY_SOURCE_UNREACHABLE', `GET ${path} on ${this.baseUrl} failed: ${messageOf(error)}`, { cause: error, details: { url } });
     }
-    const text = answer.body.toString('utf8');
+    const text = bodyText(answer.body);
     if (answer.status >= 200 && answer.status < 300) {
       try {
         return JSON.parse(text) as unknown;

@@ -7,5 +7,5 @@ export * from './transport.js';
 export * from './breaker.js';
 export * from './origins.js';
 export * from './token-bucket.js';
-export { fetchWire, readCapped, ResponseTooLarge } from './wire.js';
+export { bodyText, fetchWire, readCapped, ResponseTooLarge } from './wire.js';
 export type { AnswerHeaders, FetchFunction, Wire, WireAnswer, WireLimits, WireRequest } from './wire.js';

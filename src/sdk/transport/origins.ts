@@ -25,6 +25,8 @@ export interface OriginPolicyOptions {
   option?: string;
   /** Where in the config the policy comes from, for the refusal (`sync x, stream y`). */
   where?: string;
+  /** No other origin can be allowed (the service client, an OAuth token endpoint): the refusal says to fix the base URL instead. */
+  homeOnly?: boolean;
 }
 
 /** The normalised origin of a URL or origin string (`https://api.example.com:8443`); throws on a non-URL. */
@@ -37,20 +39,20 @@ export class OriginPolicy {
   readonly home: string;
   private readonly allowed: ReadonlySet<string>;
   private readonly trusted: ReadonlySet<string>;
-  private readonly option: string;
+  private readonly option: string | undefined;
   private readonly where: string | undefined;
 
   constructor(options: OriginPolicyOptions) {
     this.home = originOf(options.home);
     this.trusted = new Set((options.trusted ?? []).map(originOf));
     this.allowed = new Set([...(options.allowed ?? []).map(originOf), ...this.trusted]);
-    this.option = options.option ?? 'allowedOrigins';
+    this.option = options.homeOnly === true ? undefined : (options.option ?? 'allowedOrigins');
     this.where = options.where;
   }
 
   /** Everything on the home origin only (the service client: no other origin is ever followed). */
   static homeOnly(home: string | URL, where?: string): OriginPolicy {
-    return new OriginPolicy({ home, ...(where === undefined ? {} : { where }) });
+    return new OriginPolicy({ home, homeOnly: true, ...(where === undefined ? {} : { where }) });
   }
 
   /**
@@ -73,7 +75,10 @@ export class OriginPolicy {
     const shown = withoutQuery(target);
     return new FerryError('FERRY_ORIGIN_REFUSED', `refused to ${how} to ${shown}: ${why}`, {
       ...(this.where === undefined ? {} : { where: this.where }),
-      hint: `if ${target.origin} is meant to be read, list it under ${this.option}: (it is then read without credentials; list it as trusted to send them)`,
+      hint:
+        this.option === undefined
+          ? `the credentials belong to ${this.home} and go nowhere else${this.where ? `; if the API has moved to ${target.origin}, change ${this.where}` : ''}`
+          : `if ${target.origin} is meant to be read, list it under ${this.option}: (it is then read without credentials; list it as trusted to send them)`,
       details: { url: shown, origin: target.origin, home: this.home, ...(from ? { from: withoutQuery(from) } : {}) },
     });
   }

@@ -19,7 +19,7 @@ import { OriginPolicy } from './origins.js';
 import type { OriginVerdict } from './origins.js';
 import type { TokenBucket } from './token-bucket.js';
 import { fetchWire, ResponseTooLarge } from './wire.js';
-import type { AnswerHeaders, Wire, WireRequest } from './wire.js';
+import type { AnswerHeaders, Wire, WireAnswer, WireRequest } from './wire.js';
 
 /** 64 MiB: the default cap on one answer's (decompressed) body. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
@@ -35,9 +35,9 @@ export type TransportRequest = WireRequest;
 export interface TransportAnswer {
   status: number;
   headers: AnswerHeaders;
-  body: Buffer;
-  /** Where it came from, as sent (after redirects; with a query credential, if one was added: redact before showing). */
-  url: URL;
+  body: Buffer | string;
+  /** Where it came from, as sent (after redirects; with a query credential, if one was added: redact before showing). A path is on the home origin. */
+  url: URL | string;
   /** Attempts it took. */
   attempts: number;
 }
@@ -47,7 +47,8 @@ export interface AnswerEvent {
   /** The caller's name for the request (an endpoint, a stream). */
   label: string;
   method: string;
-  url: URL;
+  /** A URL, or a path on the transport's home origin. */
+  url: URL | string;
   /** HTTP status, or null when nothing was answered (refused, reset, timed out). */
   status: number | null;
   /** The network error's code when nothing was answered (`ECONNREFUSED`, `ETIMEDOUT`). */
@@ -87,6 +88,8 @@ export interface TransportErrors {
   tooLarge?: ErrorCode;
   /** Names what is reached, in messages: `the service`, `the source API`. @default 'the API' */
   what?: string;
+  /** The hint of an `unreachable` error, instead of the default one. */
+  unreachableHint?: string;
   /** Shows a URL in messages with its secrets masked. @default origin and path */
   showUrl?: (url: URL) => string;
 }
@@ -145,6 +148,21 @@ export interface SendOptions {
   credentials?: false;
 }
 
+/** Options of {@link HttpTransport.attempt} (undefined values allowed: the hot path builds them without spreads). */
+export interface AttemptOptions {
+  signal?: AbortSignal | undefined;
+  /**
+   * Stops a wait for the breaker (not a request already sent), when `signal`
+   * is not given: the pusher's requests finish once sent, but a run that has
+   * stopped must not queue its records up as probes. @default signal
+   */
+  hold?: AbortSignal | undefined;
+  timeoutMs?: number | undefined;
+  label?: string | undefined;
+  /** `false`: do not add the transport's credentials (a call that needs none). */
+  credentials?: false | undefined;
+}
+
 /**
  * See the module comment. One per service or API (its breaker, bucket and
  * origin are those of that one service); cheap to call per request.
@@ -192,10 +210,12 @@ export class HttpTransport {
     const { signal } = options;
     const policy = options.retry === false ? this.oneAttempt : options.retry === undefined ? this.policy : { ...this.policy, ...definedOnly(options.retry) };
     const origins = options.origins ?? this.origins;
-    const label = options.label ?? `${request.method} ${request.url.pathname}`;
+    const label = options.label ?? `${request.method} ${pathOf(request.url)}`;
     const observer = this.options.observer;
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     let current = request;
-    let verdict = origins.check(current.url, options.from, options.reachedBy ?? 'send a request');
+    // A path is on the home origin by construction; a URL is checked.
+    let verdict: OriginVerdict = typeof current.url === 'string' ? 'credentials' : origins.check(current.url, options.from, options.reachedBy ?? 'send a request');
     let redirects = 0;
     let failingSince: number | undefined;
     for (let attempt = 1; ; attempt++) {
@@ -213,28 +233,26 @@ export class HttpTransport {
         throw error;
       }
       const started = this.now();
-      let status: number;
-      let headers: AnswerHeaders;
-      let body: Buffer;
+      let answer: WireAnswer;
       try {
-        ({ status, headers, body } = await this.wire(sent, { signal, timeoutMs: options.timeoutMs ?? this.timeoutMs, maxBytes: this.maxResponseBytes }));
+        answer = await this.wire(sent, { signal, origin: origins.home, timeoutMs, maxBytes: this.maxResponseBytes });
       } catch (caught) {
         const outcome = this.unanswered(caught, ticket, signal, label, current.url);
-        const latencyMs = this.now() - started;
-        observer?.onAnswer?.({ label, method: sent.method, url: current.url, status: null, errorCode: outcome.errorCode, latencyMs, attempt });
+        observer?.onAnswer?.({ label, method: sent.method, url: current.url, status: null, errorCode: outcome.errorCode, latencyMs: this.now() - started, attempt });
         failingSince ??= started;
         const next = nextRetry(undefined, { failures: attempt, outageMs: this.outageMs(failingSince) }, policy, this.options.random);
-        if (!next.retry) throw this.unreachable(label, current.url, attempt, outcome.errorCode, outcome.error, options.timeoutMs ?? this.timeoutMs);
+        if (!next.retry) throw this.unreachable(label, current.url, attempt, outcome.errorCode, outcome.error, timeoutMs);
         observer?.onRetry?.({ label, errorCode: outcome.errorCode, attempt, delayMs: next.delayMs });
         await this.sleepFn(next.delayMs, signal);
         continue;
       }
+      const { status, headers } = answer;
       this.breaker.leave(ticket, signalsOutage(status) ? 'down' : 'up');
       observer?.onAnswer?.({ label, method: sent.method, url: current.url, status, latencyMs: this.now() - started, attempt, headers });
-      const location = options.followRedirects === false ? undefined : redirectTarget(status, headers, current.url);
+      const location = options.followRedirects === false ? undefined : redirectTarget(status, headers, this.absolute(current.url, origins));
       if (location !== undefined) {
         if (++redirects > MAX_REDIRECTS) throw this.loop(label, current.url);
-        verdict = origins.check(location, current.url, 'follow a redirect');
+        verdict = origins.check(location, this.absolute(current.url, origins), 'follow a redirect');
         current = redirected(current, status, location);
         attempt = 0;
         continue;
@@ -250,8 +268,61 @@ export class HttpTransport {
           continue;
         }
       }
-      return { status, headers, body, url: sent.url, attempts: attempt };
+      return { status, headers, body: answer.body, url: sent.url, attempts: attempt };
     }
+  }
+
+  /**
+   * One attempt at a path on the home origin, for a caller that runs its own
+   * queue and retries (the pusher): through the breaker and the observer like
+   * every attempt of {@link send}, but with no retry, no redirect followed
+   * and no gate or bucket. Written with `then` rather than as an async
+   * function: at thousands of pushes a second, each promise saved counts.
+   * Resolves with the answer whatever its status; rejects with the
+   * `unreachable` code (no answer), `tooLarge`, or FERRY_ABORTED.
+   */
+  attempt(request: WireRequest & { url: string }, options: AttemptOptions = {}): Promise<TransportAnswer> {
+    const entered = this.breaker.enter(options.signal ?? options.hold);
+    if (entered instanceof Promise) return entered.then((ticket) => this.attemptWith(ticket, request, options));
+    return this.attemptWith(entered, request, options);
+  }
+
+  private attemptWith(ticket: BreakerTicket, request: WireRequest & { url: string }, options: AttemptOptions): Promise<TransportAnswer> {
+    const { signal } = options;
+    const label = options.label ?? `${request.method} ${request.url}`;
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    const authorize = options.credentials === false ? undefined : this.options.authorize;
+    const observer = this.options.observer;
+    let started = 0;
+    const send = (sent: WireRequest): Promise<WireAnswer> => {
+      started = this.now();
+      return this.wire(sent, { signal, origin: this.origins.home, timeoutMs, maxBytes: this.maxResponseBytes });
+    };
+    let sending: Promise<WireAnswer>;
+    try {
+      const prepared = authorize ? authorize(request, { signal }) : request;
+      sending = prepared instanceof Promise ? prepared.then(send) : send(prepared);
+    } catch (error) {
+      this.breaker.leave(ticket, 'unsent');
+      return Promise.reject(error);
+    }
+    return sending.then(
+      (answer) => {
+        this.breaker.leave(ticket, signalsOutage(answer.status) ? 'down' : 'up');
+        observer?.onAnswer?.({ label, method: request.method, url: request.url, status: answer.status, latencyMs: this.now() - started, attempt: 1, headers: answer.headers });
+        return { status: answer.status, headers: answer.headers, body: answer.body, url: request.url, attempts: 1 };
+      },
+      (caught: unknown) => {
+        const outcome = this.unanswered(caught, ticket, signal, label, request.url);
+        observer?.onAnswer?.({ label, method: request.method, url: request.url, status: null, errorCode: outcome.errorCode, latencyMs: this.now() - started, attempt: 1 });
+        throw this.unreachable(label, request.url, 1, outcome.errorCode, outcome.error, timeoutMs);
+      },
+    );
+  }
+
+  /** A request's URL as a URL (a path is on the policy's home origin). */
+  private absolute(url: URL | string, origins: OriginPolicy): URL {
+    return typeof url === 'string' ? new URL(url, origins.home) : url;
   }
 
   /** The request as it goes out: with credentials, or stripped of everything that may carry one. */
@@ -261,7 +332,7 @@ export class HttpTransport {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(request.headers)) if (ANONYMOUS_HEADERS.has(name.toLowerCase())) headers[name] = value;
     let url = request.url;
-    if (this.credentialParams.some((name) => url.searchParams.has(name))) {
+    if (typeof url !== 'string' && this.credentialParams.some((name) => (url as URL).searchParams.has(name))) {
       url = new URL(url);
       for (const name of this.credentialParams) url.searchParams.delete(name);
     }
@@ -274,7 +345,7 @@ export class HttpTransport {
   }
 
   /** An attempt that got no answer: rethrows what is not a network failure; else its code, for a retry. */
-  private unanswered(caught: unknown, ticket: BreakerTicket, signal: AbortSignal | undefined, label: string, url: URL): { error: unknown; errorCode: string } {
+  private unanswered(caught: unknown, ticket: BreakerTicket, signal: AbortSignal | undefined, label: string, url: URL | string): { error: unknown; errorCode: string } {
     if (signal?.aborted) {
       this.breaker.leave(ticket, 'unsent');
       throw abortedError(signal, label);
@@ -292,24 +363,27 @@ export class HttpTransport {
     return { error: caught, errorCode };
   }
 
-  private show(url: URL): string {
-    return this.options.errors?.showUrl?.(url) ?? `${url.origin}${url.pathname}`;
+  private show(url: URL | string): string {
+    const absolute = this.absolute(url, this.origins);
+    return this.options.errors?.showUrl?.(absolute) ?? `${absolute.origin}${absolute.pathname}`;
   }
 
-  private unreachable(label: string, url: URL, attempts: number, errorCode: string, error: unknown, timeoutMs: number): FerryError {
+  private unreachable(label: string, url: URL | string, attempts: number, errorCode: string, error: unknown, timeoutMs: number): FerryError {
     const what = this.options.errors?.what ?? 'the API';
     return new FerryError(
       this.options.errors?.unreachable ?? 'FERRY_SOURCE_UNREACHABLE',
-      `${label}: could not reach ${what} at ${url.origin} after ${attempts} attempt${attempts === 1 ? '' : 's'} (${errorCode})`,
+      `${label}: could not reach ${what} at ${this.absolute(url, this.origins).origin} after ${attempts} attempt${attempts === 1 ? '' : 's'} (${errorCode})`,
       {
         cause: error instanceof Error ? new Error(`${error.name}: ${errorCode}`) : undefined,
-        hint: errorCode === 'ETIMEDOUT' ? `no answer within timeoutMs (${timeoutMs} ms); is ${what} overloaded?` : `is ${what} up and reachable from here (${url.origin})?`,
+        hint:
+          this.options.errors?.unreachableHint ??
+          (errorCode === 'ETIMEDOUT' ? `no answer within timeoutMs (${timeoutMs} ms); is ${what} overloaded?` : `is ${what} up and reachable from here (${this.absolute(url, this.origins).origin})?`),
         details: { url: this.show(url), attempts, errorCode },
       },
     );
   }
 
-  private tooLarge(label: string, url: URL, error: ResponseTooLarge): FerryError {
+  private tooLarge(label: string, url: URL | string, error: ResponseTooLarge): FerryError {
     const shown = this.show(url);
     return new FerryError(
       this.options.errors?.tooLarge ?? 'FERRY_SOURCE_RESPONSE_TOO_LARGE',
@@ -321,7 +395,7 @@ export class HttpTransport {
     );
   }
 
-  private loop(label: string, url: URL): FerryError {
+  private loop(label: string, url: URL | string): FerryError {
     return new FerryError('FERRY_SOURCE_READ_FAILED', `${label}: more than ${MAX_REDIRECTS} redirects, the last to ${this.show(url)}`, {
       hint: 'the API redirects in a loop; check the URL',
       details: { url: this.show(url) },
@@ -344,9 +418,14 @@ function redirectTarget(status: number, headers: AnswerHeaders, from: URL): URL 
 
 /** The request a redirect asks for: 303 (and 301/302 of a POST) become a GET without body, as browsers and fetch do. */
 function redirected(request: TransportRequest, status: number, location: URL): TransportRequest {
+  // From here on the URL is absolute, even when the first was a path on the home origin.
   if (status === 307 || status === 308 || request.method === 'GET' || request.method === 'HEAD') return { ...request, url: location };
   const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !/^content-/i.test(name)));
   return { method: 'GET', url: location, headers };
+}
+
+function pathOf(url: URL | string): string {
+  return typeof url === 'string' ? url.replace(/\?.*$/, '') : url.pathname;
 }
 
 function isTimeout(error: unknown): boolean {

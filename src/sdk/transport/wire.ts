@@ -10,24 +10,32 @@
 /** A request as the wire sends it. */
 export interface WireRequest {
   method: string;
-  url: URL;
+  /** Where to: a URL, or a path (and query) on the transport's home origin (the service client's, built without a URL object). */
+  url: URL | string;
   headers: Record<string, string>;
-  body?: string | Buffer;
+  body?: string | Buffer | undefined;
 }
 
 /** Headers of an answer, names in lower case. */
 export type AnswerHeaders = Record<string, string | string[] | undefined>;
 
-/** What came back. */
+/** What came back: the body as bytes, or already as text (a wire that decodes it itself, as the service client's does). */
 export interface WireAnswer {
   status: number;
   headers: AnswerHeaders;
-  body: Buffer;
+  body: Buffer | string;
+}
+
+/** An answer's body as text (UTF-8). */
+export function bodyText(body: Buffer | string): string {
+  return typeof body === 'string' ? body : body.toString('utf8');
 }
 
 /** How one exchange is bounded. */
 export interface WireLimits {
   signal: AbortSignal | undefined;
+  /** The transport's home origin, which a path-only `url` is on. */
+  origin: string;
   /** No complete answer within this long: the attempt fails with a `TimeoutError`. */
   timeoutMs: number;
   /** Bytes of (decompressed) body at most. */
@@ -60,7 +68,7 @@ export function fetchWire(fetchOf: () => FetchFunction = () => fetch): Wire {
   return async (request, limits) => {
     const timeout = AbortSignal.timeout(limits.timeoutMs);
     const signal = limits.signal ? AbortSignal.any([limits.signal, timeout]) : timeout;
-    const response = await fetchOf()(request.url.toString(), {
+    const response = await fetchOf()(typeof request.url === 'string' ? `${limits.origin}${request.url}` : request.url.toString(), {
       method: request.method,
       headers: request.headers,
       ...(request.body !== undefined ? { body: request.body } : {}),

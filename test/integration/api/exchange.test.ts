@@ -31,13 +31,13 @@ describe('exchange', () => {
   it('reads a body in several chunks whole, as UTF-8 without a byte order mark, with the headers', async () => {
     const answer = await exchange(agent, { origin, path: '/chunks', method: 'GET' });
     expect(answer.status).toBe(200);
-    expect(JSON.parse(answer.text)).toEqual({ text: 'é–ok' });
+    expect(JSON.parse(answer.body)).toEqual({ text: 'é–ok' });
     expect(answer.headers['x-two']).toEqual(['a', 'b']);
   });
 
   it('answers error statuses as answers, not rejections', async () => {
     const answer = await exchange(agent, { origin, path: '/busy', method: 'GET' });
-    expect(answer).toMatchObject({ status: 503, text: 'busy', headers: { 'retry-after': '2' } });
+    expect(answer).toMatchObject({ status: 503, body: 'busy', headers: { 'retry-after': '2' } });
   });
 
   it('rejects with the signal reason when the signal fires', async () => {

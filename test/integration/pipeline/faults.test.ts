@@ -101,6 +101,36 @@ describe('a sync under faults', () => {
     }
   });
 
+  it('rides a mid-run outage as a whole: one probe at a time while down, every record landed once after', async () => {
+    // Healthy for the setup and the first records, then 500 for everything for 2 s.
+    service.setMode({ kind: 'latency', ms: 5 });
+    let requestsAtDown = -1;
+    let requestsWhileDown = -1;
+    const watch = setInterval(() => {
+      if (requestsAtDown < 0 && service.stats.written >= 50) {
+        requestsAtDown = service.stats.requests;
+        service.setMode({ kind: 'down', answer: 'error' });
+        setTimeout(() => {
+          requestsWhileDown = service.stats.requests - requestsAtDown;
+          service.setMode({ kind: 'latency', ms: 5 });
+        }, 2000);
+      }
+    }, 1);
+    try {
+      const [summary] = await runProject({ configFile: writeConfig(', outageBudgetSeconds: 60'), syncNames: [], logger: pino({ level: 'silent' }) });
+      expect(summary).toMatchObject({ status: 'succeeded', exitCode: 0, counts: { read: ROWS, pushed: ROWS, failed: 0 } });
+      // Without the breaker each of the 8 slots retried on its own backoff: hundreds of requests in 2 s.
+      // With it: what was in flight, the failures in a row that open it, and a probe at most every second.
+      expect(requestsWhileDown).toBeGreaterThan(0);
+      expect(requestsWhileDown).toBeLessThan(40);
+      const rows = [...service.records.entries()].filter(([key]) => key.startsWith('row '));
+      expect(rows).toHaveLength(ROWS);
+      expect(service.stats.changedBodies).toBe(0);
+    } finally {
+      clearInterval(watch);
+    }
+  });
+
   it('stops with exit 3 and the last error once the outage outlasts the budget, having said so while retrying', async () => {
     // Healthy for the setup and the first records, then down for good.
     let answered = 0;

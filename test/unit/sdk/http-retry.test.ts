@@ -78,6 +78,9 @@ describe('nextRetry: attempts, and riding out an outage', () => {
     expect(nextRetry(undefined, { failures: 9, outageMs: 59_000 }, policy, half)).toEqual({ retry: true, delayMs: 500 });
     expect(nextRetry(undefined, { failures: 9, outageMs: 60_000 }, policy, half)).toEqual({ retry: false });
     expect(nextRetry(undefined, { failures: 3, outageMs: 10 }, { ...policy, outageBudgetMs: 0 }, half)).toEqual({ retry: false });
+    // Past the budget even a request on its first failure gives up (behind the breaker it waited, not failed).
+    expect(nextRetry(undefined, { failures: 1, outageMs: 60_000 }, policy, half)).toEqual({ retry: false });
+    expect(nextRetry(undefined, { failures: 1, outageMs: 10 }, { ...policy, outageBudgetMs: 0 }, half)).toEqual({ retry: true, delayMs: 50 });
   });
   it('waits for the server\'s Retry-After when it gave one', () => {
     expect(nextRetry(4000, { failures: 1 }, policy, half)).toEqual({ retry: true, delayMs: 4000 });
