@@ -217,5 +217,9 @@ describe.skipIf(!existsSync(CHROMIUM))('ferry console in a browser', () => {
     await page.getByText('http://127.0.0.1').first().waitFor();
     expect(await page.content()).not.toContain('s3cr3t-hook-path');
     await shot('alerts');
+    for (const path of ['/api/session', '/api/config', '/api/overview', '/api/failures']) {
+      const text = await (await fetch(`${baseUrl}${path}`)).text();
+      expect(text, path).not.toContain('s3cr3t-hook-path');
+    }
   });
 });

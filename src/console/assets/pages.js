@@ -36,15 +36,16 @@ export async function overviewPage() {
   const { syncs } = await api('/api/overview');
   const totals = { syncs: syncs.filter((s) => s.kind === 'sync').length, exports: syncs.filter((s) => s.kind === 'export').length, failures: syncs.reduce((n, s) => n + s.openFailures, 0), live: syncs.reduce((n, s) => n + s.liveRecords, 0) };
   const columns = [
-    { label: 'Sync' }, { label: 'Last run' }, { label: 'When' },
+    { label: 'Sync' }, { label: 'Last run' },
     ...COUNTS.map((c) => ({ label: COUNT_LABEL[c] ?? c, num: true })),
-    { label: 'Duration', num: true }, { label: 'Records/s', num: true }, { label: 'Cursor' }, { label: 'Schedule / next run' },
-    { label: 'Open failures', num: true }, { label: 'Live', num: true }, { label: 'Run' },
+    { label: 'Duration', num: true }, { label: 'Records/s', num: true }, { label: 'Cursor' }, { label: 'Schedule' },
+    { label: 'Failures', num: true }, { label: 'Live', num: true }, { label: 'Run' },
   ];
   const rows = syncs.map((s) => [
     h('span', { class: 'name' }, h('a', { href: `/syncs/${encodeURIComponent(s.sync)}` }, s.sync), s.configured ? null : h('span', { class: 'muted' }, ' (not in config)')),
-    s.lastRun ? (s.lastRun.runId ? h('a', { href: `/syncs/${encodeURIComponent(s.sync)}/runs/${encodeURIComponent(s.lastRun.runId)}` }, badge(s.lastRun.status)) : badge(s.lastRun.status)) : h('span', { class: 'muted' }, 'never run'),
-    s.lastRun ? when(s.lastRun.startedAt, { short: true }) : '–',
+    s.lastRun
+      ? h('span', {}, s.lastRun.runId ? h('a', { href: `/syncs/${encodeURIComponent(s.sync)}/runs/${encodeURIComponent(s.lastRun.runId)}` }, badge(s.lastRun.status)) : badge(s.lastRun.status), h('br'), when(s.lastRun.startedAt, { short: true }))
+      : h('span', { class: 'muted' }, 'never run'),
     ...countCells(s.lastRun?.counts, s.sync),
     duration(s.lastRun?.durationMs),
     s.recordsPerSecond === null ? '–' : num(s.recordsPerSecond),
@@ -371,6 +372,11 @@ function columnsOf(items, idKey) {
 
 function display(value) {
   if (value === undefined || value === null) return '–';
+  // A row's fields: { name: { value, fieldType } } → name=value, …
+  if (typeof value === 'object' && !Array.isArray(value) && Object.values(value).every((v) => v && typeof v === 'object' && 'value' in v)) {
+    const text = Object.entries(value).map(([k, v]) => `${k}=${v.value}`).join(', ');
+    return text.length > 120 ? `${text.slice(0, 120)}…` : text;
+  }
   if (typeof value === 'object') return JSON.stringify(value).slice(0, 120);
   return String(value).length > 120 ? `${String(value).slice(0, 120)}…` : String(value);
 }

@@ -12,6 +12,17 @@ function failure(remoteId: string, extra: Partial<FailureWrite> = {}): FailureWr
   return { sync: 'deals', runId: null, remoteId, origin: `deals.csv:${remoteId}`, kind: 'rejected', reason: 'no', status: 422, errorBody: null, body: null, sourceRecord: { id: remoteId }, ...extra };
 }
 
+/** The store, noting the filter of every page of the dead-letter read through it. */
+function spyOnPages(store: StateStore, asked: FailureFilter[]): StateStore {
+  return new Proxy(store, {
+    get(target, key) {
+      if (key === 'failures') return (filter: FailureFilter) => (asked.push(filter), target.failures(filter));
+      const value: unknown = Reflect.get(target, key);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  }) as StateStore;
+}
+
 describe('replayUnits', () => {
   it('replays each entry once across pages, while the replay writes failures back', async () => {
     const store = await openStateStore('sqlite::memory:');
@@ -22,13 +33,7 @@ describe('replayUnits', () => {
       await store.flush();
       // Every read of the dead-letter is one bounded page.
       const asked: FailureFilter[] = [];
-      const spied = new Proxy(store, {
-        get(target, key) {
-          if (key === 'failures') return (filter: FailureFilter) => (asked.push(filter), target.failures(filter));
-          const value: unknown = Reflect.get(target, key);
-          return typeof value === 'function' ? value.bind(target) : value;
-        },
-      }) as StateStore;
+      const spied = spyOnPages(store, asked);
       const replayed: unknown[] = [];
       for await (const unit of replayUnits(spied, 'deals', 3)) {
         replayed.push(unit.input);
@@ -42,6 +47,29 @@ describe('replayUnits', () => {
       expect(left).toHaveLength(9);
       // Nine entries: three full pages, then an empty one.
       expect(asked.map((f) => f.limit)).toEqual([3, 3, 3, 3]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('replays only the entries asked for (the console\'s "retry selected"), reading no page below the lowest', async () => {
+    const store = await openStateStore('sqlite::memory:');
+    try {
+      for (let i = 0; i < 10; i++) await store.recordFailure(failure(`r${i}`));
+      await store.flush();
+      const ids = (await store.failures({ sync: 'deals' })).map((f) => f.id);
+      const wanted = [ids[2]!, ids[5]!, ids[6]!];
+      const asked: FailureFilter[] = [];
+      const spied = spyOnPages(store, asked);
+      const replayed: number[] = [];
+      for await (const unit of replayUnits(spied, 'deals', 2, wanted)) replayed.push(unit.failureId!);
+      expect(replayed).toEqual(wanted);
+      // Paging starts just above the highest id asked for and stops once below the lowest.
+      expect(asked[0]!.beforeId).toBe(Math.max(...wanted) + 1);
+      expect(asked.length).toBeLessThanOrEqual(3);
+      const none: unknown[] = [];
+      for await (const unit of replayUnits(store, 'deals', 2, [])) none.push(unit);
+      expect(none).toEqual([]);
     } finally {
       await store.close();
     }
