@@ -35,6 +35,10 @@ export interface ListWindow {
   /** Ids (→ time) this window emitted, kept while it may still be split. */
   own: Map<string, number> | undefined;
   cursor: string | undefined;
+  /** Pages read so far, and the span of times they held (for the estimate of what is left). */
+  pages?: number;
+  seenMin?: number;
+  seenMax?: number;
 }
 
 /** A window whose own emitted ids past this many are no longer kept; it is then read to its end. */
@@ -140,4 +144,40 @@ function boundOf(value: string | number | boolean | undefined): number | undefin
   if (typeof value !== 'string') return undefined;
   const ms = Date.parse(value);
   return Number.isNaN(ms) ? undefined : Math.floor(ms);
+}
+
+/**
+ * Whether splitting the window now is likely to pay: a split drops the
+ * window's cursor, so its children read its current page again. Where the
+ * pages come ordered by time (the times of this page are monotonic), the
+ * span read so far tells how much of a closed window is left, and a window
+ * with less than a page per part left is read on. Otherwise (open ends,
+ * unordered lists) nothing tells, and a window that still has pages is split.
+ */
+export function worthSplitting(window: ListWindow, pageTimes: readonly number[], parts: number): boolean {
+  if (window.lo === undefined || window.hi === undefined || window.pages === undefined || window.seenMin === undefined || window.seenMax === undefined) return true;
+  if (!monotonic(pageTimes)) return true;
+  const span = window.hi - window.lo;
+  const covered = Math.max(1, window.seenMax - window.seenMin);
+  const left = Math.max(0, span - covered);
+  return (window.pages * left) / covered >= parts;
+}
+
+/** Note a page's times on the window. */
+export function notePage(window: ListWindow, pageTimes: readonly number[]): void {
+  window.pages = (window.pages ?? 0) + 1;
+  for (const time of pageTimes) {
+    if (window.seenMin === undefined || time < window.seenMin) window.seenMin = time;
+    if (window.seenMax === undefined || time > window.seenMax) window.seenMax = time;
+  }
+}
+
+function monotonic(times: readonly number[]): boolean {
+  let up = true;
+  let down = true;
+  for (let i = 1; i < times.length; i++) {
+    if (times[i]! < times[i - 1]!) up = false;
+    if (times[i]! > times[i - 1]!) down = false;
+  }
+  return times.length > 1 && (up || down);
 }

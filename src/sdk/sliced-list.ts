@@ -12,7 +12,7 @@
  * them, and no filter selects them, so only the unsliced list is exact.
  */
 import { FerryError } from './errors.js';
-import { itemTime, keeps, splitWindow, SPLITTABLE_IDS, wholeWindow, windowQuery, type ListQuery, type ListWindow } from './list-windows.js';
+import { itemTime, keeps, notePage, splitWindow, SPLITTABLE_IDS, wholeWindow, windowQuery, worthSplitting, type ListQuery, type ListWindow } from './list-windows.js';
 import { RequestLimiter } from './request-limiter.js';
 import type { ServiceResource } from './service-resources.js';
 
@@ -171,6 +171,7 @@ class SlicedReader {
       if (window.own && time !== undefined) window.own.set(id, time);
     }
     if (window.own && window.own.size > SPLITTABLE_IDS) window.own = undefined;
+    notePage(window, times);
     this.#emit(kept);
     if (!answer.hasMore) return;
     const next = answer.nextCursor;
@@ -178,7 +179,7 @@ class SlicedReader {
       throw new FerryError('FERRY_SERVICE_ERROR', `GET ${resource.path}: the service said hasMore but gave no new nextCursor`, { details: { path: resource.path } });
     }
     const spare = this.#spareChains();
-    const parts = this.#sliced && window.own && spare >= 2 ? splitWindow(window, spare, times, this.#now()) : [];
+    const parts = this.#sliced && window.own && spare >= 2 && worthSplitting(window, times, spare) ? splitWindow(window, spare, times, this.#now()) : [];
     if (parts.length > 0) {
       this.#queue.push(...parts);
       return;

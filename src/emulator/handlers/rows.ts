@@ -39,6 +39,9 @@ export const listRows: Handler<'listRows'> = (ctx) => {
     sourceId: q.sourceId,
     remoteId: q.remoteId,
     objectTypeId: q.objectTypeId,
+    // A row's sort key is its createdAt when it has one, so the index narrows a bounded list; keep() still drops rows without createdAt.
+    sortFrom: after,
+    sortTo: before,
     keep: (r) => {
       if (q.name !== undefined && !includesCi(r.data.name, q.name)) return false;
       if (after === undefined && before === undefined) return true;

@@ -1,0 +1,237 @@
+/**
+ * Export read speed: the sliced reader against one cursor chain, both
+ * measured in this one run.
+ *
+ * - stand-in: a list endpoint answering each page after 20 ms (as a remote
+ *   service would), 10,000 conversations listed into a JSON Lines file; a
+ *   single cursor chain (`read.slices: off`) against time windows at
+ *   `service.concurrency: 8`. Goal ≥ 6×.
+ * - emulator: 100,000 rows in `ferry emulator` (its own process, as a user
+ *   runs it), a first export into postgres-table and into parquet; one chain
+ *   (the read every export did before slicing, and still the default for a
+ *   full export of rows, whose createdAt may be null) against time windows
+ *   (`read.undated: exclude`: every row here has createdAt). Goal ≥ 3×.
+ *
+ * `BENCH_ONLY=export-read npm run bench`, or `npx tsx bench/export-read.bench.ts`.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import pg from 'pg';
+import pino from 'pino';
+import { ServiceClient } from '../src/api/client.js';
+import { loadConfig } from '../src/config/index.js';
+import { startEmulator } from '../src/emulator/index.js';
+import { inspectExport, runExport } from '../src/export/index.js';
+import { openStateStore } from '../src/state/index.js';
+
+const PG_URL = process.env.FERRY_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const CONCURRENCY = 8;
+const STAND_IN_ITEMS = Number(process.env.BENCH_READ_STAND_IN ?? 10_000);
+const EMULATOR_ROWS = Number(process.env.BENCH_READ_ROWS ?? 100_000);
+
+type Row = { name: string; value: number | string; goal?: string; ok?: boolean };
+
+interface Target {
+  url: string;
+  apiKey: string;
+}
+
+/** One `ferry export` of the project's only export, timed; fails unless it exported `expected` records. */
+async function timedExport(dir: string, yaml: string, target: Target, expected: number): Promise<number> {
+  writeFileSync(join(dir, 'ferry.yaml'), yaml);
+  const config = await loadConfig(join(dir, 'ferry.yaml'));
+  const { prepared, issues } = await inspectExport(config, config.exports[0]!);
+  if (!prepared) throw new Error(issues.map((issue) => issue.message).join('; '));
+  const store = await openStateStore(`sqlite:${join(dir, `state-${Date.now()}.db`)}`);
+  const client = new ServiceClient({ baseUrl: target.url, apiKey: target.apiKey, concurrency: CONCURRENCY });
+  try {
+    const started = process.hrtime.bigint();
+    const summary = await runExport(prepared, { store, service: client }, {
+      signal: new AbortController().signal,
+      logger: pino({ level: 'silent' }),
+      detailConcurrency: CONCURRENCY,
+    });
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    if (summary.status !== 'succeeded' || summary.exported !== expected) throw new Error(`export ${summary.status}: ${summary.error ?? `${summary.exported} of ${expected}`}`);
+    return seconds;
+  } finally {
+    await client.close();
+    await store.close();
+  }
+}
+
+/** The stand-in list in its own process (it must not share ferry's thread); resolves with its URL once it listens. */
+async function spawnStandIn(count: number, delayMs: number): Promise<{ url: string; stop: () => void }> {
+  const tsx = resolve(import.meta.dirname, '../node_modules/tsx/dist/cli.mjs');
+  const script = resolve(import.meta.dirname, '../test/support/list-stand-in-process.ts');
+  const child = spawn(process.execPath, [tsx, script, String(count), String(delayMs), 'exclusive'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolvePromise, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`the stand-in did not start: ${out}`)), 30_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const found = /(http:\/\/\S+)/.exec(out)?.[1];
+      if (found) {
+        clearTimeout(timer);
+        resolvePromise(found);
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`the stand-in exited ${code}: ${out}`)));
+  });
+  return { url, stop: () => child.stdin.end() };
+}
+
+export async function standIn(): Promise<Row[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'ferry-bench-read-'));
+  const server = await spawnStandIn(STAND_IN_ITEMS, 20);
+  const yaml = (slices: string) => `version: 1
+service: { baseUrl: ${server.url}, apiKey: sk_live_bench, concurrency: ${CONCURRENCY} }
+exports:
+  - name: calls
+    resource: conversations
+    read: { slices: ${slices} }
+    destination: { type: file, path: out-${slices}.jsonl }
+`;
+  try {
+    const target = { url: server.url, apiKey: 'sk_live_bench' };
+    const chain = await timedExport(dir, yaml('off'), target, STAND_IN_ITEMS);
+    const sliced = await timedExport(dir, yaml('auto'), target, STAND_IN_ITEMS);
+    const ratio = +(chain / sliced).toFixed(2);
+    return [
+      { name: `stand-in 20 ms/page, ${STAND_IN_ITEMS} conversations: one cursor chain s`, value: +chain.toFixed(2) },
+      { name: `stand-in 20 ms/page: sliced at concurrency ${CONCURRENCY} s`, value: +sliced.toFixed(2) },
+      { name: 'stand-in 20 ms/page: sliced speed / one chain', value: ratio, goal: '≥ 6', ok: ratio >= 6 },
+    ];
+  } finally {
+    server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** An emulator database holding `count` rows of one object type, each with createdAt, written through the store. */
+async function seedRows(db: string, count: number): Promise<void> {
+  const emulator = await startEmulator({ db });
+  const client = new ServiceClient({ baseUrl: emulator.url, apiKey: emulator.devKey ?? '' });
+  try {
+    const source = await client.createSource({ name: 'bench', displayName: 'Bench' });
+    const type = await client.createObjectType({
+      sourceId: source.id,
+      name: 'deal',
+      displayName: 'Deal',
+      fieldDefinitions: [
+        { name: 'stage', fieldType: 'string', required: false },
+        { name: 'amount', fieldType: 'double', required: false },
+        { name: 'closed', fieldType: 'boolean', required: false },
+      ],
+    });
+    const base = Date.UTC(2024, 0, 1);
+    // Group commit: the writes until the next turn of the event loop share one transaction.
+    emulator.store.beginWriteBatch();
+    for (let i = 0; i < count; i++) {
+      const createdAt = new Date(base + i * 60_000).toISOString();
+      emulator.store.putRecord(
+        { orgId: emulator.orgId!, kind: 'row', sourceId: source.id, remoteId: `R-${i}` },
+        {
+          public: true,
+          ownerEmails: [],
+          objectTypeId: type.id,
+          sortMs: Date.parse(createdAt),
+          data: {
+            name: `Deal ${i}`,
+            fields: {
+              stage: { value: ['Prospecting', 'Engaging', 'Won', 'Lost'][i % 4]!, fieldType: 'string', label: null },
+              amount: { value: 1000 + (i % 997) + 0.5, fieldType: 'double', label: null },
+              closed: { value: i % 4 >= 2, fieldType: 'boolean', label: null },
+            },
+            createdAt,
+            updatedAt: null,
+          },
+        },
+      );
+      if (i % 10_000 === 9_999) {
+        await emulator.store.whenCommitted();
+        emulator.store.beginWriteBatch();
+      }
+    }
+    await emulator.store.whenCommitted();
+  } finally {
+    await client.close();
+    await emulator.close();
+  }
+}
+
+/** `ferry emulator --db <db>` in its own process; resolves with its URL and key once it listens. */
+async function spawnEmulator(db: string): Promise<Target & { stop: () => void }> {
+  const child = spawn(process.execPath, [resolve(import.meta.dirname, '../bin/ferry.js'), 'emulator', '--db', db, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  const ready = await new Promise<Target>((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(new Error(`ferry emulator did not start: ${out}`)), 30_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
+      const key = /\n\s+(sk_live_\S+)/.exec(out)?.[1];
+      if (url && key) {
+        clearTimeout(timer);
+        resolvePromise({ url, apiKey: key });
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`ferry emulator exited ${code}: ${out}`)));
+  });
+  return { ...ready, stop: () => child.kill('SIGTERM') };
+}
+
+export async function emulatorRows(count = EMULATOR_ROWS): Promise<Row[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'ferry-bench-read-rows-'));
+  const db = join(dir, 'emulator.db');
+  await seedRows(db, count);
+  const emulator = await spawnEmulator(db);
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  const schema = `ferry_bench_read_${process.pid}`;
+  const rows: Row[] = [];
+  try {
+    for (const destination of ['postgres-table', 'parquet'] as const) {
+      const timed = async (read: string, n: number) => {
+        const target =
+          destination === 'postgres-table'
+            ? `{ type: postgres-table, url: "${PG_URL}", schema: ${schema}_${n}, table: rows }`
+            : `{ type: parquet, path: rows-${n}.parquet }`;
+        if (destination === 'postgres-table') await admin.query(`DROP SCHEMA IF EXISTS "${schema}_${n}" CASCADE; CREATE SCHEMA "${schema}_${n}"`);
+        const yaml = `version: 1
+service: { baseUrl: ${emulator.url}, apiKey: ${emulator.apiKey}, concurrency: ${CONCURRENCY} }
+exports:
+  - name: rows
+    resource: rows
+    read: ${read}
+    destination: ${target}
+`;
+        return timedExport(dir, yaml, emulator, count);
+      };
+      const chain = await timed('{ slices: off }', 1);
+      const sliced = await timed('{ undated: exclude }', 2);
+      const ratio = +(chain / sliced).toFixed(2);
+      rows.push(
+        { name: `emulator ${count} rows → ${destination}: one cursor chain s`, value: +chain.toFixed(2) },
+        { name: `emulator ${count} rows → ${destination}: sliced at concurrency ${CONCURRENCY} s`, value: +sliced.toFixed(2) },
+        { name: `emulator rows → ${destination}: sliced speed / one chain`, value: ratio, goal: '≥ 3', ok: ratio >= 3 },
+      );
+    }
+    return rows;
+  } finally {
+    emulator.stop();
+    for (const n of [1, 2]) await admin.query(`DROP SCHEMA IF EXISTS "${schema}_${n}" CASCADE`).catch(() => undefined);
+    await admin.end();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function run(): Promise<Row[]> {
+  return [...(await standIn()), ...(await emulatorRows())];
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  for (const row of await run()) console.log(`${row.name}  ${row.value}  ${row.goal ?? ''}${row.ok === undefined ? '' : row.ok ? ' ok' : ' MISSED'}`);
+}
