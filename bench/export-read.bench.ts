@@ -198,7 +198,7 @@ export async function emulatorRows(count = EMULATOR_ROWS): Promise<Row[]> {
         const target =
           destination === 'postgres-table'
             ? `{ type: postgres-table, url: "${PG_URL}", schema: ${schema}_${n}, table: rows }`
-            : `{ type: parquet, path: rows-${n}.parquet }`;
+            : `{ type: parquet, path: rows-${n}.parquet, table: rows }`;
         if (destination === 'postgres-table') await admin.query(`DROP SCHEMA IF EXISTS "${schema}_${n}" CASCADE; CREATE SCHEMA "${schema}_${n}"`);
         const yaml = `version: 1
 service: { baseUrl: ${emulator.url}, apiKey: ${emulator.apiKey}, concurrency: ${CONCURRENCY} }
@@ -212,6 +212,7 @@ exports:
       };
       const chain = await timed('{ slices: off }', 1);
       const sliced = await timed('{ undated: exclude }', 2);
+      if (process.env.BENCH_VERBOSE) console.error(`${destination}: one chain ${chain.toFixed(2)} s, sliced ${sliced.toFixed(2)} s`);
       const ratio = +(chain / sliced).toFixed(2);
       rows.push(
         { name: `emulator ${count} rows → ${destination}: one cursor chain s`, value: +chain.toFixed(2) },

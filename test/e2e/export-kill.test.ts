@@ -1,0 +1,82 @@
+/**
+ * `ferry export` killed with SIGKILL in the middle of a sliced read, then run
+ * again: the destination holds every record once, as psql (PostgreSQL's own
+ * client) and a DuckDB connection of its own count them.
+ */
+import { spawn, execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SERVICE_RESOURCES } from '../../src/sdk/index.js';
+import { dropSchemas, freshSchema, PG_URL, postgresReachable } from '../helpers/postgres.js';
+import { ListStandIn, standInConversation } from '../support/list-stand-in.js';
+import { ferry, jsonOf, tempProjectDir } from './spawn-ferry.js';
+
+const COUNT = 1000;
+const pgAvailable = await postgresReachable();
+const schema = freshSchema('ferry_kill');
+afterAll(() => dropSchemas(schema));
+
+function psql(sql: string): string {
+  return execFileSync('psql', [PG_URL, '-At', '-c', sql], { encoding: 'utf8' }).trim();
+}
+
+describe.skipIf(!pgAvailable)('ferry export after kill -9', () => {
+  it('re-runs into exact tables: every record once in PostgreSQL and DuckDB', async () => {
+    const dir = tempProjectDir('ferry-e2e-export-kill-');
+    const standIn = new ListStandIn({
+      items: Array.from({ length: COUNT }, (_, i) => standInConversation(i)),
+      window: SERVICE_RESOURCES.conversations.window!,
+      itemsKey: 'conversations',
+      bounds: 'inclusive',
+      order: 'time',
+      delayMs: 5,
+    });
+    const server = await standIn.listen('/v1/conversations');
+    try {
+      writeFileSync(
+        join(dir, 'ferry.yaml'),
+        `version: 1
+service: { baseUrl: ${server.url}, apiKey: sk_live_kill_test, concurrency: 8 }
+state: { url: sqlite:state/ferry.db }
+exports:
+  - name: calls-pg
+    resource: conversations
+    destination: { type: postgres-table, url: "${PG_URL}", schema: ${schema}, table: calls }
+  - name: calls-duckdb
+    resource: conversations
+    destination: { type: duckdb, path: out/warehouse.duckdb, table: calls }
+`,
+      );
+      // Kill the first run once the stand-in has answered some pages of the first export.
+      const child = spawn(process.execPath, [resolve(import.meta.dirname, '../../bin/ferry.js'), 'export'], { cwd: dir, stdio: 'ignore', env: { ...process.env, FERRY_BASE_URL: '', FERRY_API_KEY: '' } });
+      const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
+      const started = Date.now();
+      while (standIn.queries.length < 12 && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 5));
+      child.kill('SIGKILL');
+      await exited;
+      expect(standIn.queries.length).toBeGreaterThanOrEqual(12);
+
+      const result = await ferry(['export', '--json'], { cwd: dir });
+      expect(result.code, result.stderr).toBe(0);
+      const report = jsonOf(result) as { exports: { export: string; status: string; exported: number }[] };
+      expect(report.exports.map((e) => [e.export, e.status, e.exported])).toEqual([
+        ['calls-pg', 'succeeded', COUNT],
+        ['calls-duckdb', 'succeeded', COUNT],
+      ]);
+      expect(psql(`SELECT count(*), count(DISTINCT "conversationId") FROM "${schema}".calls`)).toBe(`${COUNT}|${COUNT}`);
+      const duck = await DuckDBInstance.create(join(dir, 'out/warehouse.duckdb'));
+      const connection = await duck.connect();
+      try {
+        const rows = (await (await connection.run('SELECT count(*)::INTEGER AS n, count(DISTINCT conversationId)::INTEGER AS ids FROM calls')).getRowObjects()) as { n: number; ids: number }[];
+        expect(rows[0]).toEqual({ n: COUNT, ids: COUNT });
+      } finally {
+        connection.closeSync();
+        duck.closeSync();
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
