@@ -27,7 +27,7 @@ export interface ExportRunOptions {
   fullRefresh?: boolean;
   /** Records per destination write. @default the destination's batchSize, else 500 */
   batchSize?: number;
-  /** Requests (list pages and details) in flight at once. @default 4 */
+  /** Requests (list pages and details) in flight at once. @default 8 */
   detailConcurrency?: number;
   /** Requests started per second at most (service.maxRequestsPerSecond). @default unlimited */
   requestsPerSecond?: number;
@@ -56,7 +56,8 @@ export interface ExportSummary {
 }
 
 export const DEFAULT_BATCH_SIZE = 500;
-export const DEFAULT_DETAIL_CONCURRENCY = 4;
+/** Reads in flight when service.concurrency is unset (it is an upper bound the pusher adapts under; reads keep a fixed one). */
+export const DEFAULT_DETAIL_CONCURRENCY = 8;
 
 /** The state key of an export: its name, prefixed so it never meets a sync's. */
 export function exportStateKey(name: string): string {
