@@ -138,3 +138,37 @@ describe('eml and maildir sources (spawned)', () => {
     expect(countsOf(again, 'box')).toMatchObject({ read: 5, unchanged: 5, pushed: 0 });
   });
 });
+
+describe('slack-export source (spawned)', () => {
+  it('lands each message as a message and each channel-day as a conversation, with no map:', async () => {
+    const { dir, env } = project(
+      `  - name: slack-messages
+    source: { type: slack-export, path: slack/export.zip }
+    target: { type: message, source: { name: slack-messages } }
+  - name: slack-days
+    source: { type: slack-export, path: slack/export.zip }
+    target: { type: conversation, source: { name: slack-days } }
+`,
+      (d) => cpSync(join(FIXTURES, 'slack'), join(d, 'slack'), { recursive: true }),
+    );
+    const preview = await ferry(['preview', 'slack-days', '-n', '1'], { cwd: dir, env });
+    expect(preview.stdout).toContain('"displayName": "#general 2024-05-01"');
+    const run = await ferry(['run', '--json'], { cwd: dir, env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(countsOf(run, 'slack-messages')).toMatchObject({ read: 9, created: 9, failed: 0, skipped: 3 });
+    expect(countsOf(run, 'slack-days')).toMatchObject({ created: 4, failed: 0 });
+    const days = await conversationsOf('slack-days');
+    const first = days.find((c) => c.title === '#general 2024-05-01')!;
+    expect(first.transcript?.map((t) => [t.speaker, t.text])).toEqual([
+      ['Ana Lima', 'Morning! Standup in 5.'],
+      ['Bo Chen', 'On my way'],
+      ['Bo Chen', 'Notes attached'],
+      ['Ana Lima', 'Lunch at 12:30?'],
+      ['deploybot', 'Deployed v1.2.3'],
+    ]);
+    expect(first.participants.map((p) => p.email)).toEqual(['ana@example.org', 'bo@example.org', null]);
+    const again = await ferry(['run', '--json'], { cwd: dir, env });
+    expect(countsOf(again, 'slack-messages')).toMatchObject({ pushed: 0, unchanged: 9 });
+    expect(countsOf(again, 'slack-days')).toMatchObject({ pushed: 0, unchanged: 4 });
+  });
+});
