@@ -27,6 +27,7 @@ import type { RunEnding, RunSummary } from './run-summary.js';
 import { DuplicateIds } from './duplicate-ids.js';
 import { SeenSet } from './seen-set.js';
 import { setUpTarget } from './target-setup.js';
+import { withSetupLock } from './setup-lock.js';
 import { SourceFingerprinter } from './source-fingerprint.js';
 import { UnitProcessor } from './unit-processor.js';
 import type { BatchLook, UnitSample } from './unit-processor.js';
@@ -170,7 +171,11 @@ class SyncRun {
     const units = this.openUnits();
     const next = () => nextUnit(units, this.prepared.sync.name);
     const take = bufferedUnits(units, this.prepared.sync.name);
-    const target = await setUpTarget(this.prepared, next, { service: this.deps.service, dryRun: this.dryRun, log: this.log });
+    const setUp = () => setUpTarget(this.prepared, next, { service: this.deps.service, dryRun: this.dryRun, log: this.log });
+    // The slices of a partitioned sync share the target: one sets it up at a time, so they do not race to create it.
+    const target = this.options.partition && !this.dryRun
+      ? await withSetupLock(this.deps.store, this.prepared.sync.name, this.log, this.stop.pushSignal, setUp)
+      : await setUp();
     this.changes = target.changes;
     this.sourceId = target.sourceId;
     const keyScan = this.prepared.sync.incremental !== undefined;
