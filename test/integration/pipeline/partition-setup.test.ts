@@ -54,7 +54,7 @@ describe('partitioned sync start-up', () => {
     const config = await loadConfig(join(dir, 'ferry.yaml'));
     const sync = config.syncs[0]!;
     const prepared = await prepareSync(config, sync);
-    const store = await openStateStore(config.state.url, { baseDir: dir });
+    const store = await openStateStore(config.state.url);
     const conflicts: string[] = [];
     const client = new ServiceClient({
       baseUrl: service.url,
