@@ -172,3 +172,27 @@ describe('slack-export source (spawned)', () => {
     expect(countsOf(again, 'slack-days')).toMatchObject({ pushed: 0, unchanged: 4 });
   });
 });
+
+describe('ferry init --template (spawned, embedded emulator)', () => {
+  it.each([
+    ['transcript', '"displayName": "Daily standup"', 1],
+    ['eml', '"threadId": "plan.1@example.org"', 2],
+    ['slack-export', '"displayName": "#general 2024-05-01"', 1],
+  ])('%s scaffolds a project whose example previews the default mapping and lands', async (template, body, created) => {
+    const dir = tempProjectDir(`ferry-init-${template}-`);
+    const init = await ferry(['init', '--template', template], { cwd: dir });
+    expect(init.code, init.stderr).toBe(0);
+    const preview = await ferry(['preview', 'example'], { cwd: dir });
+    expect(preview.code, preview.stderr).toBe(0);
+    expect(preview.stdout).toContain(body);
+    const run = await ferry(['run', '--json'], { cwd: dir });
+    expect(run.code, run.stderr).toBe(0);
+    expect(countsOf(run, 'example')).toMatchObject({ created, failed: 0, skipped: 0 });
+  });
+
+  it('names the templates when given an unknown one', async () => {
+    const init = await ferry(['init', '--template', 'fax'], { cwd: tempProjectDir() });
+    expect(init.code).toBe(1);
+    expect(init.stderr).toMatch(/templates: csv, transcript, eml, slack-export/);
+  });
+});
