@@ -6,9 +6,9 @@
  *   other address, every request needs the access token: in the first URL
  *   (`/?access=…`, exchanged for an HttpOnly, SameSite=Strict cookie) or as
  *   `Authorization: Bearer …` for scripts.
- * - The Host header must name the address the console listens on (or
- *   localhost): a page of another site that rebinds its DNS name to 127.0.0.1
- *   gets nothing.
+ * - On loopback, the Host header must name the address the console listens
+ *   on (or localhost): a page of another site that rebinds its DNS name to
+ *   127.0.0.1 gets nothing. (Off loopback the token does that job.)
  * - POST (retry, purge, reset, run) needs the `X-Ferry-Csrf` header carrying
  *   the session's token, which only a same-origin page can read from
  *   /api/session, and an Origin, when sent, of the console itself. A bearer
@@ -44,7 +44,7 @@ export interface Guard {
   readonly accessToken: string | undefined;
   /** The token a state-changing call must send in {@link CSRF_HEADER}. */
   readonly csrfToken: string;
-  /** The host names (with port) a request may address. */
+  /** The host names (with port) a request may address; with an access token any (the token is the proof then). */
   allowHosts(hosts: readonly string[]): void;
   /** Why this request is refused (status and message), or undefined when it may proceed. */
   refuse(req: IncomingMessage, url: URL): { status: number; message: string } | undefined;
@@ -77,12 +77,13 @@ export function createGuard(accessToken: string | undefined): Guard {
     },
     refuse(req, url) {
       const host = (req.headers.host ?? '').toLowerCase();
-      if (!hosts.has(host)) return { status: 421, message: `this console answers only for ${[...hosts].join(', ')}, not for Host ${JSON.stringify(host)}` };
+      // Off loopback the console is reached by whatever name the machine has; a rebinding page has no token there.
+      if (accessToken === undefined && !hosts.has(host)) return { status: 421, message: `this console answers only for ${[...hosts].join(', ')}, not for Host ${JSON.stringify(host)}` };
       const tokenOk = accessToken === undefined || guard.hasToken(req) || same(url.searchParams.get('access') ?? undefined, accessToken);
       if (!tokenOk) return { status: 401, message: 'this console needs its access token: open the URL `ferry console` printed (it carries ?access=…), or send the token as a bearer Authorization header' };
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         const origin = req.headers.origin;
-        if (origin !== undefined && origin !== 'null' && !hosts.has(originHost(origin))) {
+        if (origin !== undefined && origin !== 'null' && originHost(origin) !== host && !hosts.has(originHost(origin))) {
           return { status: 403, message: `cross-site request refused (Origin ${origin})` };
         }
         if (origin === 'null') return { status: 403, message: 'cross-site request refused (Origin null)' };

@@ -4,6 +4,7 @@
  * service. It also watches for stalled syncs (notify:), as workers do.
  */
 import { createServer } from 'node:http';
+import { hostname } from 'node:os';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
@@ -119,7 +120,9 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     });
   });
   const port = (server.address() as AddressInfo).port;
-  const shownHost = host.includes(':') ? `[${host}]` : host;
+  // Bound to every interface: print the machine's name, which a browser elsewhere can reach.
+  const reachable = host === '0.0.0.0' || host === '::' ? hostname() : host;
+  const shownHost = reachable.includes(':') ? `[${reachable}]` : reachable;
   guard.allowHosts([`${shownHost}:${port}`, ...(loopback ? [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`] : [])]);
 
   const notifier = new Notifier(config, options.logger);

@@ -42,6 +42,10 @@ describe('the console guard', () => {
     expect(guard.refuse(request('GET', { ...host, cookie: `x=1; ferry_console=${token}` }), at('/api/overview'))).toBeUndefined();
     // A bearer token proves the caller is no cross-site page: it may act without the CSRF header.
     expect(guard.refuse(request('POST', { ...host, authorization: `Bearer ${token}` }), at('/api/runs'))).toBeUndefined();
+    // Off loopback the machine is reached by any of its names: the token, not the Host, is the proof.
+    expect(guard.refuse(request('GET', { host: 'ferry-box.internal:4310', authorization: `Bearer ${token}` }), at('/api/overview'))).toBeUndefined();
+    expect(guard.refuse(request('POST', { host: 'ferry-box.internal:4310', cookie: `ferry_console=${token}`, 'x-ferry-csrf': guard.csrfToken, origin: 'http://ferry-box.internal:4310' }), at('/api/runs'))).toBeUndefined();
+    expect(guard.refuse(request('POST', { host: 'ferry-box.internal:4310', cookie: `ferry_console=${token}`, 'x-ferry-csrf': guard.csrfToken, origin: 'http://evil.example' }), at('/api/runs'))?.status).toBe(403);
     // The cookie alone does not: a browser sends it along with a forged request.
     expect(guard.refuse(request('POST', { ...host, cookie: `ferry_console=${token}` }), at('/api/runs'))?.status).toBe(403);
   });
