@@ -147,20 +147,24 @@ function boundOf(value: string | number | boolean | undefined): number | undefin
 }
 
 /**
- * Whether splitting the window now is likely to pay: a split drops the
- * window's cursor, so its children read its current page again. Where the
- * pages come ordered by time (the times of this page are monotonic), the
- * span read so far tells how much of a closed window is left, and a window
- * with less than a page per part left is read on. Otherwise (open ends,
- * unordered lists) nothing tells, and a window that still has pages is split.
+ * Whether splitting the window now is likely to pay. A split drops the
+ * window's cursor, so its children read again every page it has read (and
+ * skip their items): splitting after the first page costs one page, after
+ * the tenth ten. Where the pages come ordered by time (this page's times are
+ * monotonic) the span read so far estimates the pages left in a closed
+ * window, and the split is made when re-reading plus the rest spread over
+ * `parts` chains beats reading the rest on this one. Otherwise nothing tells
+ * what is left, and only a window that has read at most two pages is split.
  */
 export function worthSplitting(window: ListWindow, pageTimes: readonly number[], parts: number): boolean {
-  if (window.lo === undefined || window.hi === undefined || window.pages === undefined || window.seenMin === undefined || window.seenMax === undefined) return true;
-  if (!monotonic(pageTimes)) return true;
-  const span = window.hi - window.lo;
-  const covered = Math.max(1, window.seenMax - window.seenMin);
-  const left = Math.max(0, span - covered);
-  return (window.pages * left) / covered >= parts;
+  const pages = window.pages ?? 1;
+  if (pages <= 1) return true;
+  if (window.lo !== undefined && window.hi !== undefined && window.seenMin !== undefined && window.seenMax !== undefined && monotonic(pageTimes)) {
+    const covered = Math.max(1, window.seenMax - window.seenMin);
+    const left = (pages * Math.max(0, window.hi - window.lo - covered)) / covered;
+    return (pages + left) / parts + 1 < left;
+  }
+  return pages <= 2;
 }
 
 /** Note a page's times on the window. */

@@ -178,8 +178,7 @@ class SlicedReader {
     if (next === null || next === undefined || next === '' || next === window.cursor) {
       throw new FerryError('FERRY_SERVICE_ERROR', `GET ${resource.path}: the service said hasMore but gave no new nextCursor`, { details: { path: resource.path } });
     }
-    const spare = this.#spareChains();
-    const parts = this.#sliced && window.own && spare >= 2 && worthSplitting(window, times, spare) ? splitWindow(window, spare, times, this.#now()) : [];
+    const parts = this.#sliced && window.own ? this.#split(window, times) : [];
     if (parts.length > 0) {
       this.#queue.push(...parts);
       return;
@@ -187,6 +186,20 @@ class SlicedReader {
     window.cursor = next;
     // A window read on keeps its place ahead of fresh ones: the oldest chains finish first.
     this.#queue.unshift(window);
+  }
+
+  /**
+   * The windows to read instead of this one, or none. A window that proves
+   * long on its first page is split even with no chain free (into two), so
+   * that chains finishing later find work queued; later it is split only
+   * into free chains, and only while that is likely to pay.
+   */
+  #split(window: ListWindow, times: readonly number[]): ListWindow[] {
+    const spare = this.#spareChains();
+    const first = (window.pages ?? 1) <= 1;
+    const parts = spare >= 2 ? spare : first && this.#queue.length < this.#options.concurrency ? 2 : 0;
+    if (parts < 2 || !worthSplitting(window, times, parts)) return [];
+    return splitWindow(window, parts, times, this.#now());
   }
 
   /** Chains a split could start now: the configured ones not busy with a window. */
