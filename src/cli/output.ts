@@ -1,6 +1,8 @@
 /** Printing for the CLI: the one place that writes to the terminal. */
 import { createLogger, errorFields, logFormat } from '../runtime/logger.js';
 import { isFerryError } from '../sdk/errors.js';
+import { describeLimits } from '../sink/index.js';
+import type { PushLimits } from '../sink/index.js';
 
 /**
  * The error that ended a command, on stderr: a JSON log line at level error
@@ -37,6 +39,7 @@ interface PrintableSummary {
   duplicates?: readonly { remoteId: string; origin: string }[];
   visible?: number;
   wouldDelete?: number;
+  limits?: PushLimits;
   error?: string;
   changes: { kind: string; name: string; fields?: unknown }[];
 }
@@ -72,6 +75,7 @@ export function printRunSummaries(summaries: readonly PrintableSummary[], option
     for (const change of s.changes) console.log(`  ${s.sync}: ${change.kind} ${change.name}`);
     if ((s.counts.duplicates ?? 0) > 0) console.log(`  ${s.sync}: ${duplicatesNote(s.counts.duplicates ?? 0, s.duplicates ?? [])}`);
     if (s.counts.failed > 0) console.log(`  ${s.sync}: ${s.counts.failed} record(s) in the dead-letter; see \`ferry failures list ${s.sync}\``);
+    if (s.limits) console.log(`  ${s.sync}: pushed at ${describeLimits(s.limits)}`);
     if (s.error) console.log(`  ${s.sync}: ${s.error.replace(/\n/g, '\n  ')}`);
   }
   if (options.dryRun) console.log('\nDry run: nothing was pushed. Run without --dry-run to push.');

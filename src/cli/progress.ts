@@ -1,13 +1,17 @@
 /**
- * The progress line on a TTY: read, pushed, unchanged, failed, rate and, when
- * the source's size is known, an ETA. Off a TTY there is no bar; the JSON
+ * The progress line on a TTY: read, pushed, unchanged, failed, rate, when
+ * the source's size is known an ETA, and the concurrency and request rate the
+ * push is at with why neither is higher. Off a TTY there is no bar; the JSON
  * logs carry progress instead.
  */
 import cliProgress from 'cli-progress';
+import { describeLimits } from '../sink/index.js';
+import type { PushLimits } from '../sink/index.js';
 import type { RunCounts } from '../state/index.js';
 
 export interface ProgressDisplay {
-  update(counts: RunCounts): void;
+  /** `limits`: the concurrency and rate the push is at, and why not higher (absent before the first request). */
+  update(counts: RunCounts, limits?: PushLimits): void;
   stop(): void;
 }
 
@@ -17,8 +21,8 @@ export function createProgress(sync: string, total?: number): ProgressDisplay {
     {
       stream: process.stderr,
       format: total
-        ? `${sync} [{bar}] {value}/{total} read | {pushed} pushed {unchanged} unchanged {failed} failed | {rate}/s | ETA {eta_formatted}`
-        : `${sync} {value} read | {pushed} pushed {unchanged} unchanged {failed} failed | {rate}/s`,
+        ? `${sync} [{bar}] {value}/{total} read | {pushed} pushed {unchanged} unchanged {failed} failed | {rate}/s | ETA {eta_formatted}{limits}`
+        : `${sync} {value} read | {pushed} pushed {unchanged} unchanged {failed} failed | {rate}/s{limits}`,
       hideCursor: true,
       clearOnComplete: false,
       fps: 8,
@@ -26,15 +30,16 @@ export function createProgress(sync: string, total?: number): ProgressDisplay {
     cliProgress.Presets.shades_classic,
   );
   const started = Date.now();
-  bar.start(total ?? 0, 0, { pushed: 0, unchanged: 0, failed: 0, rate: 0 });
+  bar.start(total ?? 0, 0, { pushed: 0, unchanged: 0, failed: 0, rate: 0, limits: '' });
   return {
-    update(counts) {
+    update(counts, limits) {
       const seconds = Math.max((Date.now() - started) / 1000, 0.001);
       bar.update(counts.read, {
         pushed: counts.pushed,
         unchanged: counts.unchanged,
         failed: counts.failed,
         rate: Math.round(counts.read / seconds),
+        limits: limits ? ` | ${describeLimits(limits)}` : '',
       });
     },
     stop() {

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { FerryError } from '../sdk/errors.js';
 import { parseStateUrl } from '../state/index.js';
-import type { RunEntry } from '../state/index.js';
+import type { RunEntry, ServiceLimits } from '../state/index.js';
 import { collectStatus } from '../project/status.js';
 import type { SyncStatus } from '../project/status.js';
 import { configuredStateKeys, stateSyncNames, withProjectState } from './context.js';
@@ -11,6 +11,17 @@ import type { RegisterCommand } from './main.js';
 import { duplicatesNote, printJson } from './output.js';
 
 const COUNT_COLUMNS = ['read', 'created', 'updated', 'unchanged', 'failed', 'skipped', 'deleted'] as const;
+
+/**
+ * What runs learnt of each service: the concurrency and rate the last push
+ * settled on and why not higher; the next run starts near them.
+ */
+export function formatServiceLimits(services: readonly ServiceLimits[], now: number): string {
+  return `Learnt limits (the next run starts near them):\n${formatTable(
+    [{ header: 'SERVICE' }, { header: 'CONCURRENCY', align: 'right' }, { header: 'WHY NOT MORE' }, { header: 'RATE /S', align: 'right' }, { header: 'WHY NOT MORE' }, { header: 'LEARNT' }],
+    services.map((s) => [s.service, String(s.concurrency), s.concurrencyReason, s.rate === undefined ? '-' : String(s.rate), s.rateReason, formatAge(s.learntAt, now)]),
+  ).replace(/^/gm, '  ')}`;
+}
 
 export function formatStatus(statuses: readonly SyncStatus[], now: number): string {
   if (statuses.length === 0) return 'No syncs: declare some in ferry.yaml (or an included file).';
@@ -90,8 +101,12 @@ export const register: RegisterCommand = (command) => {
         const statuses = await collectStatus(store, selected, configuredStateKeys(config), opts.runs);
         // Shared (postgres) state has a queue of runs across workers; loaded only then.
         const queue = parseStateUrl(config.state.url).kind === 'postgres' ? await (await import('./worker.js')).queueStatus(config) : undefined;
-        if (opts.json) printJson({ syncs: statuses, ...(queue ? { queue: queue.entries } : {}) });
-        else console.log([formatStatus(statuses, Date.now()), ...(queue ? [queue.text] : [])].join('\n\n'));
+        const services = await store.serviceLimits();
+        if (opts.json) printJson({ syncs: statuses, services, ...(queue ? { queue: queue.entries } : {}) });
+        else {
+          const learnt = services.length > 0 ? [formatServiceLimits(services, Date.now())] : [];
+          console.log([formatStatus(statuses, Date.now()), ...learnt, ...(queue ? [queue.text] : [])].join('\n\n'));
+        }
       });
     });
 };

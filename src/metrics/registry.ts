@@ -70,6 +70,13 @@ export class FerryMetrics {
       rate: new Gauge({ name: 'ferry_push_rate_limit', help: 'The adaptive push rate limit, requests per second.', labelNames: ['sync'] as const, registers }),
       inFlight: new Gauge({ name: 'ferry_push_in_flight', help: 'Records being pushed now (request out or waiting to retry).', labelNames: ['sync'] as const, registers }),
       queued: new Gauge({ name: 'ferry_push_queued', help: 'Records waiting for a push slot.', labelNames: ['sync'] as const, registers }),
+      concurrency: new Gauge({ name: 'ferry_push_concurrency_limit', help: 'The adaptive push concurrency: requests that may be in flight now.', labelNames: ['sync'] as const, registers }),
+      limitReason: new Gauge({
+        name: 'ferry_push_limited_by',
+        help: 'Why the push concurrency or rate is not higher: 1 for the current reason of each limit, 0 for the others.',
+        labelNames: ['sync', 'limit', 'reason'] as const,
+        registers,
+      }),
       runs: new Counter({ name: 'ferry_runs_total', help: 'Runs that ended, by status.', labelNames: ['sync', 'status'] as const, registers }),
       duration: new Gauge({ name: 'ferry_run_duration_seconds', help: 'Duration of the last run that ended.', labelNames: ['sync'] as const, registers }),
       lastSuccess: new Gauge({

@@ -6,7 +6,7 @@
 import type { Counter, Gauge } from 'prom-client';
 import type { RunCounts } from '../state/index.js';
 import type { Pusher } from '../sink/index.js';
-import { readPushGauges } from './pusher-stats.js';
+import { CONCURRENCY_REASONS, RATE_REASONS, readPushGauges } from './pusher-stats.js';
 
 /**
  * What metrics read of a running sync: the runner's `LiveRun`, named here by
@@ -33,6 +33,8 @@ export interface RunMetrics {
   rate: Gauge<'sync'>;
   inFlight: Gauge<'sync'>;
   queued: Gauge<'sync'>;
+  concurrency: Gauge<'sync'>;
+  limitReason: Gauge<'sync' | 'limit' | 'reason'>;
   runs: Counter<'sync' | 'status'>;
   duration: Gauge<'sync'>;
   lastSuccess: Gauge<'sync'>;
@@ -103,6 +105,9 @@ export class SyncMetrics {
     this.#metrics.rate.labels(sync).set(gauges.ratePerSecond);
     this.#metrics.inFlight.labels(sync).set(gauges.inFlight);
     this.#metrics.queued.labels(sync).set(gauges.queued);
+    this.#metrics.concurrency.labels(sync).set(gauges.concurrency);
+    for (const reason of CONCURRENCY_REASONS) this.#metrics.limitReason.labels(sync, 'concurrency', reason).set(reason === gauges.concurrencyReason ? 1 : 0);
+    for (const reason of RATE_REASONS) this.#metrics.limitReason.labels(sync, 'rate', reason).set(reason === gauges.rateReason ? 1 : 0);
     const total = this.#finishedRetries + gauges.retries;
     if (total > this.#exportedRetries) this.#metrics.pushRetries.labels(sync).inc(total - this.#exportedRetries);
     this.#exportedRetries = total;

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { prepareAll } from '../config/index.js';
 import type { RunMetricsOptions } from '../metrics/project-run.js';
 import type { RunCounts } from '../state/index.js';
+import type { PushLimits } from '../sink/index.js';
 import { createLogger, errorFields } from '../runtime/logger.js';
 import { loadProject } from '../runtime/project.js';
 import { orchestrateRun } from '../run/orchestrator.js';
@@ -35,7 +36,7 @@ export interface ProjectRunOptions extends RunMetricsOptions {
   /** Log only warnings (a progress bar is showing). */
   quiet?: boolean;
   logger?: Logger;
-  progress?: (sync: string, total?: number) => { update(counts: RunCounts): void; stop(): void };
+  progress?: (sync: string, total?: number) => { update(counts: RunCounts, limits?: PushLimits): void; stop(): void };
   /** More run-level listeners (alerts, a console), told of each sync and of the run's end. */
   listeners?: readonly RunListener[];
 }

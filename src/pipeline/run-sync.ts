@@ -14,8 +14,8 @@ import type { Logger } from 'pino';
 import { FerryError, isFerryError } from '../sdk/errors.js';
 import type { BufferedIterator, CursorPosition, ReadPartition } from '../sdk/types.js';
 import { Pusher, pushLimits } from '../sink/index.js';
-import type { SchemaChange, SinkService } from '../sink/index.js';
-import type { RunCounts, StateStore } from '../state/index.js';
+import type { PushLimits, SchemaChange, SinkService } from '../sink/index.js';
+import type { RunCounts, ServiceLimits, StateStore } from '../state/index.js';
 import { emptyCounts } from '../state/index.js';
 import { RunLease } from '../state/run-lease.js';
 import { Checkpointer } from './checkpointer.js';
@@ -45,6 +45,8 @@ export type { RunStatus, RunSummary } from './run-summary.js';
 const UNIT_BATCH = 256;
 /** Requests a run sends before {@link SyncRun.reportCeiling} may say the ceiling held it: a short run's pace says little. */
 const CEILING_NOTE_MIN_REQUESTS = 100;
+/** Requests a run sends before what its push settled on is kept for the next run (see SyncRun.keepLearntLimits). */
+const LEARNT_MIN_REQUESTS = 200;
 
 export interface RunOptions {
   fullRefresh?: boolean;
@@ -58,11 +60,16 @@ export interface RunOptions {
   concurrency?: number | undefined;
   /** Upper bound of the adaptive rate (service.maxRequestsPerSecond); unset, it finds the service's. */
   maxRequestsPerSecond?: number | undefined;
+  /**
+   * The service the limits are learnt for (its base URL): the push starts near
+   * what the last run learnt of it, and this run's findings replace that.
+   */
+  limitsKey?: string | undefined;
   maxAttempts: number;
   /** Keep retrying while the service fails every request for less than this. @default 0 */
   outageBudgetMs?: number;
   /** Called with the counts as they change (throttled by the caller). */
-  onProgress?: (counts: RunCounts) => void;
+  onProgress?: (counts: RunCounts, limits?: PushLimits) => void;
   /**
    * Re-process these units instead of reading the source (`failures retry`):
    * the cursor and deletes are left alone, and each unit's old dead-letter
@@ -95,13 +102,15 @@ export async function runSync(
   if (options.dryRun === true) return new SyncRun(prepared, deps, options, null, log).run();
   const lease = await RunLease.acquire(deps.store, sync.name, `sync "${sync.name}"`, log);
   let runId: string;
+  let learnt: ServiceLimits | undefined;
   try {
     runId = await deps.store.startRun(sync.name);
+    learnt = options.limitsKey === undefined ? undefined : (await deps.store.serviceLimits()).find((l) => l.service === options.limitsKey);
   } catch (error) {
     await lease.release();
     throw error;
   }
-  return new SyncRun(prepared, deps, options, runId, log.child({ runId }), lease).run();
+  return new SyncRun(prepared, deps, options, runId, log.child({ runId }), lease, learnt).run();
 }
 
 /** The state of one run while it goes; {@link run} is its whole life. */
@@ -131,6 +140,7 @@ class SyncRun {
     private readonly runId: string | null,
     private readonly log: Logger,
     private readonly lease?: RunLease,
+    learnt?: ServiceLimits,
   ) {
     this.dryRun = options.dryRun === true;
     this.stop = new RunStop(options.signal);
@@ -143,6 +153,7 @@ class SyncRun {
           service: deps.service,
           ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
           ...(options.maxRequestsPerSecond === undefined ? {} : { maxRequestsPerSecond: options.maxRequestsPerSecond }),
+          ...(learnt ? { learnt: { concurrency: learnt.concurrency, ...(learnt.rate === undefined ? {} : { rate: learnt.rate }) } } : {}),
           maxAttempts: options.maxAttempts,
           ...(options.outageBudgetMs === undefined ? {} : { outageBudgetMs: options.outageBudgetMs }),
           logger: log,
@@ -342,6 +353,7 @@ class SyncRun {
       try {
         await this.checkpointer.final(cursor);
         if (this.runId) await store.finishRun(this.runId, { status, counts: this.counts, error: error ?? null });
+        await this.keepLearntLimits();
       } catch (stateError) {
         this.stop.fail(stateError);
         status = 'failed';
@@ -370,8 +382,29 @@ class SyncRun {
     return summary;
   }
 
+  /**
+   * What the push learnt of the service, for `ferry status` and the next run:
+   * only from a run that sent enough to have learnt something (a short run's
+   * limits are still the cold start's).
+   */
+  private async keepLearntLimits(): Promise<void> {
+    const stats = this.pusher?.stats();
+    if (!stats || this.options.limitsKey === undefined || stats.requests < LEARNT_MIN_REQUESTS) return;
+    const limits = pushLimits(stats);
+    await this.deps.store.recordServiceLimits({
+      service: this.options.limitsKey,
+      concurrency: limits.concurrency,
+      concurrencyReason: limits.concurrencyReason,
+      ...(limits.rateReason === 'throttled' && limits.rate !== undefined ? { rate: limits.rate } : {}),
+      rateReason: limits.rateReason,
+      learntAt: new Date().toISOString(),
+    });
+  }
+
   private report(): void {
-    this.options.onProgress?.({ ...this.counts });
+    if (!this.options.onProgress) return;
+    const stats = this.pusher?.stats();
+    this.options.onProgress({ ...this.counts }, stats && stats.requests > 0 ? pushLimits(stats) : undefined);
   }
 }
 

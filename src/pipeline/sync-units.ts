@@ -11,6 +11,7 @@ import type { LoadedConfig } from '../config/index.js';
 import { isFerryError } from '../sdk/errors.js';
 import type { ReadPartition } from '../sdk/types.js';
 import type { RunCounts } from '../state/index.js';
+import type { PushLimits } from '../sink/index.js';
 import { emptyCounts } from '../state/index.js';
 import type { RunUnit } from '../run/orchestrator.js';
 import { discoverStreams } from './prepare.js';
@@ -43,7 +44,7 @@ export interface SyncUnitOptions {
    */
   partition?: ReadPartition;
   /** A progress display per unit (`total`: the records the source expects, when it knows). */
-  progress?: ((name: string, total?: number) => { update(counts: RunCounts): void; stop(): void }) | undefined;
+  progress?: ((name: string, total?: number) => { update(counts: RunCounts, limits?: PushLimits): void; stop(): void }) | undefined;
 }
 
 /** The units of one prepared sync: its slices one after another, or the whole sync. */
@@ -69,7 +70,7 @@ function syncUnit(config: LoadedConfig, prepared: PreparedSync, options: SyncUni
           signal: ctx.signal,
           logger: ctx.logger,
           ...serviceLimits(config, prepared),
-          ...(progress ? { onProgress: (counts: RunCounts) => progress.update(counts) } : {}),
+          ...(progress ? { onProgress: (counts: RunCounts, limits?: PushLimits) => progress.update(counts, limits) } : {}),
           ...ctx.hooks,
         };
         const deps = { store: ctx.store, service: ctx.service };
@@ -90,8 +91,9 @@ function syncUnit(config: LoadedConfig, prepared: PreparedSync, options: SyncUni
 export function serviceLimits(
   config: LoadedConfig,
   prepared: PreparedSync,
-): { concurrency: number | undefined; maxRequestsPerSecond: number | undefined; maxAttempts: number; outageBudgetMs: number } {
+): { concurrency: number | undefined; maxRequestsPerSecond: number | undefined; maxAttempts: number; outageBudgetMs: number; limitsKey: string } {
   return {
+    limitsKey: config.service.baseUrl,
     concurrency: prepared.sync.concurrency ?? config.service.concurrency,
     maxRequestsPerSecond: prepared.sync.maxRequestsPerSecond ?? config.service.maxRequestsPerSecond,
     maxAttempts: config.service.maxAttempts,

@@ -60,7 +60,7 @@ export interface ConcurrencyLimitOptions {
   max: number;
   /** Where it starts. @default min(16, max) */
   initial?: number;
-  /** The least it may fall to. @default 1 */
+  /** The least latency may bring it to (503s may go lower, to 1). @default 4 (or `max`, when lower) */
   min?: number;
 }
 
@@ -82,6 +82,13 @@ const NO_LOAD_MEMORY_MS = 30_000;
 /** Slow start ends when throughput has not grown by this factor over {@link FLAT_ROUNDS} binding rounds. */
 const GROWTH = 1.25;
 const FLAT_ROUNDS = 4;
+/**
+ * Latency alone brings the limit no lower than this: where the service runs
+ * on the same machine (the embedded emulator shares ferry's event loop) every
+ * round trip grows with what is in flight whatever the service's capacity, and
+ * a serial service is still within four times its capacity.
+ */
+const LEAST_FOR_LATENCY = 4;
 /** A 503 round takes a tenth off. */
 const OVERLOAD_CUT = 0.9;
 
@@ -110,7 +117,7 @@ export class ConcurrencyLimit {
 
   constructor(options: ConcurrencyLimitOptions, now: number) {
     this.max = Math.max(1, Math.floor(options.max));
-    this.min = Math.min(this.max, Math.max(1, options.min ?? 1));
+    this.min = Math.min(this.max, Math.max(1, options.min ?? LEAST_FOR_LATENCY));
     this.value = clamp(options.initial ?? INITIAL_CONCURRENCY, this.min, this.max);
     if (this.value >= this.max) this.why = 'bound';
     this.round = emptyRound(now);
@@ -191,7 +198,7 @@ export class ConcurrencyLimit {
     if (round.overloaded > 0) {
       this.slowStart = false;
       this.why = 'overloaded';
-      this.value = clamp(this.value * OVERLOAD_CUT, this.min, this.max);
+      this.value = clamp(this.value * OVERLOAD_CUT, 1, this.max);
       return;
     }
     if (round.throttled > 0) {

@@ -433,12 +433,6 @@ export class Pusher {
     return this.fixedMaxQueued ?? Math.max(16, this.concurrencyLimit.limit * 4);
   }
 
-  /** What this run learnt of the service, for the next run to start near (see {@link LearntLimits}). */
-  learnt(): LearntLimits {
-    const rate = this.rateReason() === 'throttled' ? this.limiter.currentRate : undefined;
-    return { concurrency: this.concurrencyLimit.limit, ...(rate === undefined ? {} : { rate: Math.round(rate * 10) / 10 }) };
-  }
-
   private rateReason(): RateReason {
     if (this.rateBound !== undefined && this.limiter.heldByCeiling > 0 && this.limiter.currentRate >= this.rateBound) return 'bound';
     return this.limiter.inSlowStart ? 'unlimited' : 'throttled';

@@ -209,11 +209,35 @@ export interface StateStore {
   /** Who holds the sync's lock (expired leases included), without taking it. */
   lockHolder(sync: string): Promise<LockHolder | undefined>;
 
+  // what runs learnt of the service
+  /** The limits the last run that learnt any found for each service, by service (see {@link ServiceLimits}). */
+  serviceLimits(): Promise<ServiceLimits[]>;
+  /** Keep what a run learnt of `limits.service` (replacing what an earlier run learnt of it). */
+  recordServiceLimits(limits: ServiceLimits): Promise<void>;
+
   // admin
   syncs(): Promise<string[]>;
   reset(sync: string, what?: ResetSelection): Promise<void>;
   /** Commits buffered ledger writes (never a cursor) and closes the store. */
   close(): Promise<void>;
+}
+
+/**
+ * The concurrency and request rate a run's push settled on against a
+ * service, and why neither was higher: `ferry status` shows it, and the next
+ * run against the same service starts near it instead of from the cold
+ * start (docs/sink.md).
+ */
+export interface ServiceLimits {
+  /** The service's base URL (`embedded` for the emulator). */
+  service: string;
+  concurrency: number;
+  concurrencyReason: string;
+  /** Requests per second just under the service's 429s, when it showed a limit. */
+  rate?: number;
+  rateReason: string;
+  /** ISO time the run that learnt it ended. */
+  learntAt: string;
 }
 
 /** One ledger hit of {@link StateStore.fingerprints}. */

@@ -673,6 +673,23 @@ export function describeStateStoreConformance(name: string, createHarness: () =>
       });
     });
 
+    describe('learnt service limits', () => {
+      it('keeps the last limits learnt per service across connections, and replaces them', async () => {
+        const at = await location();
+        const store = await at.open();
+        expect(await store.serviceLimits()).toEqual([]);
+        const slow = { service: 'https://api.example.com', concurrency: 24, concurrencyReason: 'latency', rateReason: 'unlimited', learntAt: '2026-12-01T20:00:00.000Z' };
+        await store.recordServiceLimits(slow);
+        await store.recordServiceLimits({ service: 'embedded', concurrency: 40, concurrencyReason: 'saturated', rateReason: 'unlimited', learntAt: '2026-12-01T20:01:00.000Z' });
+        await store.recordServiceLimits({ ...slow, concurrency: 30, rate: 97.5, rateReason: 'throttled' });
+        const again = await at.open();
+        expect(await again.serviceLimits()).toEqual([
+          { service: 'embedded', concurrency: 40, concurrencyReason: 'saturated', rateReason: 'unlimited', learntAt: '2026-12-01T20:01:00.000Z' },
+          { ...slow, concurrency: 30, rate: 97.5, rateReason: 'throttled' },
+        ]);
+      });
+    });
+
     describe('admin', () => {
       const seed = async (store: StateStore, sync: string) => {
         await store.recordAcknowledged({ sync, remoteId: 'a', fingerprint: 'f', recordId: 'r' });

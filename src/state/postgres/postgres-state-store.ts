@@ -22,9 +22,11 @@ import type {
   RunCounts,
   RunEntry,
   RunStatus,
+  ServiceLimits,
   SourceLook,
   StateStore,
 } from '../types.js';
+import { parseServiceLimits, SERVICE_LIMITS_KEY, serviceLimitsKey } from '../service-limits.js';
 import { decodeCursor, encodeCursor } from '../sqlite/cursor-codec.js';
 import { WriteBuffer } from '../sqlite/write-buffer.js';
 import type { PendingWrite } from '../sqlite/write-buffer.js';
@@ -275,6 +277,25 @@ export class PostgresStateStore implements StateStore {
   }
 
   // ── admin ─────────────────────────────────────────────────────────────────
+
+  async serviceLimits(): Promise<ServiceLimits[]> {
+    return this.guard('read the service limits', async () => {
+      const { rows } = await this.pool.query<{ value: string }>(
+        `SELECT value FROM "${this.schemaName}".meta WHERE left(key, length($1)) = $1 ORDER BY key`,
+        [SERVICE_LIMITS_KEY],
+      );
+      return rows.flatMap((row) => parseServiceLimits(row.value) ?? []);
+    });
+  }
+
+  async recordServiceLimits(limits: ServiceLimits): Promise<void> {
+    await this.guard('store the service limits', () =>
+      this.pool.query(
+        `INSERT INTO "${this.schemaName}".meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+        [serviceLimitsKey(limits.service), JSON.stringify(limits)],
+      ),
+    );
+  }
 
   async syncs(): Promise<string[]> {
     return this.guard('list syncs', async () => {

@@ -25,9 +25,11 @@ import type {
   RunCounts,
   RunEntry,
   RunStatus,
+  ServiceLimits,
   SourceLook,
   StateStore,
 } from '../types.js';
+import { parseServiceLimits, SERVICE_LIMITS_KEY, serviceLimitsKey } from '../service-limits.js';
 import { CursorTable } from './cursors.js';
 import { codeOf, messageOf } from '../../sdk/guards.js';
 import { openDatabase } from './database.js';
@@ -335,6 +337,25 @@ export class SqliteStateStore implements StateStore {
   }
 
   // ── admin ─────────────────────────────────────────────────────────────────
+
+  async serviceLimits(): Promise<ServiceLimits[]> {
+    await this.settled();
+    return this.guard('read the service limits', () =>
+      this.db
+        .prepare<[number, string], { value: string }>('SELECT value FROM meta WHERE substr(key, 1, ?) = ? ORDER BY key')
+        .all(SERVICE_LIMITS_KEY.length, SERVICE_LIMITS_KEY)
+        .flatMap((row) => parseServiceLimits(row.value) ?? []),
+    );
+  }
+
+  async recordServiceLimits(limits: ServiceLimits): Promise<void> {
+    await this.settled();
+    this.guard('store the service limits', () => {
+      this.db
+        .prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
+        .run(serviceLimitsKey(limits.service), JSON.stringify(limits));
+    });
+  }
 
   async syncs(): Promise<string[]> {
     await this.settled();

@@ -104,6 +104,25 @@ describe('a CSV → rows sync into the emulator', () => {
     expect(Harness.writes(h.requests)).toHaveLength(150);
   });
 
+  it('says what concurrency and rate the push settled on and why, and keeps it per service for the next run', async () => {
+    h.write('data/deals.csv', csv(LINES.slice(0, 300)));
+    h.writeConfig(DEALS_SYNC());
+    const first = await h.run();
+    // The harness bounds the concurrency at 4; the in-process emulator's round trips grow with what is in flight.
+    const limits = first.summaries[0]!.limits!;
+    expect(limits.concurrency).toBeGreaterThanOrEqual(1);
+    expect(limits.concurrency).toBeLessThanOrEqual(4);
+    expect(['bound', 'latency', 'saturated', 'growing', 'client']).toContain(limits.concurrencyReason);
+    expect(limits).toMatchObject({ rateReason: 'unlimited' });
+    const [learnt] = await h.withState((store) => store.serviceLimits());
+    expect(learnt).toMatchObject({ service: h.proxyUrl, concurrency: limits.concurrency, concurrencyReason: limits.concurrencyReason, rateReason: 'unlimited' });
+    // A run that sends too little to have learnt anything keeps what was learnt before.
+    h.write('data/deals.csv', csv(LINES.slice(0, 5)));
+    await h.withState(async (store) => store.reset('deals'));
+    await h.run();
+    expect(await h.withState((store) => store.serviceLimits())).toEqual([learnt]);
+  });
+
   it('re-pushes an edited record alone, and exactly the records a mapping change touches', async () => {
     const lines = LINES.slice(0, 60);
     h.write('data/deals.csv', csv(lines));
