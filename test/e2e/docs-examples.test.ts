@@ -10,6 +10,8 @@
  *   `data/sales_pipeline.csv` (CRM deals), `data/accounts.csv`,
  *   `data/transcript/*.json` (Harper Valley calls), `data/mail.mbox` (an
  *   Enron mailbox), `data/handbook/*.md` (18F handbook pages),
+ *   `data/meetings/*` (transcripts), `data/mail/eml/*.eml`,
+ *   `data/mail/Maildir`, `data/slack/export.zip` (test/fixtures),
  *   `qmsum/ALL/…` and `../datasets/…` (the shared datasets).
  * - A fragment (a `source:`, `map:`, `destination:`, `pagination:` …) is put
  *   into a skeleton sync or export and must pass `ferry check`'s
@@ -97,6 +99,11 @@ function fixtureTree(dir: string): void {
   const pages = join(DATASETS, 'documents/18f-handbook/pages/general-information-and-resources');
   for (const page of readdirSync(pages).filter((name) => name.endsWith('.md')).slice(0, 3)) cpSync(join(pages, page), join(data, 'handbook', page));
   symlinkSync(join(DATASETS, 'qmsum'), join(dir, 'qmsum'));
+  // The conversation-native sources' test fixtures (transcripts, .eml and Maildir, a Slack export).
+  const fixtures = resolve(ROOT, 'test/fixtures');
+  cpSync(join(fixtures, 'transcript'), join(data, 'meetings'), { recursive: true });
+  cpSync(join(fixtures, 'mail'), join(data, 'mail'), { recursive: true, filter: (from) => !from.includes('eml-bad') });
+  cpSync(join(fixtures, 'slack'), join(data, 'slack'), { recursive: true });
 }
 
 /** Each example in its own folder beside the fixture tree, its names made unique. */
