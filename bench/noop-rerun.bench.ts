@@ -57,7 +57,7 @@ function instantService(): SinkService {
   let objectType: ObjectTypeResponse | undefined;
   const record = async (body: object): Promise<RecordResponse> => {
     const b = body as { id: string; sourceId: string };
-    return { status: 'created', recordId: randomUUID(), id: b.id, sourceId: b.sourceId } as RecordResponse;
+    return { status: 'created', recordId: randomUUID(), id: b.id, sourceId: b.sourceId };
   };
   const unused = async (): Promise<never> => {
     throw new Error('not used by this bench');

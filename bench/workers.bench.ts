@@ -60,7 +60,7 @@ function startWorkerProcess(configFile: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, [BIN, 'worker', '-c', configFile, '--concurrency', '1'], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, FERRY_LOG_LEVEL: 'info' } });
   return new Promise((resolveStart, reject) => {
     let err = '';
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       err += chunk;
       if (err.includes('"worker started"')) resolveStart(child);
     });

@@ -1,6 +1,5 @@
 /** `ferry discover <sync>`: what the sync's source offers, as the connector sees it. */
 import type { Command } from 'commander';
-import type { z } from 'zod';
 import { loadConnector } from '../config/connectors.js';
 import { formatConfigIssues, validateWith } from '../config/index.js';
 import type { LoadedConfig, LoadedSync } from '../config/index.js';
@@ -53,7 +52,7 @@ async function loadSource(config: LoadedConfig, sync: LoadedSync): Promise<{ sou
       details: { issues },
     });
   }
-  return { source: connector, options: (connector.options as z.ZodType).parse(raw) };
+  return { source: connector, options: connector.options.parse(raw) };
 }
 
 export const register: RegisterCommand = (command) => {

@@ -14,6 +14,7 @@ import type { QueueEntry } from '../worker/queue-status.js';
 import type { LoadedConfig } from '../config/index.js';
 import { configFileOf } from './context.js';
 import { formatAge, formatTable, truncate } from './format.js';
+import type { Command } from 'commander';
 import type { RegisterCommand } from './main.js';
 import { printJson } from './output.js';
 
@@ -32,7 +33,7 @@ export const register: RegisterCommand = (command) => {
     .option('--lease-seconds <s>', 'a run whose worker stops renewing it for this long is retried elsewhere', positiveInt('--lease-seconds'), 60)
     .option('--retries <n>', 'attempts after the first for a run that fails or is interrupted', positiveInt('--retries'), 3)
     .option('--retry-delay <s>', 'first retry delay in seconds; doubles each retry', positiveInt('--retry-delay'), 10)
-    .action(async (opts: { concurrency: number; healthPort?: number; leaseSeconds: number; retries: number; retryDelay: number }, command) => {
+    .action(async (opts: { concurrency: number; healthPort?: number; leaseSeconds: number; retries: number; retryDelay: number }, command: Command) => {
       const config = await loadProject(configFileOf(command));
       const worker = await startWorker({
         config,

@@ -39,7 +39,7 @@ type JsonObject = Record<string, unknown>;
 export async function builtinSchemaConnectors(): Promise<SchemaConnector[]> {
   const { builtinConnectorNames, loadConnector } = await import('./connectors.js');
   const loaded = await Promise.all(builtinConnectorNames().map((name) => loadConnector(name, { baseDir: process.cwd() })));
-  return loaded.map((definition) => ({ name: definition.name, kind: definition.kind, options: definition.options as z.ZodType }));
+  return loaded.map((definition) => ({ name: definition.name, kind: definition.kind, options: definition.options }));
 }
 
 /**

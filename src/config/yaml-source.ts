@@ -79,7 +79,7 @@ export function locatePath(source: YamlSource, path: KeyPath, options: { atKey?:
   const document = source.document;
   if (!document) return { file: source.file, line: 1, column: 1 };
   let node: unknown = document.contents;
-  let offset = startOf(document.contents as Node | null) ?? 0;
+  let offset = startOf(document.contents) ?? 0;
   for (let i = 0; i < path.length; i++) {
     const segment = path[i];
     const last = i === path.length - 1;

@@ -4,7 +4,6 @@
  * its incremental cursor mapped to a query bound. Problems come back together,
  * with file:line:col, so `ferry export` stops before reading anything.
  */
-import type { z } from 'zod';
 import { loadConnector } from '../config/connectors.js';
 import { formatPath, validateWith } from '../config/index.js';
 import type { ConfigIssue, LoadedConfig, LoadedExport } from '../config/index.js';
@@ -47,7 +46,7 @@ export async function inspectExport(config: LoadedConfig, exp: LoadedExport): Pr
     destination = connector;
     const optionIssues = validateWith(connector.options, destinationOptions(exp), exp, ['destination']);
     issues.push(...optionIssues);
-    if (optionIssues.length === 0) options = (connector.options as z.ZodType).parse(destinationOptions(exp));
+    if (optionIssues.length === 0) options = connector.options.parse(destinationOptions(exp));
   } catch (error) {
     if (!(error instanceof FerryError)) throw error;
     issue(['destination', 'type'], error.hint ? `${error.message} (hint: ${error.hint})` : error.message);

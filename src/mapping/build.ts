@@ -145,7 +145,7 @@ function buildRowFields(mapped: unknown, ctx: BuildContext, issues: Issue[]): Re
   // for…in, not Object.entries: no [name, value] pair allocated per field per record.
   for (const name in mapped) {
     if (!Object.hasOwn(mapped, name)) continue;
-    const value = (mapped as Record<string, unknown>)[name];
+    const value = (mapped)[name];
     // Blank cells and absent values are "no value", not an empty string to store.
     if (value === undefined || value === '') continue;
     const fieldType = ctx.fieldTypes.get(name);

@@ -14,7 +14,8 @@ export interface CompiledExpression {
   readonly source: string;
   /** Field steps when the fast path applies. */
   readonly steps: readonly string[] | undefined;
-  evaluate(input: unknown): unknown | Promise<unknown>;
+  /** A value, or (JSONata's asynchronous functions) a promise of one. */
+  evaluate(input: unknown): unknown;
 }
 
 export class ExpressionSyntaxError extends Error {}

@@ -11,7 +11,7 @@ export function observeByEndpoint(histogram: Histogram<'endpoint' | 'status'>): 
   const children = new Map<string, Map<number, (seconds: number) => void>>();
   return (endpoint, status, seconds) => {
     let byStatus = children.get(endpoint);
-    if (!byStatus) children.set(endpoint, (byStatus = new Map()));
+    if (!byStatus) children.set(endpoint, (byStatus = new Map<number, (seconds: number) => void>()));
     let observe = byStatus.get(status);
     if (!observe) {
       const child = histogram.labels(endpoint, String(status));

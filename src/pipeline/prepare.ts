@@ -3,7 +3,6 @@
  * options validated, its mapping compiled. Errors from both are reported
  * together, with file:line:col, so `ferry check` shows them all at once.
  */
-import type { z } from 'zod';
 import { loadConnector } from '../config/connectors.js';
 import { formatConfigIssues, formatPath, validateWith, withTargetDefaults } from '../config/index.js';
 import type { ConfigIssue, LoadedConfig, LoadedSync, ResolvedSync } from '../config/index.js';
@@ -47,7 +46,7 @@ export async function inspectSync(
     }
     const optionIssues = validateWith(connector.options, connectorOptions(sync), sync, ['source']);
     issues.push(...optionIssues);
-    if (optionIssues.length === 0) options = (connector.options as z.ZodType).parse(connectorOptions(sync));
+    if (optionIssues.length === 0) options = connector.options.parse(connectorOptions(sync));
   } catch (error) {
     if (!(error instanceof FerryError)) throw error;
     const at = sync.locate(['source', 'type']);

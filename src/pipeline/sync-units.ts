@@ -114,7 +114,7 @@ async function estimateTotal(prepared: PreparedSync, logger: Logger): Promise<nu
   try {
     const streams = await discoverStreams(prepared, logger);
     const known = streams.map((s) => s.estimatedCount);
-    return known.every((n) => typeof n === 'number') ? known.reduce((a, b) => a! + b!, 0) : undefined;
+    return known.every((n) => typeof n === 'number') ? known.reduce((a, b) => a + b, 0) : undefined;
   } catch {
     return undefined;
   }

@@ -202,7 +202,7 @@ export class UnitProcessor {
     const fingerprinter = this.deps.sourcePrints;
     const unchanged = new Uint8Array(items.length);
     if (!fingerprinter) return { candidates: [], unchanged, ledger: new Map(), asked: new Set() };
-    const candidates: (SourceCandidate | undefined)[] = new Array(items.length);
+    const candidates = new Array<SourceCandidate | undefined>(items.length);
     const remoteIds: string[] = [];
     const sourcePrints: string[] = [];
     const at: number[] = [];

@@ -110,7 +110,7 @@ export class ObjectTypeEvolver {
   resolve(fields: ReadonlyMap<string, unknown> | Readonly<Record<string, unknown>>): ResolvedFields | Promise<ResolvedFields> {
     const record = fields instanceof Map ? undefined : (fields as Readonly<Record<string, unknown>>);
     if (record !== undefined && this.hasEvery(record)) return new EveryFieldKept(record, this.objectType.fieldTypes);
-    const entries: [string, unknown][] = fields instanceof Map ? [...fields.entries()] : Object.entries(fields);
+    const entries: [string, unknown][] = fields instanceof Map ? [...(fields as ReadonlyMap<string, unknown>).entries()] : Object.entries(fields);
     if (this.policy === 'evolve' && entries.some(([name]) => !this.objectType.fieldTypes.has(name))) {
       const unknown = entries.filter(([name]) => !this.objectType.fieldTypes.has(name));
       if (this.dryRun) this.addLocally(unknown);

@@ -15,7 +15,7 @@ export async function readCsvHeader(file: string, gzip: boolean): Promise<string
   const lines = createInterface({ input, crlfDelay: Infinity });
   try {
     for await (const line of lines) {
-      const [header] = parse(line) as string[][];
+      const [header]: string[][] = parse(line);
       return header ?? [];
     }
     return undefined;

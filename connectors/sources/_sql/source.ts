@@ -183,7 +183,7 @@ export function defineSqlSource<Schema extends z.ZodType<SqlReadOptions>>(spec: 
     async check(ctx) {
       await withSession(driver, ctx, async (session) => {
         if (ctx.options.table === undefined && ctx.options.query === undefined) {
-          await session.listTables(ctx.options.schema);
+          await session.listTables(ctx.options.schema as string | undefined);
           return;
         }
         await resolve(driver, session, ctx, {});

@@ -159,7 +159,7 @@ async function connect(ctx: { options: MysqlOptions; baseDir: string; signal: Ab
       return Number(rows[0]?.n ?? 0);
     },
     async *stream(built, _columns, { fetchSize, signal }) {
-      const rows = conn.execute({ sql: built.sql, values: built.params as string[], typeCast }).stream({ highWaterMark: fetchSize });
+      const rows = conn.execute({ sql: built.sql, values: built.params, typeCast }).stream({ highWaterMark: fetchSize });
       const onAbort = (): void => {
         rows.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
       };

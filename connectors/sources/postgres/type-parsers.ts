@@ -53,6 +53,6 @@ export const typeParsers: CustomTypesConfig = {
       const parser = PARSERS.get(oid);
       if (parser) return parser;
     }
-    return types.getTypeParser(oid, format);
+    return types.getTypeParser(oid, format) as unknown;
   }) as CustomTypesConfig['getTypeParser'],
 };

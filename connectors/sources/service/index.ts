@@ -60,7 +60,7 @@ function listQuery(options: ServiceOptions, spec: ResourceSpec, ctx: ReadContext
 async function detailOf(http: ServiceHttp, spec: ResourceSpec, id: string, ctx: ReadContext<ServiceOptions>): Promise<SourceData | undefined> {
   try {
     const body = await http.getJson(`${spec.path}/${encodeURIComponent(id)}`, {}, ctx.signal);
-    return parseAnswer(itemSchema, body, `GET ${spec.path}/${id}`) as SourceData;
+    return parseAnswer(itemSchema, body, `GET ${spec.path}/${id}`);
   } catch (error) {
     if (error instanceof HttpStatusError && (error.status === 404 || error.status === 400)) {
       ctx.logger.warn({ resource: ctx.options.resource, id, status: error.status }, `${spec.path}/${id}: no detail (${error.status}); item skipped`);

@@ -62,7 +62,7 @@ export async function* listItems(
   for await (const page of pages) {
     for (const entry of page.items) {
       signal.throwIfAborted();
-      yield entry as SourceData;
+      yield entry;
     }
   }
 }

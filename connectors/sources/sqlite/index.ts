@@ -131,7 +131,7 @@ function connect(ctx: { options: SqliteOptions; baseDir: string; syncName: strin
     async *stream(built, _columns, { fetchSize, signal }) {
       const statement = db.prepare(built.sql).safeIntegers(true).raw(true);
       const columns = statement.columns().map((column) => ({ name: column.name, kind: kindOf(column.type) }));
-      const rows = statement.iterate(...(built.params as unknown[])) as IterableIterator<unknown[]>;
+      const rows = statement.iterate(...(built.params)) as IterableIterator<unknown[]>;
       let count = 0;
       try {
         for (const values of rows) {

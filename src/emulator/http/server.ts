@@ -107,7 +107,7 @@ async function handleV1(server: EmulatorServer, req: IncomingMessage, res: Serve
   let result;
   app.store.beginWriteBatch();
   try {
-    result = await handler(ctx as RequestContext<typeof route.name>);
+    result = await handler(ctx);
   } finally {
     // Refusals (400, 404, 409…) take the injected latency too.
     await ctx.delay();

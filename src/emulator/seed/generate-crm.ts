@@ -74,7 +74,7 @@ const RISKS: Record<string, readonly string[]> = {
 };
 
 function readCsv<T>(path: string): T[] {
-  return parse(readFileSync(path, 'utf8'), { columns: true, skip_empty_lines: true, trim: true }) as T[];
+  return parse<T>(readFileSync(path, 'utf8'), { columns: true, skip_empty_lines: true, trim: true });
 }
 
 const money = (n: number) => `$${n.toLocaleString('en-US')}`;

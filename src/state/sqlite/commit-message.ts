@@ -47,8 +47,8 @@ export function packWrites(writes: readonly PendingWrite[]): CommitWrites {
 
 /** The writes {@link packWrites} was given, in their order. */
 export function unpackWrites(writes: CommitWrites): readonly PendingWrite[] {
-  if (Array.isArray(writes)) return writes;
-  const { packed, failures } = writes as Exclude<CommitWrites, readonly PendingWrite[]>;
+  if (!('packed' in writes)) return writes;
+  const { packed, failures } = writes;
   const fields = packed.split(SEP);
   const out: PendingWrite[] = [];
   let failure = 0;

@@ -121,13 +121,13 @@ export class LedgerTable {
     let i = 0;
     if (writes.length >= ACK_CHUNK) {
       // Positional: no parameter object to build per record and bind by name.
-      const params: (string | null)[] = new Array(ACK_CHUNK * ACK_COLUMNS);
+      const params = new Array<string | null>(ACK_CHUNK * ACK_COLUMNS);
       for (; i + ACK_CHUNK <= writes.length; i += ACK_CHUNK) {
         for (let k = 0; k < ACK_CHUNK; k++) putAcknowledged(params, k * ACK_COLUMNS, writes[i + k]!);
         this.ackChunkStmt.run(params);
       }
     }
-    const one: (string | null)[] = new Array(ACK_COLUMNS);
+    const one = new Array<string | null>(ACK_COLUMNS);
     for (; i < writes.length; i++) {
       putAcknowledged(one, 0, writes[i]!);
       this.ackStmt.run(one);

@@ -38,7 +38,7 @@ export class SourceLooks {
     const others: EntryColumns[] = [];
     for (let start = 0; start < remoteIds.length; start += PAIRS_PER_STATEMENT) {
       const end = Math.min(remoteIds.length, start + PAIRS_PER_STATEMENT);
-      const params: string[] = new Array(2 * (end - start) + 1);
+      const params = new Array<string>(2 * (end - start) + 1);
       for (let i = start, p = 0; i < end; i++) {
         params[p++] = remoteIds[i]!;
         params[p++] = sourcePrints[i]!;

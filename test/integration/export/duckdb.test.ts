@@ -9,7 +9,7 @@ async function query(file: string, sql: string): Promise<Record<string, unknown>
   const instance = await DuckDBInstance.create(file);
   const connection = await instance.connect();
   try {
-    return (await connection.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[];
+    return (await connection.runAndReadAll(sql)).getRowObjectsJson();
   } finally {
     connection.closeSync();
     instance.closeSync();

@@ -48,7 +48,7 @@ async function duckCount(file: string): Promise<{ parents: number; children: num
 const CASES: Case[] = [
   {
     name: 'sqlite-table',
-    destination: sqliteTable as DestinationDefinition,
+    destination: sqliteTable,
     options: () => ({ path: 'out.db', table: 'deals', shape: 'relational' }),
     count: async (dir) => {
       const db = new Database(join(dir, 'out.db'), { readonly: true });
@@ -62,13 +62,13 @@ const CASES: Case[] = [
   },
   {
     name: 'duckdb',
-    destination: duckdb as DestinationDefinition,
+    destination: duckdb,
     options: () => ({ path: 'out.duckdb', table: 'deals', shape: 'relational' }),
     count: (dir) => duckCount(join(dir, 'out.duckdb')),
   },
   {
     name: 'postgres-table',
-    destination: postgresTable as DestinationDefinition,
+    destination: postgresTable,
     options: () => ({ url: PG_URL, schema, table: 'deals', shape: 'relational' }),
     count: async () => {
       const read = async (table: string) => (await pgQuery<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".${table}`))[0]!.n;

@@ -11,7 +11,7 @@ async function query(sql: string): Promise<Record<string, unknown>[]> {
   const connection = await instance.connect();
   try {
     await connection.run("SET TimeZone = 'UTC'");
-    return (await connection.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[];
+    return (await connection.runAndReadAll(sql)).getRowObjectsJson();
   } finally {
     connection.closeSync();
     instance.closeSync();

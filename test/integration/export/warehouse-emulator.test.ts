@@ -71,7 +71,7 @@ async function duck(sql: string, file = 'out/w.duckdb'): Promise<Record<string, 
   const connection = await instance.connect();
   try {
     await connection.run(`ATTACH '${join(dir, file)}' AS w (READ_ONLY); USE w; SET TimeZone = 'UTC'`);
-    return (await connection.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[];
+    return (await connection.runAndReadAll(sql)).getRowObjectsJson();
   } finally {
     connection.closeSync();
     instance.closeSync();

@@ -45,7 +45,7 @@ export class Harness {
       this.requests.push(entry);
       const method = entry.method;
       this.inFlight[method] = (this.inFlight[method] ?? 0) + 1;
-      this.maxInFlight[method] = Math.max(this.maxInFlight[method] ?? 0, this.inFlight[method]!);
+      this.maxInFlight[method] = Math.max(this.maxInFlight[method] ?? 0, this.inFlight[method]);
       res.on('close', () => void (this.inFlight[method] = this.inFlight[method]! - 1));
       req.on('data', (chunk: Buffer) => (entry.body += chunk.toString('utf8')));
       const target = new URL(req.url ?? '/', this.emulator.url);
@@ -143,7 +143,7 @@ export async function readRows(client: ServiceClient, sourceName: string, object
   if (!type) return new Map();
   const rows = new Map<string, Record<string, unknown>>();
   for await (const row of client.iterateRows({ sourceId: source.id, objectTypeId: type.id, limit: 50 })) {
-    rows.set(row.remoteId, row as Record<string, unknown>);
+    rows.set(row.remoteId, row);
   }
   return rows;
 }

@@ -34,10 +34,10 @@ describe('SharedRateBudget', () => {
       SharedRateBudget.open(PG_URL, schema, 'key-one-secret', 0.05),
       SharedRateBudget.open(PG_URL, schema, 'key-two-secret', 0.05),
     ]);
-    open.push(a!, b!, other!);
-    expect(await a!.take(5)).toBe(1);
-    expect(await b!.take(5)).toBe(0);
-    expect(await other!.take(5)).toBe(1);
+    open.push(a, b, other);
+    expect(await a.take(5)).toBe(1);
+    expect(await b.take(5)).toBe(0);
+    expect(await other.take(5)).toBe(1);
     const rows = await pgQuery<{ key: string }>(`SELECT key FROM "${schema}".rate_budget`);
     expect(rows).toHaveLength(2);
     expect(rows.map((r) => r.key).join()).not.toContain('secret');

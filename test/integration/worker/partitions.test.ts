@@ -61,8 +61,8 @@ function spawnFerry(dir: string, apiKey: string, args: string[]): { child: Child
   const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env: { ...process.env, FERRY_API_KEY: apiKey }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
   const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolveRun, reject) => {
     child.once('error', reject);
     child.once('close', (code) => resolveRun({ code, stdout, stderr }));

@@ -73,7 +73,7 @@ function spawnWorker(dir: string, apiKey: string): Worker {
   );
   let stderr = '';
   const started = new Promise<{ worker: string; healthPort: number }>((resolveStarted, reject) => {
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
       const line = stderr.split('\n').find((l) => l.includes('"worker started"'));
       if (line) resolveStarted(JSON.parse(line) as { worker: string; healthPort: number });

@@ -46,7 +46,7 @@ describe('requiredScopes', () => {
   it('asks ingest and read for syncs, read alone for exports, nothing for an empty project', () => {
     expect(requiredScopes({ syncs: [{}], exports: [] } as never)).toEqual(['ingest', 'read']);
     expect(requiredScopes({ syncs: [], exports: [{}] } as never)).toEqual(['read']);
-    expect(requiredScopes({ syncs: [], exports: [] } as never)).toEqual([]);
+    expect(requiredScopes({ syncs: [], exports: [] })).toEqual([]);
   });
 });
 

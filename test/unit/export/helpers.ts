@@ -21,7 +21,7 @@ export function contextFor<S extends z.ZodType>(
   const warnings: unknown[] = [];
   const noop = () => undefined;
   return {
-    options: definition.options.parse(raw) as z.output<S>,
+    options: definition.options.parse(raw),
     baseDir,
     syncName: 'test-export',
     logger: { debug: noop, info: noop, error: noop, warn: (obj: unknown) => warnings.push(obj) },

@@ -38,7 +38,7 @@ describe('Harper Valley calls → conversations (group by call)', () => {
     .sort()
     .flatMap((name) => {
       const segments = JSON.parse(readFileSync(join(dir, name), 'utf8')) as Record<string, SourceData[keyof SourceData]>[];
-      return segments.map((segment, i) => ({ data: { ...segment, sid: basename(name, '.json') } as SourceData, origin: { file: name, line: i + 1 } }));
+      return segments.map((segment, i) => ({ data: { ...segment, sid: basename(name, '.json') }, origin: { file: name, line: i + 1 } }));
     });
 
   const mapping = compile({
@@ -95,7 +95,7 @@ describe('Harper Valley calls → conversations (group by call)', () => {
 });
 
 describe('CRM sales pipeline → rows', () => {
-  const rows = parse(readFileSync(join(DATASETS, 'crm-sales-opportunities/sales_pipeline.csv')), { columns: true }) as Record<string, string>[];
+  const rows = parse<Record<string, string>>(readFileSync(join(DATASETS, 'crm-sales-opportunities/sales_pipeline.csv')), { columns: true });
   const mapping = compile({
     id: 'opportunity_id',
     name: 'opportunity_id & " " & product',
