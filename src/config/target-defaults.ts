@@ -35,5 +35,5 @@ export function withTargetDefaults(
 
 /** The connector's frozen literal as a config-shaped mapping (the same shape, minus readonly). */
 function copyMap(map: DefaultMap): MapSpec {
-  return structuredClone(map) as MapSpec;
+  return structuredClone<MapSpec>(map);
 }

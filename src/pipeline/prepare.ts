@@ -54,7 +54,7 @@ export async function inspectSync(
   }
   // Without a loaded source or valid options there are no defaults to know: the user's map is still checked.
   if ((!source || options === undefined) && sync.target.map === undefined) return { issues };
-  const defaults = source && options !== undefined ? source.targetDefaults?.(options as never)?.[sync.target.type] : undefined;
+  const defaults = source && options !== undefined ? source.targetDefaults?.(options)?.[sync.target.type] : undefined;
   const resolution = withTargetDefaults(sync, defaults, source?.name ?? sync.source.type);
   if ('missing' in resolution) {
     const at = sync.locate(['target']);

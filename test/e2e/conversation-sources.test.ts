@@ -42,7 +42,7 @@ async function conversationsOf(sourceName: string) {
   const { sources } = await client.listSources({ limit: 50 } as never);
   const source = (sources as { id: string; name: string }[]).find((s) => s.name === sourceName)!;
   const out = [];
-  for await (const item of client.iterateConversations({ sourceId: source.id } as never)) out.push(await client.getConversation((item as { conversationId: string }).conversationId));
+  for await (const item of client.iterateConversations({ sourceId: source.id })) out.push(await client.getConversation((item as { conversationId: string }).conversationId));
   return out as unknown as Conversation[];
 }
 

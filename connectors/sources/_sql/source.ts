@@ -182,8 +182,9 @@ export function defineSqlSource<Schema extends z.ZodType<SqlReadOptions>>(spec: 
 
     async check(ctx) {
       await withSession(driver, ctx, async (session) => {
-        if (ctx.options.table === undefined && ctx.options.query === undefined) {
-          await session.listTables(ctx.options.schema as string | undefined);
+        const options: SqlReadOptions = ctx.options;
+        if (options.table === undefined && options.query === undefined) {
+          await session.listTables(options.schema);
           return;
         }
         await resolve(driver, session, ctx, {});

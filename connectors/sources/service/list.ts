@@ -39,7 +39,7 @@ export async function fetchListPage(http: ServiceHttp, spec: ServiceResource, qu
       details: { path: spec.path },
     });
   }
-  return { items: items as SourceData[], hasMore, nextCursor };
+  return { items: items, hasMore, nextCursor };
 }
 
 /** Every item of a list, page after page (in list order at concurrency 1). */
@@ -62,7 +62,7 @@ export async function* listItems(
   for await (const page of pages) {
     for (const entry of page.items) {
       signal.throwIfAborted();
-      yield entry;
+      yield entry as SourceData;
     }
   }
 }

@@ -97,7 +97,7 @@ export async function readCapped(response: Response, maxBytes: number): Promise<
   const chunks: Buffer[] = [];
   let total = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = (await reader.read()) as { done: true; value?: undefined } | { done: false; value: Uint8Array };
     if (done) break;
     total += value.byteLength;
     if (total > maxBytes) {

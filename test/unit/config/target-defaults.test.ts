@@ -14,7 +14,7 @@ function sync(target: Partial<LoadedSync['target']>, extra: Partial<LoadedSync> 
     keyPath: ['syncs', 0],
     locate: () => ({ file: '/p/ferry.yaml', line: 1, column: 1 }),
     ...extra,
-  } as LoadedSync;
+  };
 }
 
 const DEFAULTS = { map: { id: 'messageId', body: 'body', sender: { email: 'from' }, public: true } };
