@@ -28,7 +28,7 @@ export function dispatcherWire(dispatcher: Dispatcher): Wire {
     const { method, headers, body } = request;
     return exchange(
       dispatcher,
-      { origin, path, method: method as Dispatcher.HttpMethod, headers, body, headersTimeout: limits.timeoutMs, bodyTimeout: limits.timeoutMs },
+      { origin, path, method: method, headers, body, headersTimeout: limits.timeoutMs, bodyTimeout: limits.timeoutMs },
       limits.signal,
       limits.maxBytes,
     );

@@ -70,5 +70,5 @@ export async function listPage(client: ServiceClient, name: string, params: URLS
 
 export async function getItem(client: ServiceClient, name: string, id: string): Promise<unknown> {
   const resource = resourceOf(name);
-  return client.call(resource.get, { params: { [resource.idParam]: id } } as never);
+  return client.call(resource.get, { params: { [resource.idParam]: id } });
 }

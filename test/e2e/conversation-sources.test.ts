@@ -126,7 +126,7 @@ describe('eml and maildir sources (spawned)', () => {
     const { sources } = await client.listSources({ limit: 50 } as never);
     const sourceId = (sources as { id: string; name: string }[]).find((s) => s.name === 'eml-mail')!.id;
     const messages = [];
-    for await (const item of client.iterateMessages({ sourceId } as never)) messages.push(await client.getMessage((item as { messageId: string }).messageId));
+    for await (const item of client.iterateMessages({ sourceId })) messages.push(await client.getMessage((item as { messageId: string }).messageId));
     const reply = messages.find((m) => (m as { remoteId: string }).remoteId === 'reply.2@example.org') as unknown as { threadId: string; body: string; sender: { email: string } };
     expect(reply).toMatchObject({ threadId: 'root.1@example.org', body: 'Looks good & approved.\nBo', sender: { email: 'bo@example.org' } });
     const root = messages.find((m) => (m as { remoteId: string }).remoteId === 'root.1@example.org') as unknown as { attachments: { filename: string; contentType: string; size: number }[] };
