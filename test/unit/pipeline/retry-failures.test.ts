@@ -20,7 +20,7 @@ function spyOnPages(store: StateStore, asked: FailureFilter[]): StateStore {
       const value: unknown = Reflect.get(target, key);
       return typeof value === 'function' ? value.bind(target) : value;
     },
-  }) as StateStore;
+  });
 }
 
 describe('replayUnits', () => {
