@@ -1,4 +1,4 @@
-/** Compile src/ and connectors/ to dist/ and copy the connector templates. */
-export function build(): void;
+/** Compile src/ and connectors/ to dist/, copy the connector templates, write the demo seed. */
+export function build(): Promise<void>;
 /** Build when a source changed since the last build; true when it built. */
-export function buildIfStale(): boolean;
+export function buildIfStale(): Promise<boolean>;

@@ -10,7 +10,8 @@ import { cpSync, existsSync, readdirSync, rmSync, statSync, utimesSync, writeFil
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const stamp = join(root, 'dist/.build-stamp');
@@ -31,7 +32,22 @@ function isStale() {
   return inputs.some((input) => newestInput(join(root, input)) > built);
 }
 
-export function build() {
+/**
+ * `ferry emulator --seed demo` from an installed package, which has no
+ * shared/datasets beside it: the demo seed, generated here from the datasets
+ * beside the checkout, ships gzipped in dist/.
+ */
+async function writeDemoSeed() {
+  const generate = await import(pathToFileURL(join(root, 'dist/src/emulator/seed/generate.js')).href);
+  if (!existsSync(generate.DEFAULT_DATASETS_DIR)) {
+    console.error(`note: ${generate.DEFAULT_DATASETS_DIR} not found; the package will have no demo seed (ferry emulator --seed demo then needs --datasets)`);
+    return;
+  }
+  const seed = generate.generateSeed(generate.DEMO_OPTIONS);
+  writeFileSync(generate.SHIPPED_DEMO_SEED, gzipSync(JSON.stringify(seed), { level: 9 }));
+}
+
+export async function build() {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   // A source saved while tsc runs must make the next --if-stale build again.
   const started = new Date();
@@ -41,21 +57,26 @@ export function build() {
   cpSync(join(root, 'src/cli/connector-templates'), join(root, 'dist/src/cli/connector-templates'), { recursive: true });
   // The console's pages are shipped as they are (plain modules, no bundler); uPlot is served from its package.
   cpSync(join(root, 'src/console/assets'), join(root, 'dist/src/console/assets'), { recursive: true });
+  await writeDemoSeed();
   writeFileSync(stamp, `${started.toISOString()}\n`);
   utimesSync(stamp, started, started);
 }
 
 /** Build when a source changed since the last build; true when it built. */
-export function buildIfStale() {
+export async function buildIfStale() {
   if (!isStale()) return false;
-  build();
+  await build();
   return true;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  // An installed package (what `npm pack` ships) has dist/ and no sources:
+  // npm still runs `prepare` when a project links it (a connector scaffold's
+  // node_modules/ferry), and there is nothing to build.
+  if (!existsSync(join(root, 'src'))) process.exit(0);
   try {
-    if (process.argv.includes('--if-stale')) buildIfStale();
-    else build();
+    if (process.argv.includes('--if-stale')) await buildIfStale();
+    else await build();
   } catch (error) {
     console.error(error instanceof Error ? error.message : String(error));
     process.exit(1);

@@ -26,10 +26,10 @@ function filters(): string[] {
   return process.argv.slice(2).filter((arg, i, all) => !arg.startsWith('-') && !['run', 'watch', 'dev'].includes(arg) && !all[i - 1]?.match(/^--(reporter|outputFile|config|project|pool|shard)$/));
 }
 
-export default function setup(): void {
+export default async function setup(): Promise<void> {
   const wanted = filters();
   const selected = [...testFiles(join(ROOT, 'test')), ...testFiles(join(ROOT, 'connectors'))].filter(
     (file) => wanted.length === 0 || wanted.some((filter) => file.includes(relative(ROOT, resolve(filter)) || filter)),
   );
-  if (selected.some((file) => NEEDS_DIST.test(readFileSync(join(ROOT, file), 'utf8')))) buildIfStale();
+  if (selected.some((file) => NEEDS_DIST.test(readFileSync(join(ROOT, file), 'utf8')))) await buildIfStale();
 }

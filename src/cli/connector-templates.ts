@@ -63,6 +63,10 @@ function packageJson(names: ConnectorNames, kind: ConnectorKind, ferryVersion: s
     // and schemas are the ones it checks; a copy of either would also work.
     peerDependencies: { ferry: `^${ferryVersion}`, zod: '^4.0.0' },
     devDependencies: { vitest: '^4.0.0' },
+    // npm 11 asks which dependencies may run install scripts. ferry needs
+    // none (it ships compiled); its `prepare` only builds a checkout, and npm
+    // runs it on a linked node_modules/ferry.
+    allowScripts: { ferry: false },
     engines: { node: '>=20' },
   };
   return `${JSON.stringify(manifest, null, 2)}\n`;
@@ -135,7 +139,7 @@ ${
     : 'Install the dependencies first: `npm install` (with ferry installed or\nlinked: `npm link ferry`).'
 }
 
-See ferry's docs/connector-authors.md for the whole contract.
+See docs/connector-authors.md in the ferry package (node_modules/ferry/docs/) for the whole contract.
 `;
 }
 

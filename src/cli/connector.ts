@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import { ferryPackageVersion, ferryRoot } from '../sdk/ferry-package.js';
+import { docsPage, ferryPackageVersion, ferryRoot } from '../sdk/ferry-package.js';
 import { FerryError } from '../sdk/errors.js';
 import { connectorNames, connectorScaffold, type ConnectorKind } from './connector-templates.js';
 import type { RegisterCommand } from './main.js';
@@ -117,6 +117,6 @@ export const register: RegisterCommand = (connector) => {
       console.log('\nNext steps:');
       console.log(`  cd ${shown} && npm test          # the conformance suite and the example's own tests`);
       console.log(`  in ferry.yaml:  type: ./${relative(process.cwd(), result.dir) || '.'}   (a path relative to ferry.yaml)`);
-      console.log('  docs/connector-authors.md explains the contract');
+      console.log(`  ${docsPage('connector-authors.md')} explains the contract`);
     });
 };

@@ -9,6 +9,8 @@ import type { RegisterCommand } from './main.js';
 import { DEMO_OPTIONS, DEMO_SEED, generateSeed, startEmulator, summarizeSeed, type FaultOptions, type GenerateSeedOptions } from '../emulator/index.js';
 import { uuid } from '../api/schemas/common.js';
 import { FerryError } from '../sdk/errors.js';
+import { codeOf } from '../sdk/guards.js';
+import { printUnredacted } from './redacted-output.js';
 
 interface EmulatorFlags {
   port: number;
@@ -142,26 +144,29 @@ export const register: RegisterCommand = (command) => {
         flags.seed === DEMO_SEED && flags.datasets !== undefined ? generateSeed({ ...DEMO_OPTIONS, datasetsDir: flags.datasets }) : flags.seed;
       // Loaded here, not at the top: prom-client would slow every other command's start.
       const { EmulatorRequestMetrics } = await import('../metrics/emulator.js');
-      const emulator = await startEmulator({
-        host: flags.host,
-        port: flags.port,
-        db: flags.memory ? ':memory:' : flags.db,
-        ...(flags.keys !== undefined ? { keys: flags.keys } : {}),
-        ...(seed !== undefined ? { seed } : {}),
-        ...(flags.askWaitMs !== undefined ? { askWaitMs: flags.askWaitMs } : {}),
-        ...(flags.askDelayMs !== undefined ? { askDelayMs: flags.askDelayMs } : {}),
-        faults,
-        // The request log follows the global --log-level and --log-format.
-        logger: createLogger({ level: 'info' }),
-        metrics: new EmulatorRequestMetrics({ processMetrics: true }),
-      });
+      const emulator = await listening(flags, () =>
+        startEmulator({
+          host: flags.host,
+          port: flags.port,
+          db: flags.memory ? ':memory:' : flags.db,
+          ...(flags.keys !== undefined ? { keys: flags.keys } : {}),
+          ...(seed !== undefined ? { seed } : {}),
+          ...(flags.askWaitMs !== undefined ? { askWaitMs: flags.askWaitMs } : {}),
+          ...(flags.askDelayMs !== undefined ? { askDelayMs: flags.askDelayMs } : {}),
+          faults,
+          // The request log follows the global --log-level and --log-format.
+          logger: createLogger({ level: 'info' }),
+          metrics: new EmulatorRequestMetrics({ processMetrics: true }),
+        }),
+      );
 
       console.log(`ferry emulator listening on ${emulator.url} (${flags.memory ? 'in memory' : flags.db})`);
       if (emulator.devKey) {
         console.log(`development key (all scopes, org ${emulator.orgId ?? ''}):`);
         console.log(`  ${emulator.devKey}`);
         console.log('try:');
-        console.log(`  curl -s -H "Authorization: Bearer ${emulator.devKey}" ${emulator.url}/v1/health`);
+        // The key of the emulator just started is the user's own, not a secret to them: the line must paste.
+        printUnredacted(`  curl -s -H "Authorization: Bearer ${emulator.devKey}" ${emulator.url}/v1/health`);
       }
       if (emulator.seeded) {
         console.log(`seeded: ${Object.entries(emulator.seeded).map(([kind, n]) => `${n} ${kind}`).join(', ')}`);
@@ -183,3 +188,15 @@ export const register: RegisterCommand = (command) => {
     });
   registerSeed(command);
 };
+
+/** Start the server, turning a port another process holds into an error that says so. */
+async function listening<T>(flags: { host: string; port: number }, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    if (codeOf(error) !== 'EADDRINUSE') throw error;
+    throw new FerryError('FERRY_USAGE', `port ${flags.port} on ${flags.host} is already in use`, {
+      hint: 'another program (maybe another ferry emulator) listens there: stop it, or pick another port with --port <n> (--port 0 takes any free one)',
+    });
+  }
+}

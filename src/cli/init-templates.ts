@@ -5,7 +5,9 @@
  * `ferry check` and `ferry run` against the embedded emulator as written.
  */
 
-export const PROJECT_FILE = `# ferry project file. Reference: docs/configuration.md; \`ferry schema\` prints its JSON Schema.
+export const PROJECT_FILE = `# yaml-language-server: $schema=./ferry.schema.json
+# ferry project file. Reference: docs/configuration.md of the ferry package (\`ferry --help\`
+# says where); ferry.schema.json (from \`ferry schema\`) lets editors complete and check it.
 version: 1
 
 service:
@@ -28,7 +30,8 @@ emulator:
 include: [pipelines/*.yaml]
 `;
 
-export const EXAMPLE_PIPELINE = `# An example sync: CRM deals from a CSV file → rows of the "deal" object type.
+export const EXAMPLE_PIPELINE = `# yaml-language-server: $schema=../ferry.schema.json
+# An example sync: CRM deals from a CSV file → rows of the "deal" object type.
 # Try it: ferry preview example, then ferry run example.
 syncs:
   - name: example

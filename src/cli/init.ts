@@ -1,7 +1,8 @@
 /** `ferry init [dir]`: scaffold a project that runs against the embedded emulator as is. */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { FerryError } from '../sdk/errors.js';
+import { ferryRoot } from '../sdk/ferry-package.js';
 import { SOURCE_TEMPLATES } from './init-source-templates.js';
 import { ENV_EXAMPLE, GITIGNORE, PROJECT_FILE, SCAFFOLD } from './init-templates.js';
 import type { RegisterCommand } from './main.js';
@@ -27,19 +28,21 @@ function filesOf(template: string): readonly { path: string; content: string }[]
 export function scaffoldProject(dir: string, options: { force?: boolean; template?: string } = {}): InitResult {
   const root = resolve(dir);
   const scaffold = filesOf(options.template ?? 'csv');
-  const existing = scaffold.map((f) => f.path).filter((path) => existsSync(join(root, path)));
+  // The JSON Schema the YAML files' `yaml-language-server: $schema=` lines point at, as this ferry ships it.
+  const files = [...scaffold, { path: 'ferry.schema.json', content: readFileSync(join(ferryRoot(), 'ferry.schema.json'), 'utf8') }];
+  const existing = files.map((f) => f.path).filter((path) => existsSync(join(root, path)));
   if (existing.length > 0 && !options.force) {
     throw new FerryError('FERRY_USAGE', `not overwriting existing files in ${root}:\n${existing.map((p) => `  ${p}`).join('\n')}`, {
       hint: 'pass --force to overwrite them, or init into another directory',
       details: { existing },
     });
   }
-  for (const file of scaffold) {
+  for (const file of files) {
     const target = join(root, file.path);
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, file.content);
   }
-  return { dir: root, written: scaffold.map((f) => f.path) };
+  return { dir: root, written: files.map((f) => f.path) };
 }
 
 export const register: RegisterCommand = (command) => {

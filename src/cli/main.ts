@@ -5,7 +5,7 @@
  * of DESIGN.md.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { ferryPackageVersion } from '../sdk/ferry-package.js';
+import { docsPage, ferryPackageVersion } from '../sdk/ferry-package.js';
 import { isFerryError } from '../sdk/errors.js';
 import { applyHeapDefaults } from '../runtime/heap.js';
 import { configureLogs, LOG_FORMATS, LOG_LEVELS } from '../runtime/logger.js';
@@ -46,6 +46,7 @@ export async function buildProgram(load: (entry: CommandEntry) => boolean, setEx
     .addOption(new Option('--log-level <level>', 'log level on stderr (default: info for run and export, warn otherwise; env FERRY_LOG_LEVEL)').choices(LOG_LEVELS))
     .addOption(new Option('--log-format <format>', 'log lines as JSON (default off a terminal) or pretty (default on one; env FERRY_LOG_FORMAT)').choices(LOG_FORMATS))
     .option('-q, --quiet', 'log only warnings and errors, no progress bar')
+    .addHelpText('after', `\nDocs (README.md and docs/ of the installed package): ${docsPage('')}`)
     .exitOverride()
     .showHelpAfterError()
     .hook('preAction', (root: Command) => {

@@ -9,6 +9,17 @@ import { redact } from '../sdk/redact.js';
 
 let installed = false;
 
+/**
+ * Print a line past the redactor. Only for a value that is not a secret to
+ * the person at this terminal, printed so it can be pasted: the development
+ * key of a local emulator they just started (`ferry emulator`). Nothing from
+ * a config or a service may go through here.
+ */
+export function printUnredacted(line: string): void {
+  // A Buffer is not a string, so the wrapper below passes it through as is.
+  process.stdout.write(Buffer.from(`${line}\n`));
+}
+
 /** Wrap `process.stdout.write` and `process.stderr.write` once per process. */
 export function redactTerminalOutput(): void {
   if (installed) return;

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { z } from 'zod';
 import { FerryError } from '../sdk/errors.js';
 import { codeOf, messageOf } from '../sdk/guards.js';
+import { docsPage } from '../sdk/ferry-package.js';
 import { compactScalars } from './compact-text.js';
 import { expandInclude } from './include.js';
 import type { Env } from './interpolate.js';
@@ -259,7 +260,7 @@ function configInvalid(rootFile: string, issues: ConfigIssue[]): FerryError {
   const count = issues.length === 1 ? '1 problem' : `${issues.length} problems`;
   return new FerryError('FERRY_CONFIG_INVALID', `${count} in ${displayFile(rootFile)}:\n${indent(formatConfigIssues(issues))}`, {
     details: { issues },
-    hint: 'each line reads file:line:col  key path  problem; docs/configuration.md describes every key',
+    hint: `each line reads file:line:col  key path  problem; ${docsPage('configuration.md')} describes every key`,
   });
 }
 

@@ -48,6 +48,8 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
   const base = options.logger ?? createLogger(options.quiet ? { level: 'warn' } : {});
   // Every line of a dry run says so: nothing it logs was pushed or stored.
   const logger = options.dryRun ? base.child({ dryRun: true }) : base;
+  // An include: that matched nothing must not go unseen when the syncs it meant to add are missing.
+  for (const warning of config.warnings) logger.warn(warning);
   const syncs = selectSyncs(config, options.syncNames);
 
   const prepared: PreparedSync[] = await prepareAll(syncs, (sync) => inspectSync(config, sync), 'nothing was pushed; fix the lines above and run again');

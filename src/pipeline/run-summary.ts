@@ -25,7 +25,7 @@ export interface RunSummary {
   /** The concurrency and rate the push settled on, and why neither is higher (absent on dry runs). */
   limits?: PushLimits;
   error?: string;
-  exitCode: 0 | 2 | 3;
+  exitCode: 0 | 1 | 2 | 3;
 }
 
 /** What a run ended with, before its summary is written. */
@@ -49,7 +49,14 @@ export function runErrorText(ending: RunEnding): string | undefined {
   return ending.aborted ? 'stopped by signal after checkpointing' : undefined;
 }
 
-export function exitCodeOf(status: RunStatus): 0 | 2 | 3 {
+/**
+ * The exit code of a run (DESIGN.md): 0, 2 with records in the dead-letter,
+ * 3 for a runtime failure, but 1 when what stopped it is a configuration
+ * problem only found once reading began (docs/errors.md: nothing could be
+ * pushed until the config changes).
+ */
+export function exitCodeOf(status: RunStatus, fatal?: unknown): 0 | 1 | 2 | 3 {
+  if (status === 'failed' && (isFerryError(fatal, 'FERRY_CONFIG_INVALID') || isFerryError(fatal, 'FERRY_USAGE'))) return 1;
   return status === 'succeeded' ? 0 : status === 'partial' ? 2 : 3;
 }
 

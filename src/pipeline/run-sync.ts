@@ -374,7 +374,7 @@ class SyncRun {
       ...(this.duplicates.examples.length > 0 ? { duplicates: this.duplicates.examples } : {}),
       ...(this.pusher && this.pusher.stats().requests > 0 ? { limits: pushLimits(this.pusher.stats()) } : {}),
       ...(error ? { error } : {}),
-      exitCode: exitCodeOf(status),
+      exitCode: exitCodeOf(status, this.stop.failure?.error),
     };
     this.log.info({ status, counts: this.counts, durationMs: summary.durationMs, ...(summary.limits ? { limits: summary.limits } : {}) }, 'run finished');
     const failure = this.stop.failure;

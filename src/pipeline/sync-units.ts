@@ -19,7 +19,7 @@ import type { PreparedSync } from './prepare.js';
 import { partitionKey, partitionsOf, runSyncPart } from './partitions.js';
 import { retryFailures } from './retry-failures.js';
 import type { RunOptions, RunSummary } from './run-sync.js';
-import { failedRunSummary } from './run-summary.js';
+import { exitCodeOf, failedRunSummary } from './run-summary.js';
 import { countVisible } from './verify.js';
 
 export interface SyncRunSummary extends RunSummary {
@@ -105,8 +105,9 @@ export function serviceLimits(
 function failedSummary(sync: string, error: unknown): SyncRunSummary {
   const attached = failedRunSummary(error);
   const message = isFerryError(error) ? error.describe() : error instanceof Error ? error.message : String(error);
-  if (attached) return { ...attached, error: message, exitCode: 3, status: 'failed' };
-  return { sync, runId: null, status: 'failed', counts: emptyCounts(), durationMs: 0, cursor: null, changes: [], error: message, exitCode: 3 };
+  const exitCode = exitCodeOf('failed', error);
+  if (attached) return { ...attached, error: message, exitCode, status: 'failed' };
+  return { sync, runId: null, status: 'failed', counts: emptyCounts(), durationMs: 0, cursor: null, changes: [], error: message, exitCode };
 }
 
 async function estimateTotal(prepared: PreparedSync, logger: Logger): Promise<number | undefined> {

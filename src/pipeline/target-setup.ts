@@ -44,7 +44,7 @@ export async function setUpTarget(
     sampled.push(entry);
   }
   const hints = needsInference ? await fieldHints(prepared, deps.log) : new Map<string, FieldType>();
-  const ensured = await ensureTarget(deps.service, sync.target, { inferredFields: sampler.types(hints), dryRun: deps.dryRun });
+  const ensured = await ensureTarget(deps.service, sync.target, { inferredFields: sampler.types(hints), sampledRecords: sampled.length, dryRun: deps.dryRun });
   const evolver = ensured.objectType
     ? new ObjectTypeEvolver({
         service: deps.service,

@@ -2,7 +2,7 @@
  * Opening a project: its config, its state store. Commands call these so a
  * path or a state URL is resolved the same way everywhere.
  */
-import { mkdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { loadConfig } from '../config/index.js';
@@ -12,6 +12,7 @@ import { messageOf } from '../sdk/guards.js';
 import { redactUrl } from '../sdk/redact.js';
 import { openStateStore, parseStateUrl } from '../state/index.js';
 import type { StateStore } from '../state/index.js';
+import { makeFolder } from '../sdk/folders.js';
 import { withRedactedWrites } from './redacted-state.js';
 
 export async function loadProject(configFile: string): Promise<LoadedConfig> {
@@ -29,7 +30,7 @@ export async function openProjectState(config: LoadedConfig, logger?: Logger): P
   try {
     const location = parseStateUrl(url);
     if (location.kind === 'sqlite') {
-      mkdirSync(dirname(location.path), { recursive: true });
+      makeFolder(dirname(location.path));
       if (logger) noteFreshState(location.path, logger);
     }
     return withRedactedWrites(await openStateStore(url, config.state.schema ? { schema: config.state.schema } : {}));

@@ -2,7 +2,7 @@
  * The connection to the service: a client for a real base URL, or the
  * embedded emulator started in-process when `baseUrl: embedded`.
  */
-import { mkdirSync } from 'node:fs';
+import { makeFolder } from '../sdk/folders.js';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { ServiceClient } from '../api/client.js';
@@ -36,7 +36,7 @@ export async function openService(
   let baseUrl = service.baseUrl;
   let apiKey = service.apiKey ?? '';
   if (baseUrl === 'embedded') {
-    if (config.emulator.db !== ':memory:') mkdirSync(dirname(config.emulator.db), { recursive: true });
+    if (config.emulator.db !== ':memory:') makeFolder(dirname(config.emulator.db));
     // Imported only for `baseUrl: embedded`: runs against the real service never load the emulator.
     const { startEmulator } = await import('../emulator/index.js');
     emulator = await startEmulator({

@@ -5,7 +5,7 @@
  * published), so paths are found from this module rather than assumed.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -38,4 +38,16 @@ export function ferryRoot(): string {
 export function ferryPackageVersion(): string {
   manifest ??= JSON.parse(readFileSync(join(ferryRoot(), 'package.json'), 'utf8')) as { version?: unknown };
   return typeof manifest.version === 'string' ? manifest.version : '0.0.0';
+}
+
+/**
+ * A page of ferry's docs, which ship in the package: `docs/configuration.md`
+ * in a checkout, `node_modules/ferry/docs/configuration.md` in a project that
+ * installed ferry; relative to the current directory when below it, else
+ * absolute (a global install), so a hint names a file that is there.
+ */
+export function docsPage(page: string): string {
+  const file = join(ferryRoot(), 'docs', page);
+  const shown = relative(process.cwd(), file);
+  return shown.startsWith('..') || isAbsolute(shown) ? file : shown;
 }

@@ -20,6 +20,8 @@ export type SchemaChange =
 export interface EnsureTargetOptions {
   /** Field types inferred from discover() or the data; declared fields win over them. */
   inferredFields?: ReadonlyMap<string, FieldType>;
+  /** How many records the inference sampled (0: the source was empty); unknown when not given. */
+  sampledRecords?: number;
   /** Compute the changes without writing anything. */
   dryRun?: boolean;
 }
@@ -56,7 +58,7 @@ export async function ensureTarget(
 
   let source = await findSource(service, target.source.name);
   // A new source has no object types: check the one to create before writing anything.
-  if (!source && typeConfig) checkCreatable(typeConfig.name, wanted);
+  if (!source && typeConfig) checkCreatable(typeConfig.name, wanted, opts.sampledRecords);
   if (!source) {
     changes.push({ kind: 'create-source', name: target.source.name });
     if (!dryRun) {
@@ -73,7 +75,7 @@ export async function ensureTarget(
   const existing = source ? await findObjectType(service, source.id, typeConfig.name) : undefined;
 
   if (!existing) {
-    checkCreatable(typeConfig.name, wanted);
+    checkCreatable(typeConfig.name, wanted, opts.sampledRecords);
     const fields = wanted.map(({ declared: _declared, ...f }) => f);
     changes.push({ kind: 'create-object-type', name: typeConfig.name, fields });
     if (dryRun || !source) {
@@ -122,7 +124,13 @@ async function evolve(
   return { objectType: targetObjectType(updated, updated.fieldDefinitions), changes };
 }
 
-function checkCreatable(name: string, wanted: readonly WantedField[]): void {
+function checkCreatable(name: string, wanted: readonly WantedField[], sampledRecords: number | undefined): void {
+  if (wanted.length === 0 && sampledRecords === 0) {
+    throw new FerryError('FERRY_CONFIG_INVALID', `the source yielded no records (empty input), so object type "${name}" cannot be created: there is nothing to infer its fields from`, {
+      where: 'source',
+      hint: 'check that the source has data (an empty or header-only CSV file has none); to create the object type from empty input, declare objectType.fields',
+    });
+  }
   if (wanted.length === 0) {
     throw new FerryError('FERRY_CONFIG_INVALID', `object type "${name}" does not exist and no fields are known to create it with`, {
       where: 'target.objectType.fields',

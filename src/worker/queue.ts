@@ -9,6 +9,7 @@ import pg from 'pg';
 import PgBoss from 'pg-boss';
 import type { LoadedConfig } from '../config/index.js';
 import { FerryError } from '../sdk/errors.js';
+import { docsPage } from '../sdk/ferry-package.js';
 import type { ReadPartition } from '../sdk/types.js';
 import { parseStateUrl } from '../state/index.js';
 
@@ -52,7 +53,7 @@ export function sharedState(config: LoadedConfig): { url: string; schema: string
   if (location.kind !== 'postgres') {
     throw new FerryError('FERRY_CONFIG_INVALID', 'ferry worker and ferry run --queue need state.url: postgres://…', {
       where: config.file,
-      hint: 'workers share their state and queue through PostgreSQL; see docs/scale-out.md',
+      hint: `workers share their state and queue through PostgreSQL; see ${docsPage('scale-out.md')}`,
     });
   }
   const schema = config.state.schema ?? 'ferry';

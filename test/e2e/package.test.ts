@@ -11,7 +11,7 @@
  * already built in this checkout's node_modules. Optional dependencies (tsx)
  * are left out, proving nothing at start needs a TypeScript compiler.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -70,8 +70,12 @@ describe('the npm package', () => {
   it('ships the compiled CLI, the SDK with its types, and nothing of the development checkout', () => {
     const paths = packed.files.map((f) => f.path);
     expect(paths).toEqual(expect.arrayContaining(['bin/ferry.js', 'dist/src/cli/main.js', 'dist/src/sdk/index.js', 'dist/src/sdk/index.d.ts', 'dist/connectors/sources/csv/index.js', 'package.json', 'README.md']));
-    const stray = paths.filter((p) => /^(test|bench|\.ci|src|connectors|scripts|state|pipelines)\//.test(p) || (p.endsWith('.ts') && !p.endsWith('.d.ts') && !p.includes('/connector-templates/')));
+    const stray = paths.filter(
+      (p) => (/^(test|bench|\.ci|src|connectors|scripts|state|pipelines)\//.test(p) && p !== 'scripts/build.js') || (p.endsWith('.ts') && !p.endsWith('.d.ts') && !p.includes('/connector-templates/')),
+    );
     expect(stray).toEqual([]);
+    // What hints and the scaffolds point at, and what `ferry emulator --seed demo` loads without shared/datasets.
+    expect(paths).toEqual(expect.arrayContaining(['docs/configuration.md', 'docs/errors.md', 'docs/connector-authors.md', 'dist/demo-seed.json.gz', 'scripts/build.js']));
   });
 
   it('installs into an empty folder and runs the quick start with nothing from this checkout', async () => {
@@ -172,4 +176,33 @@ syncs:
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ syncs: [{ status: 'succeeded', counts: { created: 3 } }] });
   });
+
+  it('serves the demo seed, and scaffolds a connector whose npm install and npm test work', async () => {
+    const ferry = join(app, 'node_modules/.bin/ferry');
+    const emulator = await new Promise<string>((done) => {
+      const child = spawn(ferry, ['emulator', '--seed', 'demo', '--port', '0', '--memory'], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        out += chunk;
+        if (/seeded: .*\n/.test(out)) child.kill('SIGTERM');
+      });
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      child.once('close', () => (clearTimeout(timer), done(out)));
+    });
+    expect(emulator).toMatch(/seeded: 2000 deals, \d+ accounts, \d+ conversations/);
+    expect(emulator).not.toContain('Bearer ***');
+
+    const created = await sh(ferry, ['connector', 'new', 'ferry-connector-tickets'], app);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toContain('node_modules/ferry/docs/connector-authors.md');
+    const connector = join(app, 'ferry-connector-tickets');
+    // npm runs ferry's prepare on the linked package: it must do nothing there, and allowScripts (npm 11) covers it.
+    const install = await sh('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], connector);
+    expect(install.code, install.stderr).toBe(0);
+    expect(install.stderr).not.toMatch(/not yet covered by allowScripts/);
+    const test = await sh('npm', ['test'], connector);
+    expect(test.code, test.stdout + test.stderr).toBe(0);
+    expect(test.stdout).toMatch(/Tests\s+.*\d+ passed/);
+  }, 240_000);
 });

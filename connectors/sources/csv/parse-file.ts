@@ -4,7 +4,7 @@
  */
 import { hash } from 'node:crypto';
 import { statSync } from 'node:fs';
-import type { SourceValue } from '../../../src/sdk/index.js';
+import { FerryError, type SourceValue } from '../../../src/sdk/index.js';
 import type { FileRow } from '../_shared/emit.js';
 import { readFailure, type InputFile, type ParseContext } from '../_shared/files.js';
 import { InvalidEncodingGuard, type EncodingScope } from '../_shared/invalid-encoding.js';
@@ -137,6 +137,7 @@ export class CsvFileRows extends BufferedRows<CsvFileRow> {
   private previousEnd = 0;
   private line = 0;
   private mismatched = 0;
+  private keysChecked = false;
 
   constructor(file: InputFile, options: CsvOptions, context: ParseContext, threadFromBytes: number) {
     super();
@@ -231,6 +232,7 @@ export class CsvFileRows extends BufferedRows<CsvFileRow> {
         continue;
       }
       const columns = this.header ?? values.map((_, index) => `column_${index + 1}`);
+      if (!this.keysChecked) this.checkKeyColumns(columns);
       const data: Record<string, SourceValue> = {};
       const shared = Math.min(columns.length, values.length);
       const { trim, cast } = options;
@@ -242,6 +244,19 @@ export class CsvFileRows extends BufferedRows<CsvFileRow> {
       if (text !== undefined) row.dataText = this.headerPrint + text;
       return row;
     }
+  }
+
+  /** A primaryKey column the file does not have would leave every record without a key, unseen: refuse it. */
+  private checkKeyColumns(columns: readonly string[]): void {
+    this.keysChecked = true;
+    const key = this.options.primaryKey;
+    const missing = (key === undefined ? [] : typeof key === 'string' ? [key] : key).filter((name) => !columns.includes(name));
+    if (missing.length === 0) return;
+    throw new FerryError(
+      'FERRY_SOURCE_OBJECT_MISSING',
+      `primaryKey ${missing.map((name) => `"${name}"`).join(', ')} is not a column of ${this.file.relative} (columns: ${columns.join(', ')})`,
+      { where: `${this.file.relative}:${this.line}`, hint: 'primaryKey names the column(s) that identify a row: fix the name (ferry discover <sync> lists the columns)' },
+    );
   }
 
   private reportMismatch(line: number, expected: number, found: number): void {

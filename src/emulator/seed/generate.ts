@@ -8,7 +8,8 @@
  * await startEmulator({ seed });
  * ```
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { join, resolve } from 'node:path';
 import { ferryRoot } from '../../sdk/ferry-package.js';
 import { generateCalls } from './generate-calls.js';
@@ -21,6 +22,22 @@ import type { SeedDatasetInput, SeedDealInput } from './format.js';
 
 /** `<repo>/../shared/datasets`, where the project keeps its public datasets (found the same from src/ and dist/). */
 export const DEFAULT_DATASETS_DIR = resolve(ferryRoot(), '../shared/datasets');
+/**
+ * The demo seed as the build generated it (DEMO_OPTIONS, from the datasets
+ * beside the checkout), shipped in the package: an installed ferry has no
+ * shared/datasets beside it, and `--seed demo` loads this instead.
+ */
+export const SHIPPED_DEMO_SEED = resolve(ferryRoot(), 'dist/demo-seed.json.gz');
+
+/** The demo seed: generated from the datasets when they are there, else the one shipped with the package. */
+export function demoSeed(): SeedDatasetInput {
+  if (existsSync(DEFAULT_DATASETS_DIR)) return generateSeed(DEMO_OPTIONS);
+  if (existsSync(SHIPPED_DEMO_SEED)) return JSON.parse(gunzipSync(readFileSync(SHIPPED_DEMO_SEED)).toString('utf8')) as SeedDatasetInput;
+  throw new Error(
+    `the demo seed needs the public datasets at ${DEFAULT_DATASETS_DIR} or the demo seed a packed ferry ships (${SHIPPED_DEMO_SEED}), and neither is there: ` +
+      'pass --datasets <dir> (a folder holding crm-sales-opportunities/, harper-valley-calls/, …) or --seed <file> (from `ferry emulator seed --out`)',
+  );
+}
 export const DEFAULT_RNG_SEED = 42;
 export const DEFAULT_ORG_DOMAIN = 'ferry-demo.example';
 /** Number of `salesforce_crm` activity messages logged on open deals. */

@@ -10,7 +10,7 @@ import { generateWav } from '../media/wav.js';
 import type { EmulatorStore } from '../store/index.js';
 import type { ConversationData, RecordingMedia, TranscriptEntryData } from '../store/types.js';
 import { seedFile, type SeedDataset, type SeedFile } from './format.js';
-import { DEMO_OPTIONS, generateSeed } from './generate.js';
+import { demoSeed } from './generate.js';
 import type { z } from 'zod';
 import type { seedMedia } from './format.js';
 
@@ -41,7 +41,7 @@ export const DEMO_SEED = 'demo';
  */
 export function readSeed(seed: string | SeedFile): { datasets: SeedDataset[]; baseDir: string } {
   const raw: unknown =
-    seed === DEMO_SEED ? generateSeed(DEMO_OPTIONS) : typeof seed === 'string' ? JSON.parse(readFileSync(seed, 'utf8')) : seed;
+    seed === DEMO_SEED ? demoSeed() : typeof seed === 'string' ? JSON.parse(readFileSync(seed, 'utf8')) : seed;
   const parsed = seedFile.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

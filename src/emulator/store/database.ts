@@ -5,7 +5,7 @@
  * restarts with all its state.
  */
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { makeFolder } from '../../sdk/folders.js';
 import { dirname } from 'node:path';
 
 export type Db = Database.Database;
@@ -139,7 +139,7 @@ const MIGRATIONS: readonly string[] = [
 
 /** Open (creating if needed) the database at `path` (`:memory:` for a throw-away one) and migrate it. */
 export function openDatabase(path: string): Db {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') makeFolder(dirname(path));
   const db = new Database(path);
   if (path !== ':memory:') db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');

@@ -4,8 +4,9 @@
  * a FERRY_STATE_ERROR that names the file and says what to do.
  */
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { makeFolder } from '../../sdk/folders.js';
+import { closeSync, openSync, readSync } from 'node:fs';
+import { basename, dirname, extname } from 'node:path';
 import { FerryError } from '../../sdk/errors.js';
 import { messageOf } from '../../sdk/guards.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
@@ -31,7 +32,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions): Db {
   const where = path === ':memory:' ? 'in-memory state' : path;
   if (path !== ':memory:') {
     try {
-      mkdirSync(dirname(path), { recursive: true });
+      makeFolder(dirname(path));
     } catch (cause) {
       throw new FerryError('FERRY_STATE_ERROR', `cannot create the directory of the state file ${path}`, {
         where,
@@ -52,11 +53,36 @@ export function openDatabase(path: string, options: OpenDatabaseOptions): Db {
     throw new FerryError('FERRY_STATE_ERROR', `cannot open the state database ${where}: ${messageOf(cause)}`, {
       where,
       cause,
-      hint:
+      hint: notDatabaseHint(path) ??
         'if the file is damaged or is not a ferry state database, move it aside (ferry starts a fresh one; ' +
-        'records are then re-pushed once, which the service treats as updates) or restore it from a backup',
+          'records are then re-pushed once, which the service treats as updates) or restore it from a backup',
     });
   }
+}
+
+/** SQLite files start with these 16 bytes. */
+const SQLITE_HEADER = 'SQLite format 3\u0000';
+
+/**
+ * When `path` is some other file (a CSV, a JSON file) rather than a SQLite
+ * database, say so: state.url names the file ferry keeps its own state in,
+ * not a data file.
+ */
+function notDatabaseHint(path: string): string | undefined {
+  let head: Buffer;
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      head = Buffer.alloc(16);
+      head = head.subarray(0, readSync(fd, head, 0, 16, 0));
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+  if (head.length === 0 || head.toString('latin1') === SQLITE_HEADER) return undefined;
+  return `${basename(path)} is not a SQLite database (${extname(path) ? `a ${extname(path).slice(1)} file` : 'another kind of file'}): state.url names the file ferry keeps its own state in, not a data file; point it at a file of its own, e.g. state: { url: sqlite:state/ferry.db }`;
 }
 
 /**
