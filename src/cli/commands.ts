@@ -31,6 +31,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'ask', description: "ask the assistant a question about the organization's data; polls until the answer is ready", load: () => import('./ask.js') },
   { name: 'emulator', description: 'serve the local implementation of /v1 (SQLite-backed) until interrupted', load: () => import('./emulator.js') },
   { name: 'schema', description: 'print the JSON Schema of ferry.yaml (for editor completion)', load: () => import('./schema.js') },
+  { name: 'config', description: 'show the resolved configuration (includes merged, ${VAR} resolved, secrets masked)', load: () => import('./config.js') },
+  { name: 'completion', description: 'print a shell completion script: ferry completion bash|zsh|fish', load: () => import('./completion.js') },
   { name: 'connector', description: 'write your own connectors', load: () => import('./connector.js') },
   { name: 'console', description: 'a local web console: runs, dead-letter, state, the service\'s data, config; run a sync (docs/console.md)', load: () => import('./console.js') },
   {

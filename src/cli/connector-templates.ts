@@ -49,7 +49,7 @@ function listTemplate(dir: string): string[] {
     .sort();
 }
 
-function packageJson(names: ConnectorNames, kind: ConnectorKind, ferryVersion: string): string {
+function packageJson(names: ConnectorNames, kind: ConnectorKind, ferryVersion: string, linkedFerry: string | undefined): string {
   const manifest = {
     name: names.packageName,
     version: '0.1.0',
@@ -65,8 +65,8 @@ function packageJson(names: ConnectorNames, kind: ConnectorKind, ferryVersion: s
     devDependencies: { vitest: '^4.0.0' },
     // npm 11 asks which dependencies may run install scripts. ferry needs
     // none (it ships compiled); its `prepare` only builds a checkout, and npm
-    // runs it on a linked node_modules/ferry.
-    allowScripts: { ferry: false },
+    // runs it on a linked node_modules/ferry, which it names by its path.
+    allowScripts: { ferry: false, ...(linkedFerry === undefined ? {} : { [`file:${linkedFerry}`]: false }) },
     engines: { node: '>=20' },
   };
   return `${JSON.stringify(manifest, null, 2)}\n`;
@@ -146,14 +146,18 @@ See docs/connector-authors.md in the ferry package (node_modules/ferry/docs/) fo
 const GITIGNORE = 'node_modules/\ncoverage/\n*.log\n';
 
 /** Every file of a new connector package. */
-export function connectorScaffold(names: ConnectorNames, kind: ConnectorKind, options: { ferryVersion: string; linked: boolean }): ScaffoldFile[] {
+export function connectorScaffold(
+  names: ConnectorNames,
+  kind: ConnectorKind,
+  options: { ferryVersion: string; linked: boolean; /** node_modules/ferry's target, relative to the package folder (with `/`). */ linkedFerry?: string },
+): ScaffoldFile[] {
   const dir = join(TEMPLATES, kind);
   const files: ScaffoldFile[] = listTemplate(dir).map((path) => ({
     path: path === 'test/connector.test.ts' ? `test/${names.connectorName}.test.ts` : path,
     content: readFileSync(join(dir, path), 'utf8').replace(PLACEHOLDER, names.connectorName),
   }));
   files.push(
-    { path: 'package.json', content: packageJson(names, kind, options.ferryVersion) },
+    { path: 'package.json', content: packageJson(names, kind, options.ferryVersion, options.linkedFerry) },
     { path: 'README.md', content: readme(names, kind, options.linked) },
     { path: '.gitignore', content: GITIGNORE },
   );

@@ -4,8 +4,8 @@
  * ferry uses) to the running installation, which is what `npm link ferry`
  * would do, so nothing has to come from a registry.
  */
-import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { docsPage, ferryPackageVersion, ferryRoot } from '../sdk/ferry-package.js';
 import { FerryError } from '../sdk/errors.js';
@@ -57,7 +57,8 @@ export function newConnector(name: string, options: NewConnectorOptions = {}): N
     throw new FerryError('FERRY_USAGE', `${dir} exists and is not empty`, { hint: 'choose another --dir, or pass --force to write into it' });
   }
   const linkDeps = options.link !== false;
-  const files = connectorScaffold(names, kind, { ferryVersion: ferryPackageVersion(), linked: linkDeps });
+  const linkedFerry = linkDeps ? relative(dir, realpathSync(ferryRoot())).split(sep).join('/') : undefined;
+  const files = connectorScaffold(names, kind, { ferryVersion: ferryPackageVersion(), linked: linkDeps, ...(linkedFerry === undefined ? {} : { linkedFerry }) });
   for (const file of files) {
     const target = join(dir, file.path);
     mkdirSync(dirname(target), { recursive: true });

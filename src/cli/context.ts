@@ -39,7 +39,9 @@ export async function withProjectState<T>(
   command: Command,
   fn: (config: LoadedConfig, store: StateStore) => Promise<T> | T,
 ): Promise<T> {
-  const config = await loadProject(configFileOf(command));
+  // These commands read the state: an unset ${VAR} in some sync's options is no reason to refuse them.
+  const config = await loadProject(configFileOf(command), { unsetInSyncs: 'warn' });
+  for (const warning of config.warnings) quietLogger().warn(warning);
   const store = await openProjectState(config);
   try {
     return await fn(config, store);

@@ -84,7 +84,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   };
   const wanted = commandNameOf(argv);
   try {
-    const program = await buildProgram((entry) => entry.name === wanted, setExitCode);
+    // `ferry completion` lists every command's options, so it needs them all loaded.
+    const program = await buildProgram((entry) => entry.name === wanted || wanted === 'completion', setExitCode);
     await program.parseAsync([...argv], { from: 'user' });
     return exitCode;
   } catch (error) {

@@ -27,6 +27,13 @@ import { toConfigIssues } from './zod-issues.js';
 export interface LoadConfigOptions {
   /** Variables for `${VAR}`; defaults to `process.env`. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * `warn`: an unset `${VAR}` inside a sync or an export is a warning, and
+   * the reference stays as written. For commands that read only the state
+   * (`failures list`, `status`, `state show`): one sync's missing variable
+   * must not keep them from another sync's state. Default `error`.
+   */
+  unsetInSyncs?: 'error' | 'warn';
 }
 
 /** One file, read, interpolated and converted to plain data. */
@@ -49,7 +56,8 @@ export async function loadConfig(file: string, options: LoadConfigOptions = {}):
   const fileOrder = [rootFile];
 
   const text = await readConfigText(rootFile);
-  const root = readYaml(rootFile, text, env, issues);
+  const lenient = options.unsetInSyncs === 'warn' ? warnings : undefined;
+  const root = readYaml(rootFile, text, env, issues, lenient);
   const rootValue = topLevelMapping(root, issues);
   const project = validate(projectFile, rootValue, root.source, issues);
 
@@ -85,7 +93,7 @@ export async function loadConfig(file: string, options: LoadConfigOptions = {}):
         return undefined;
       });
       if (includedText === undefined) continue;
-      const included = readYaml(includedPath, includedText, env, issues);
+      const included = readYaml(includedPath, includedText, env, issues, lenient);
       const value = withoutNestedInclude(included, topLevelMapping(included, issues), issues);
       collectNames(value, included.source, names);
       const parsed = validate(includedFile, value, included.source, issues);
@@ -139,12 +147,16 @@ async function readConfigText(file: string): Promise<string> {
   }
 }
 
-function readYaml(file: string, text: string, env: Env, issues: ConfigIssue[]): ReadFile {
+function readYaml(file: string, text: string, env: Env, issues: ConfigIssue[], lenient?: string[]): ReadFile {
   const { source, issues: syntax } = parseYaml(file, text);
   issues.push(...syntax);
   if (!source.document) return { source, value: undefined };
   const interpolation = interpolateDocument(source, env);
-  issues.push(...interpolation);
+  for (const issue of interpolation) {
+    if (lenient && /^(syncs|exports)\[/.test(issue.path) && / is not set /.test(issue.message)) {
+      lenient.push(`${displayFile(file)}:${issue.line}:${issue.column}  ${issue.path}  ${issue.message}; left as written, as this command reads only the state`);
+    } else issues.push(issue);
+  }
   compactScalars(source.document);
   const value = source.document.toJS({ maxAliasCount: 100 }) as unknown;
   registerConfigSecrets(value);

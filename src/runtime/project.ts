@@ -6,7 +6,7 @@ import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { loadConfig } from '../config/index.js';
-import type { LoadedConfig } from '../config/index.js';
+import type { LoadConfigOptions, LoadedConfig } from '../config/index.js';
 import { FerryError, isFerryError } from '../sdk/errors.js';
 import { messageOf } from '../sdk/guards.js';
 import { redactUrl } from '../sdk/redact.js';
@@ -15,8 +15,8 @@ import type { StateStore } from '../state/index.js';
 import { makeFolder } from '../sdk/folders.js';
 import { withRedactedWrites } from './redacted-state.js';
 
-export async function loadProject(configFile: string): Promise<LoadedConfig> {
-  return loadConfig(configFile);
+export async function loadProject(configFile: string, options: LoadConfigOptions = {}): Promise<LoadedConfig> {
+  return loadConfig(configFile, options);
 }
 
 /**

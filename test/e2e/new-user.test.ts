@@ -134,3 +134,53 @@ describe('a first project’s mistakes', () => {
     expect(result.stderr).toMatch(/"level":40.*include\[0\].*"pipeline\/\*\.yaml\\?" matched no files/);
   });
 });
+
+describe('ferry completion and ferry config show', () => {
+  it('prints completion scripts for bash, zsh and fish that list the commands', async () => {
+    const dir = tempProjectDir();
+    for (const shell of ['bash', 'zsh', 'fish']) {
+      const result = await ferry(['completion', shell], { cwd: dir });
+      expect(result.code, result.stderr).toBe(0);
+      for (const word of ['run', 'failures', 'config', 'completion', 'full-refresh']) expect(result.stdout).toContain(word);
+    }
+    const bash = await ferry(['completion', 'bash'], { cwd: dir });
+    writeFileSync(join(dir, 'ferry.bash'), bash.stdout);
+    const syntax = await new Promise<number | null>((done) => spawn('bash', ['-n', join(dir, 'ferry.bash')]).once('close', done));
+    expect(syntax).toBe(0);
+    expect((await ferry(['completion', 'tcsh'], { cwd: dir })).code).toBe(1);
+  });
+
+  it('config show prints the resolved configuration: includes merged, ${VAR} resolved, secrets masked', async () => {
+    const dir = project(
+      `  - name: deals\n    source: { type: csv, path: "\${DEALS_FILE}", primaryKey: id }${rowTarget('d')}`,
+      { 'd.csv': 'id,name\n1,a\n', 'more.yaml': `syncs:\n  - name: orders\n    source: { type: postgres, url: "postgres://ferry:\${DB_PASSWORD}@127.0.0.1:5432/crm", table: orders }${rowTarget('o')}` },
+      'service: { apiKey: "${FERRY_API_KEY}" }\ninclude: [more.yaml]\n',
+    );
+    const env = { DEALS_FILE: 'd.csv', DB_PASSWORD: 'pw-very-secret', FERRY_API_KEY: 'sk_live_0123456789abcdef' };
+    const result = await ferry(['config', 'show', '--json'], { cwd: dir, env });
+    expect(result.code, result.stderr).toBe(0);
+    const shown = jsonOf(result) as { service: { apiKey: string }; syncs: { name: string; source: { path?: string; url?: string } }[] };
+    expect(shown.syncs.map((s) => s.name)).toEqual(['deals', 'orders']);
+    expect(shown.syncs[0]?.source.path).toBe('d.csv');
+    expect(shown.service.apiKey).toBe('***');
+    expect(shown.syncs[1]?.source.url).toBe('postgres://ferry:***@127.0.0.1:5432/crm');
+    expect(result.stdout).not.toMatch(/pw-very-secret|sk_live_0123/);
+    const one = await ferry(['config', 'show', 'orders'], { cwd: dir, env });
+    expect(one.stdout).toMatch(/^name: orders$/m);
+    expect((await ferry(['config', 'show', 'nope'], { cwd: dir, env })).code).toBe(1);
+  });
+
+  it('an unset ${VAR} in one sync does not keep failures list and status from another', async () => {
+    const dir = project(
+      `  - name: deals\n    source: { type: csv, path: d.csv, primaryKey: id }${rowTarget('d')}  - name: orders\n    source: { type: postgres, url: "\${ORDERS_DB_URL}", table: orders }${rowTarget('o')}`,
+      { 'd.csv': 'id,name\n1,a\n' },
+    );
+    const list = await ferry(['failures', 'list', 'deals'], { cwd: dir });
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toContain('No failures for sync deals.');
+    expect(list.stderr).toContain('ORDERS_DB_URL is not set');
+    expect((await ferry(['status'], { cwd: dir })).code).toBe(0);
+    // A run still refuses: it would read the sync.
+    expect((await ferry(['run', 'orders'], { cwd: dir })).code).toBe(1);
+  });
+});
