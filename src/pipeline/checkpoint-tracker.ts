@@ -26,6 +26,12 @@ export class CheckpointTracker {
   private ordered = true;
 
   /**
+   * `positionsInReadOrder`: the positions are a change source's resume
+   * tokens, ordered by the read itself (comparing them says nothing).
+   */
+  constructor(private readonly positionsInReadOrder = false) {}
+
+  /**
    * Register a record (or group, with its `lowest` cursor) in read order;
    * returns its ticket for {@link finish}.
    */
@@ -41,6 +47,7 @@ export class CheckpointTracker {
   }
 
   private keepsOrder(position: CursorPosition, lowest: string | number | undefined): boolean {
+    if (this.positionsInReadOrder) return true;
     if (lowest === undefined) return compareCursorValues(position.value, this.lastBegun!.value) >= 0;
     return compareCursorValues(lowest, this.lastBegun!.value) > 0;
   }

@@ -11,9 +11,16 @@ import { CheckpointTracker } from './checkpoint-tracker.js';
 
 export const CHECKPOINT_EVERY_UNITS = 500;
 export const CHECKPOINT_INTERVAL_MS = 2000;
+/** While the source has nothing new, a landed position is stored at most this often (change sources confirm upstream after it). */
+export const IDLE_CHECKPOINT_MS = 250;
+
+/** Told of each stored position; `final` once, after the run's last checkpoint (its promise is awaited then). */
+export type CheckpointListener = (position: CursorPosition | undefined, final: boolean) => void | Promise<void>;
 
 export class Checkpointer {
-  readonly tracker = new CheckpointTracker();
+  readonly tracker: CheckpointTracker;
+  private readonly listeners: CheckpointListener[] = [];
+  private stored: CursorPosition | undefined;
   private finishedSinceCheckpoint = 0;
   private lastCheckpointMs = Date.now();
   private inFlight: Promise<void> | undefined;
@@ -27,7 +34,36 @@ export class Checkpointer {
     private readonly log: Logger,
     /** Called after each checkpoint is written, the final one included (traces draw an interval span). */
     private readonly onCheckpoint?: (counts: Readonly<RunCounts>) => void,
-  ) {}
+    /** Positions are a change source's resume tokens, in read order (see CheckpointTracker). */
+    positionsInReadOrder = false,
+  ) {
+    this.tracker = new CheckpointTracker(positionsInReadOrder);
+  }
+
+  /** Calls `listener` with each position stored, after its transaction committed (a change source confirms upstream then). */
+  listen(listener: CheckpointListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** After the final checkpoint (or a run that could not write it): the listeners' last call, awaited. */
+  async end(): Promise<void> {
+    const listeners = this.listeners.splice(0);
+    await Promise.all(listeners.map((listener) => listener(this.stored, true)));
+  }
+
+  /**
+   * The source has nothing new for now: store the landed position if it
+   * moved since the last checkpoint, at most every {@link IDLE_CHECKPOINT_MS}.
+   * Without it, a change stream at rest would keep its last changes
+   * unconfirmed until the next change came.
+   */
+  idle(): Promise<void> | undefined {
+    if (this.inFlight !== undefined || Date.now() - this.lastCheckpointMs < IDLE_CHECKPOINT_MS) return undefined;
+    const position = this.tracker.safePosition();
+    if (position === undefined || position === this.stored) return undefined;
+    this.inFlight = this.checkpoint().finally(() => (this.inFlight = undefined));
+    return this.inFlight;
+  }
 
   /** Registers a unit in read order; pass the ticket to {@link finished}. */
   begin(position: CursorPosition | undefined, lowest?: string | number): number {
@@ -63,6 +99,7 @@ export class Checkpointer {
     if (!this.store) return;
     if (position) await this.store.checkpoint(this.sync, position);
     else await this.store.flush();
+    this.announce(position);
     this.onCheckpoint?.(this.counts);
   }
 
@@ -73,9 +110,16 @@ export class Checkpointer {
     const position = this.tracker.safePosition();
     if (position) await this.store.checkpoint(this.sync, position);
     else await this.store.flush();
+    this.announce(position);
     if (this.runId) await this.store.updateRun(this.runId, this.counts);
     this.onCheckpoint?.(this.counts);
     // Off a TTY this is the progress a scheduler's log shows.
     this.log.info({ counts: this.counts, pending: this.tracker.pending }, 'progress');
+  }
+
+  private announce(position: CursorPosition | undefined): void {
+    if (position === undefined || position === this.stored) return;
+    this.stored = position;
+    for (const listener of this.listeners) void listener(position, false);
   }
 }

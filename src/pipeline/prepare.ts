@@ -44,6 +44,7 @@ export async function inspectSync(
       const at = sync.locate(['partitions']);
       issues.push({ ...at, path: formatPath([...sync.keyPath, 'partitions']), message: `the ${connector.name} source cannot read partitions; remove partitions: (csv, jsonl, postgres, mysql and sqlite sources can)` });
     }
+    if (connector.changes === true) issues.push(...changeSourceIssues(sync, connector.name));
     const optionIssues = validateWith(connector.options, connectorOptions(sync), sync, ['source']);
     issues.push(...optionIssues);
     if (optionIssues.length === 0) options = connector.options.parse(connectorOptions(sync));
@@ -79,6 +80,20 @@ export async function inspectSync(
   }
   if (issues.length > 0 || !source || !mapping) return { issues };
   return { prepared: { sync: resolved, source, options, mapping }, issues };
+}
+
+/**
+ * What a sync over a change source (SourceDefinition.changes) may not
+ * declare: it reads changes, deletes included, from a position of its own.
+ */
+function changeSourceIssues(sync: LoadedSync, source: string): ConfigIssue[] {
+  const refuse = (key: string, message: string): ConfigIssue => ({ ...sync.locate([key]), path: formatPath([...sync.keyPath, key]), message });
+  const issues: ConfigIssue[] = [];
+  if (sync.incremental !== undefined) issues.push(refuse('incremental', `the ${source} source reads changes from its own position: remove incremental:`));
+  if (sync.deletes === 'mirror') issues.push(refuse('deletes', `the ${source} source sends deletes as they happen; deletes: mirror would treat each batch of changes as a full read: remove it`));
+  if (sync.group !== undefined) issues.push(refuse('group', `the ${source} source cannot group records (a change would rebuild only part of a group): remove group:`));
+  if (sync.partitions !== undefined) issues.push(refuse('partitions', `the ${source} source reads one stream of changes: remove partitions:`));
+  return issues;
 }
 
 /** Prepare a sync or throw FERRY_CONFIG_INVALID listing every problem. */

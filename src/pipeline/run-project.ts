@@ -9,6 +9,7 @@
 import type { Logger } from 'pino';
 import { prepareAll } from '../config/index.js';
 import type { RunMetricsOptions } from '../metrics/project-run.js';
+import { FerryError } from '../sdk/errors.js';
 import type { RunCounts } from '../state/index.js';
 import type { PushLimits } from '../sink/index.js';
 import { createLogger, errorFields } from '../runtime/logger.js';
@@ -27,6 +28,8 @@ export interface ProjectRunOptions extends RunMetricsOptions {
   fullRefresh?: boolean;
   dryRun?: boolean;
   forceDeletes?: boolean;
+  /** `ferry run --follow`: one sync whose source follows, read until SIGINT/SIGTERM. */
+  follow?: boolean;
   /** Count what the read side shows after each sync. */
   verify?: boolean;
   /** Replay the dead-letter instead of reading sources (`failures retry`). */
@@ -53,6 +56,7 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
   const syncs = selectSyncs(config, options.syncNames);
 
   const prepared: PreparedSync[] = await prepareAll(syncs, (sync) => inspectSync(config, sync), 'nothing was pushed; fix the lines above and run again');
+  if (options.follow) refuseFollow(prepared, options);
 
   const { metrics, listeners: metricsListeners } = await runMetricsListeners(config, options);
   const tracing = await tracingListener('ferry run', { 'ferry.syncs': prepared.map((p) => p.sync.name).join(','), 'ferry.dry_run': options.dryRun ? 1 : 0 }, logger);
@@ -75,6 +79,22 @@ export async function runProject(options: ProjectRunOptions): Promise<ProjectRun
     listeners: [failureLog(logger), ...metricsListeners, tracing, options.dryRun ? undefined : alertsListener(config, logger), ...(options.listeners ?? [])],
   });
   return summaries;
+}
+
+/** `--follow` streams one sync until stopped: a second sync would never get its turn, a source that cannot wait would just end. */
+function refuseFollow(prepared: readonly PreparedSync[], options: ProjectRunOptions): void {
+  if (options.dryRun || options.retryFailures) throw new FerryError('FERRY_USAGE', '--follow cannot be combined with --dry-run or failures retry');
+  if (prepared.length !== 1) {
+    throw new FerryError('FERRY_USAGE', `--follow streams one sync until it is stopped, and ${prepared.length} were selected`, {
+      hint: 'name the sync: `ferry run <sync> --follow` (one process per followed sync)',
+    });
+  }
+  const { source, sync } = prepared[0]!;
+  if (source.follows !== true) {
+    throw new FerryError('FERRY_USAGE', `sync "${sync.name}": the ${source.name} source cannot follow (it reads what is there and ends)`, {
+      hint: 'run it without --follow, on a schedule; postgres-cdc follows',
+    });
+  }
 }
 
 /** One error line per sync that failed, with its code, hint and exit code. */

@@ -12,7 +12,7 @@
  */
 import type { Logger } from 'pino';
 import { FerryError, isFerryError } from '../sdk/errors.js';
-import type { BufferedIterator, CursorPosition, ReadPartition } from '../sdk/types.js';
+import type { BufferedIterator, CursorPosition, ReadContext, ReadPartition, SourceLag } from '../sdk/types.js';
 import { Pusher, pushLimits } from '../sink/index.js';
 import type { PushLimits, SchemaChange, SinkService } from '../sink/index.js';
 import type { RunCounts, ServiceLimits, StateStore } from '../state/index.js';
@@ -34,6 +34,7 @@ import type { BatchLook, UnitSample } from './unit-processor.js';
 import { toUnits } from './units.js';
 import { LoopSlices } from './loop-slices.js';
 import type { Unit } from './units.js';
+import { ChangeBatches, splitAtRepeatedKeys } from './change-batches.js';
 
 export type { RunStatus, RunSummary } from './run-summary.js';
 
@@ -84,12 +85,16 @@ export interface RunOptions {
   onSample?: (sample: UnitSample) => void;
   /** Read only this slice of a partitioned sync (see partitions.ts, which also keys its state). */
   partition?: ReadPartition;
+  /** `ferry run --follow`: a source that follows (SourceDefinition.follows) reads until the signal aborts. */
+  follow?: boolean;
 }
 
 /** A run in progress, as observers see it: its counts (updated in place) and its pusher (absent on dry runs). */
 export interface LiveRun {
   counts: Readonly<RunCounts>;
   pusher?: Pusher;
+  /** The source's last reported lag (ReadContext.reportLag), updated in place. */
+  sourceLag?: SourceLag;
 }
 
 export async function runSync(
@@ -132,6 +137,9 @@ class SyncRun {
   /** Reading and preparing a batch share the event loop with the pushes' answers in short slices. */
   private readonly slices = new LoopSlices();
   private wouldDelete: number | undefined;
+  /** The source reads changes (SourceDefinition.changes): see processChanges. */
+  private readonly readsChanges: boolean;
+  private readonly sourceLag: SourceLag = {};
 
   constructor(
     private readonly prepared: PreparedSync,
@@ -143,8 +151,9 @@ class SyncRun {
     learnt?: ServiceLimits,
   ) {
     this.dryRun = options.dryRun === true;
+    this.readsChanges = prepared.source.changes === true && !options.replay;
     this.stop = new RunStop(options.signal);
-    this.checkpointer = new Checkpointer(this.dryRun ? undefined : deps.store, prepared.sync.name, runId, this.counts, log, options.onCheckpoint);
+    this.checkpointer = new Checkpointer(this.dryRun ? undefined : deps.store, prepared.sync.name, runId, this.counts, log, options.onCheckpoint, this.readsChanges);
     this.seen = prepared.sync.deletes === 'mirror' && !options.replay ? new SeenSet() : undefined;
     this.duplicates = new DuplicateIds(log);
     this.pusher = this.dryRun
@@ -162,7 +171,7 @@ class SyncRun {
   }
 
   async run(): Promise<RunSummary> {
-    this.options.onRunStart?.(this.pusher ? { counts: this.counts, pusher: this.pusher } : { counts: this.counts });
+    this.options.onRunStart?.({ counts: this.counts, sourceLag: this.sourceLag, ...(this.pusher ? { pusher: this.pusher } : {}) });
     try {
       if (!this.options.fullRefresh && !this.options.replay) this.storedCursor = await this.deps.store.cursor(this.prepared.sync.name);
       await this.pushAll();
@@ -209,12 +218,22 @@ class SyncRun {
       onSample: this.options.onSample,
       onProgress: () => this.report(),
       slices: this.slices,
+      changes: this.readsChanges,
     }));
     try {
-      for (let i = 0; i < target.sampled.length && !this.stop.stopping; i += UNIT_BATCH) {
-        await processor.processBatch(target.sampled.slice(i, i + UNIT_BATCH));
+      if (this.readsChanges) {
+        for (const run of splitAtRepeatedKeys(target.sampled, UNIT_BATCH)) {
+          if (this.stop.stopping) break;
+          await processor.processBatch(run);
+          await processor.drain();
+        }
+      } else {
+        for (let i = 0; i < target.sampled.length && !this.stop.stopping; i += UNIT_BATCH) {
+          await processor.processBatch(target.sampled.slice(i, i + UNIT_BATCH));
+        }
       }
-      await this.processRest(processor, next, take);
+      if (this.readsChanges) await this.processChanges(processor, next);
+      else await this.processRest(processor, next, take);
     } finally {
       if (!this.readComplete) await units.return?.();
     }
@@ -262,6 +281,30 @@ class SyncRun {
     } finally {
       // A look still out (the run stopped): let it end before the run returns and the store may close.
       await ahead?.look.catch(() => undefined);
+    }
+  }
+
+  /**
+   * A change source's units: batches without a repeated key, each drained
+   * (every outcome recorded) before the next is looked up, so the second
+   * change of a record is judged against the ledger the first one left;
+   * while the source is at rest, landed positions are checkpointed (see
+   * ChangeBatches).
+   */
+  private async processChanges(processor: UnitProcessor, next: () => Promise<Unit | undefined>): Promise<void> {
+    const reader = new ChangeBatches(next);
+    while (!this.stop.stopping) {
+      const { batch, ended } = await reader.read(UNIT_BATCH, () => this.checkpointer.idle(), () => this.stop.stopping);
+      let handledAll = true;
+      if (batch.length > 0) {
+        handledAll = await processor.processBatch(batch);
+        await processor.drain();
+      }
+      if (ended) {
+        this.pusher?.endOfInput();
+        this.readComplete = handledAll && !this.stop.stopping;
+        return;
+      }
     }
   }
 
@@ -318,9 +361,24 @@ class SyncRun {
         : {}),
       ...(primaryKey ? { primaryKey } : {}),
       ...(this.options.partition ? { partition: this.options.partition } : {}),
+      ...(this.readsChanges ? this.changeContext() : {}),
     });
     const group = sync.group ? { groupBy: sync.group.by, sortedByGroup: sync.group.sorted === true } : {};
     return toUnits(records, { ...group, ...(primaryKey ? { primaryKey } : {}) })[Symbol.asyncIterator]();
+  }
+
+  /** What a change source's read() gets beyond the usual: where to resume, whether to follow, checkpoint and lag hooks. */
+  private changeContext(): Pick<ReadContext<unknown>, 'resumeFrom' | 'follow' | 'onCheckpoint' | 'reportLag'> {
+    const stored = this.storedCursor?.value;
+    return {
+      ...(typeof stored === 'string' ? { resumeFrom: stored } : {}),
+      ...(this.options.follow === true ? { follow: true } : {}),
+      onCheckpoint: (listener) => this.checkpointer.listen((position, final) => listener(position === undefined ? undefined : String(position.value), final)),
+      reportLag: (lag) => {
+        for (const key of Object.keys(this.sourceLag) as (keyof SourceLag)[]) delete this.sourceLag[key];
+        Object.assign(this.sourceLag, lag);
+      },
+    };
   }
 
   private async deleteVanished(): Promise<void> {
@@ -358,8 +416,11 @@ class SyncRun {
         this.stop.fail(stateError);
         status = 'failed';
       } finally {
+        await this.endCheckpoints();
         await this.lease?.release();
       }
+    } else {
+      await this.endCheckpoints();
     }
     this.report();
     const summary: RunSummary = {
@@ -399,6 +460,11 @@ class SyncRun {
       rateReason: limits.rateReason,
       learntAt: new Date().toISOString(),
     });
+  }
+
+  /** The last word to a change source's checkpoint listeners: it may now confirm upstream and let go of its connection. */
+  private async endCheckpoints(): Promise<void> {
+    await this.checkpointer.end().catch((error: unknown) => this.log.warn({ err: error }, 'the source failed to take in the final checkpoint'));
   }
 
   private report(): void {

@@ -31,6 +31,8 @@ export interface SyncUnitOptions {
   fullRefresh?: boolean;
   dryRun?: boolean;
   forceDeletes?: boolean;
+  /** `ferry run --follow`: the sync's source reads until the run is stopped (see refuseFollow in run-project.ts). */
+  follow?: boolean;
   /** Count what the read side shows after each sync. */
   verify?: boolean;
   /** Replay the dead-letter instead of reading the source (`failures retry`): one unit for the whole sync, as its slices share it. */
@@ -67,6 +69,7 @@ function syncUnit(config: LoadedConfig, prepared: PreparedSync, options: SyncUni
           ...(options.fullRefresh ? { fullRefresh: true } : {}),
           ...(options.dryRun ? { dryRun: true } : {}),
           ...(options.forceDeletes ? { forceDeletes: true } : {}),
+          ...(options.follow ? { follow: true } : {}),
           signal: ctx.signal,
           logger: ctx.logger,
           ...serviceLimits(config, prepared),

@@ -21,6 +21,7 @@ import type { SourceCandidate, SourceFingerprinter } from './source-fingerprint.
 import type { SeenSet } from './seen-set.js';
 import type { Unit } from './units.js';
 import type { LoopSlices } from './loop-slices.js';
+import { applySourceDelete } from './source-deletes.js';
 
 /** A unit with its mapping's result: the mapped object, or why mapping failed. */
 export interface MappedUnit {
@@ -64,6 +65,13 @@ export interface UnitProcessorDeps {
   onProgress: () => void;
   /** Gives the event loop its turns while a batch is prepared (shared with the reader). */
   slices: LoopSlices;
+  /**
+   * The source reads changes (SourceDefinition.changes): an id recurs
+   * legitimately across batches (never within one, see ChangeBatches), so
+   * no unit is a duplicate, the ledger is asked again after each batch, and
+   * `op: 'delete'` units delete.
+   */
+  changes?: boolean;
 }
 
 /** A unit that mapped and built, waiting for the ledger's verdict. */
@@ -144,9 +152,13 @@ export class UnitProcessor {
       const unit = 'unit' in item ? item.unit : item;
       this.deps.counts.read++;
       const ticket = this.deps.checkpointer.begin(unit.position, unit.lowestCursor);
+      if (unit.op === 'delete') {
+        this.deleteUnit(unit, ticket);
+        continue;
+      }
       const candidate = early.candidates[i];
       if (candidate && early.unchanged[i] === 1) {
-        const pending = this.deps.duplicates.isDuplicate(candidate.remoteId, unit.origin)
+        const pending = this.isDuplicate(candidate.remoteId, unit.origin)
           ? this.skipDuplicate(unit, ticket)
           : this.unchangedAtSource(unit, ticket, candidate.remoteId);
         if (pending) await pending;
@@ -160,7 +172,7 @@ export class UnitProcessor {
         await this.deadLetterInvalid(unit, ticket, built);
         continue;
       }
-      if (this.deps.duplicates.isDuplicate(built.remoteId, unit.origin)) {
+      if (this.isDuplicate(built.remoteId, unit.origin)) {
         await this.skipDuplicate(unit, ticket);
         continue;
       }
@@ -254,6 +266,8 @@ export class UnitProcessor {
    * deleted entries decide nothing the absence of an entry does not.
    */
   private async nothingLive(): Promise<boolean> {
+    // A change source looks up again what this run acknowledged earlier.
+    if (this.deps.changes === true) return false;
     this.noneLive ??= !(await this.deps.store.hasLive(this.deps.sync.name));
     return this.noneLive;
   }
@@ -300,6 +314,34 @@ export class UnitProcessor {
   private pushUnlessStopping(ready: ReadyUnit): void {
     if (this.deps.stop.failed) return; // the run is stopping: this unit stays unfinished, for the next run
     this.push(ready);
+  }
+
+  private isDuplicate(remoteId: string, origin: string): boolean {
+    return this.deps.changes !== true && this.deps.duplicates.isDuplicate(remoteId, origin);
+  }
+
+  /** A change source's delete, in flight beside the pushes (src/pipeline/source-deletes.ts). */
+  private deleteUnit(unit: Unit, ticket: number): void {
+    const { deps } = this;
+    const deleting: Promise<void> = (deps.pusher?.waitForCapacity() ?? Promise.resolve())
+      .then(() =>
+        applySourceDelete(
+          { store: deps.store, sync: deps.sync.name, kind: this.kind, mapping: deps.mapping, sourceId: deps.sourceId, runId: deps.runId, counts: deps.counts, log: deps.log, pusher: deps.pusher },
+          unit,
+        ),
+      )
+      .then(() => this.settled(ticket))
+      .then(
+        () => {
+          this.recording.delete(deleting);
+        },
+        (error: unknown) => {
+          this.recording.delete(deleting);
+          if (deps.stop.pushSignal.aborted && isFerryError(error, 'FERRY_ABORTED')) return;
+          deps.stop.fail(error);
+        },
+      );
+    this.recording.add(deleting);
   }
 
   /** Waits until every push in flight has been answered and its outcome recorded. */

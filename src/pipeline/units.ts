@@ -5,7 +5,7 @@
  */
 import { canonicalJson, groupRecords } from '../mapping/index.js';
 import { formatOrigin } from '../sdk/origin.js';
-import type { BufferedIterator, CursorPosition, RecordOrigin, SourceData, SourceRecord } from '../sdk/types.js';
+import type { BufferedIterator, CursorPosition, RecordOp, RecordOrigin, SourceData, SourceRecord } from '../sdk/types.js';
 
 export interface Unit {
   /** What the mapping evaluates against: the record's data, or `{ key, records }`. */
@@ -24,6 +24,8 @@ export interface Unit {
   lowestCursor?: string | number;
   /** Set when the unit replays a dead-letter entry. */
   failureId?: number;
+  /** `delete` when a change source said the record is gone (SourceRecord.op); absent for upserts. */
+  op?: RecordOp;
 }
 
 function keyOf(data: SourceData, primaryKey: readonly string[] | undefined, origin: RecordOrigin): string | undefined {
@@ -35,6 +37,8 @@ function keyOf(data: SourceData, primaryKey: readonly string[] | undefined, orig
 }
 
 function positionOf(record: SourceRecord, primaryKey: readonly string[] | undefined): CursorPosition | undefined {
+  // A change source's resume token stands for the position (it is in read order by definition).
+  if (record.checkpoint !== undefined) return { value: record.checkpoint };
   if (record.cursor === undefined || record.cursor === null) return undefined;
   const key = keyOf(record.data, primaryKey, record.origin);
   return key === undefined ? { value: record.cursor } : { value: record.cursor, key };
@@ -49,6 +53,7 @@ class RecordUnit implements Unit {
   inputText?: string;
   originKey?: string;
   position?: CursorPosition;
+  op?: RecordOp;
 
   constructor(
     private readonly record: SourceRecord,
@@ -66,6 +71,7 @@ function unitOf(record: SourceRecord, primaryKey: readonly string[] | undefined)
   if (record.origin.key !== undefined) unit.originKey = record.origin.key;
   const position = positionOf(record, primaryKey);
   if (position) unit.position = position;
+  if (record.op === 'delete') unit.op = 'delete';
   return unit;
 }
 

@@ -92,8 +92,8 @@ async function reachSource(prepared: PreparedSync, quiet: Logger): Promise<Check
       async (signal) => {
         const ctx = { options, baseDir: sync.baseDir, syncName: sync.name, logger, signal };
         if (source.check) {
-          await source.check(ctx);
-          return `${source.name} source reachable`;
+          const notes = await source.check(ctx);
+          return `${source.name} source reachable${Array.isArray(notes) && notes.length > 0 ? `\n${notes.map((note) => `  note: ${note}`).join('\n')}` : ''}`;
         }
         const streams = await source.discover(ctx);
         return `${source.name} source reachable (${plural(streams.length, 'stream')})`;

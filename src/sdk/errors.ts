@@ -24,6 +24,7 @@ export const ERROR_CATALOGUE = {
   FERRY_SOURCE_READ_FAILED: { exitCode: 3, retryable: true, summary: 'a source failed while being read' },
   FERRY_SOURCE_RESPONSE_TOO_LARGE: { exitCode: 3, retryable: false, summary: 'a source API answered more than the response cap (maxResponseBytes) or more pages than maxPages' },
   FERRY_ORIGIN_REFUSED: { exitCode: 3, retryable: false, summary: 'a redirect, next link or URL pointed at an origin the credentials do not belong to (or from https to http)' },
+  FERRY_SOURCE_POSITION_LOST: { exitCode: 3, retryable: false, summary: 'a change stream cannot resume where the last run stopped (its replication slot is gone)' },
   FERRY_DESTINATION_UNREACHABLE: { exitCode: 3, retryable: true, summary: 'an export destination (file, database) cannot be opened or reached' },
   FERRY_DESTINATION_WRITE_FAILED: { exitCode: 3, retryable: false, summary: 'an export destination refused a write (schema conflict, missing key, disk full)' },
   FERRY_RECORD_INVALID: { exitCode: 2, retryable: false, summary: 'a mapped record does not fit the request shape; it is dead-lettered' },

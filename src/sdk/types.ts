@@ -118,6 +118,43 @@ export interface SourceRecord<T extends SourceData = SourceData> {
    * @example `${headerDigest}${JSON.stringify(values)}` (the built-in csv source)
    */
   dataText?: string;
+  /**
+   * What the record does to the record it identifies, for a source that
+   * reads changes ({@link SourceDefinition.changes}). `upsert` (the
+   * default): create it or replace it with `data`. `delete`: it is gone at
+   * the source; ferry deletes it in the service (its remote id comes from
+   * mapping `data`, so a delete must carry at least the fields `map.id`
+   * reads, typically the primary key). Other sources leave it out.
+   */
+  op?: RecordOp;
+  /**
+   * For a source that reads changes: an opaque token saying where to
+   * resume once this record and every record before it have landed (an
+   * LSN, a binlog position, a page token). ferry stores the token of the
+   * longest landed prefix of the read with the ledger, in one transaction,
+   * hands it back as {@link ReadContext.resumeFrom} on the next run, and
+   * announces it through {@link ReadContext.onCheckpoint}.
+   */
+  checkpoint?: string;
+}
+
+/** See {@link SourceRecord.op}. */
+export type RecordOp = 'upsert' | 'delete';
+
+/**
+ * How far what a source has handed over (and ferry stored) trails what the
+ * source holds: a replication slot's retained WAL, a consumer group's lag.
+ * See {@link ReadContext.reportLag} and {@link SourceDefinition.lag}.
+ */
+export interface SourceLag {
+  /** Bytes the source holds back for ferry (WAL a slot retains). */
+  bytes?: number;
+  /** Seconds since the oldest change not yet confirmed was made (0 when caught up). */
+  seconds?: number;
+  /** Set when the lag is above the source's warning threshold: what is wrong and what to do. */
+  warning?: string;
+  /** Other facts worth showing in `ferry status` (`slot: ferry_deals, active: true`). */
+  details?: Record<string, string | number | boolean>;
 }
 
 /** A field of a discovered stream, with the object-type field type it maps to. */
@@ -225,6 +262,33 @@ export interface ReadContext<Options> extends ConnectorContext<Options> {
    * test calls `read()` directly: call it as `ctx.reportSkipped?.(…)`.
    */
   reportSkipped?: (input: SkippedInput) => void;
+  /**
+   * A source that reads changes: the {@link SourceRecord.checkpoint} token
+   * stored by the last run, to resume after; absent on a first run and with
+   * `--full-refresh` (start over: take a new snapshot).
+   */
+  resumeFrom?: string;
+  /**
+   * True under `ferry run --follow`: a source that can wait for new records
+   * ({@link SourceDefinition.follows}) keeps reading until `signal` aborts;
+   * otherwise it ends once it has handed over what was there when the read
+   * began.
+   */
+  follow?: boolean;
+  /**
+   * Subscribe to checkpoints: the listener is called with the token of the
+   * last record of the landed prefix each time ferry has stored it (after
+   * its transaction committed), and a last time with `final` true once the
+   * run's final checkpoint is written or could not be (the token is then
+   * the last one stored, undefined when none was). Only a stored token may
+   * be confirmed upstream (an LSN, an offset): the changes up to it landed.
+   * The final call comes after `read()`'s iterator ended or was closed, so
+   * a source keeps what it confirms with (a connection) until then; ferry
+   * awaits the promise it returns.
+   */
+  onCheckpoint?: (listener: (checkpoint: string | undefined, final: boolean) => void | Promise<void>) => void;
+  /** Report the source's lag as it changes (metrics and the run's log show it). */
+  reportLag?: (lag: SourceLag) => void;
 }
 
 /**
@@ -254,8 +318,12 @@ export interface SourceDefinition<Schema extends z.ZodType = z.ZodType> {
   readonly options: Schema;
   /** An example options object, used by docs and the conformance kit. */
   readonly example?: z.input<Schema>;
-  /** Check the source can be reached (used by `ferry check`). */
-  check?(ctx: ConnectorContext<z.output<Schema>>): Promise<void>;
+  /**
+   * Check the source can be reached (used by `ferry check`); throw when it
+   * cannot be used. It may return notes for the user (a setting that works
+   * but costs something), which `ferry check` prints under the source.
+   */
+  check?(ctx: ConnectorContext<z.output<Schema>>): Promise<void | string[]>;
   /**
    * The keys of the stream `read()` yields with these options, known without
    * I/O (typically the user's `primaryKey` option). Omit it when records are
@@ -284,6 +352,26 @@ export interface SourceDefinition<Schema extends z.ZodType = z.ZodType> {
    * `partitions:` on a sync whose source does not declare it.
    */
   readonly partitionable?: boolean;
+  /**
+   * True when `read()` yields changes rather than a full or incremental
+   * read: the same record may come more than once (a later one supersedes
+   * it), deletions come as `op: 'delete'`, and every record carries a
+   * {@link SourceRecord.checkpoint}. ferry then applies records of one
+   * identity in read order, stores the checkpoint token instead of a
+   * cursor, and refuses `incremental:`, `deletes: mirror`, `group:` and
+   * `partitions:` on the sync.
+   */
+  readonly changes?: boolean;
+  /** True when `read()` honours {@link ReadContext.follow} (`ferry run --follow`). */
+  readonly follows?: boolean;
+  /** The source's lag now, for `ferry status` (a replication slot's retained WAL); undefined when it has none to report. */
+  lag?(ctx: ConnectorContext<z.output<Schema>> & { resumeFrom?: string }): Promise<SourceLag | undefined>;
+  /**
+   * `ferry state reset`: release what the source created upstream for this
+   * sync (a replication slot, a publication), after the user confirmed.
+   * Returns one line per thing released, for the command to print.
+   */
+  reset?(ctx: ConnectorContext<z.output<Schema>>): Promise<string[]>;
   /**
    * Records in source order; with `incremental`, ordered by cursor then key,
    * starting after `after`. Its iterator may also offer

@@ -1,0 +1,428 @@
+/**
+ * One read of a capture: where to start (a new slot and its exported
+ * snapshot, a snapshot to finish, or a stream position), the snapshot in
+ * key-ordered chunks, then the slot's changes as records, until the stream
+ * has caught up with the WAL position of the read's start (`ferry run`) or
+ * until the run stops (`--follow`). What the run has stored is confirmed to
+ * the slot as ferry announces it (ReadContext.onCheckpoint).
+ */
+import type pg from 'pg';
+import { FerryError, type ReadContext, type SourceData, type SourceRecord, type SourceValue } from '../../../src/sdk/index.js';
+import type { TableInfo } from '../_sql/columns.js';
+import { quoteIdentifier } from '../_sql/identifiers.js';
+import { keyPart } from '../_sql/values.js';
+import { describeTable } from '../postgres/catalog.js';
+import { typeParsers } from '../postgres/type-parsers.js';
+import { cdcError, connect } from './connect.js';
+import { namesOf, tablesOf, type PostgresCdcOptions } from './options.js';
+import { formatLsn, parseLsn, type PgOutputMessage, type Relation, type TupleValue } from './pgoutput.js';
+import { dropSlot, ensurePublication, missingFromPublication, slotInfo, currentDatabase } from './slot.js';
+import { ReplicationStream } from './stream.js';
+import { parseToken, tokenText, type CaptureToken } from './token.js';
+
+const q = (name: string): string => quoteIdentifier(name, 'ansi');
+
+/** How long a read that ended waits for the run's final checkpoint before it lets its replication connection go anyway. */
+const FINAL_CHECKPOINT_WAIT_MS = 30_000;
+
+export interface CapturedTable {
+  name: string;
+  info: TableInfo;
+  keys: string[];
+}
+
+type Parser = (text: string) => unknown;
+
+interface LiveRelation {
+  relation: Relation;
+  table: CapturedTable;
+  parsers: Parser[];
+}
+
+/** What the capture yielded and how far the run has stored it: decides what may be confirmed to the slot. */
+class Confirmations {
+  stream: ReplicationStream | undefined;
+  /** Transactions yielded whose end is not yet confirmed: their change count and end. */
+  readonly committed = new Map<string, { n: number; end: bigint; at: number }>();
+  lastYielded: string | undefined;
+  lastStored: string | undefined;
+  private finalCall: (() => void) | undefined;
+  readonly final = new Promise<void>((resolve) => (this.finalCall = resolve));
+
+  onCheckpoint(token: string | undefined, final: boolean): Promise<void> | undefined {
+    if (token !== undefined) {
+      this.lastStored = token;
+      const parsed = JSON.parse(token) as CaptureToken;
+      if (parsed.phase === 'stream') {
+        const txn = this.committed.get(parsed.txn);
+        this.stream?.confirm(txn !== undefined && txn.n === parsed.n ? txn.end : parseLsn(parsed.lsn));
+        for (const [key, entry] of this.committed) if (entry.end <= (this.stream?.confirmed ?? 0n)) this.committed.delete(key);
+      }
+    }
+    if (!final) return undefined;
+    this.finalCall?.();
+    return this.stream?.close();
+  }
+
+  /** Every record yielded has been stored. */
+  get settled(): boolean {
+    return this.lastYielded === undefined || this.lastYielded === this.lastStored;
+  }
+}
+
+export async function* capture(ctx: ReadContext<PostgresCdcOptions>): AsyncGenerator<SourceRecord> {
+  const { options, logger, signal } = ctx;
+  const { slot, publication } = namesOf(options, ctx.syncName);
+  const confirmations = new Confirmations();
+  ctx.onCheckpoint?.((token, final) => confirmations.onCheckpoint(token, final));
+  const sql = await connect(ctx, false);
+  let repl: pg.Client | undefined;
+  try {
+    const tables = await describeTables(sql, ctx);
+    const resume = parseToken(ctx.resumeFrom, ctx.syncName);
+    repl = await connect(ctx, true);
+    let start: { lsn: bigint; skip?: { txn: string; n: number } };
+    if (!resume) {
+      start = { lsn: yield* freshSnapshot(ctx, sql, repl, tables, { slot, publication }) };
+    } else {
+      await requireSlot(ctx, sql, resume, { slot, publication }, tables);
+      if (resume.phase === 'snapshot') {
+        // The exported snapshot died with the killed run: the rest is read as the tables are now.
+        await sql.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        let rows = 0;
+        for await (const record of snapshotRows(ctx, sql, tables, resume.lsn, resume.table, resume.after)) {
+          rows++;
+          yield record;
+        }
+        await sql.query('COMMIT');
+        if (rows > 0) {
+          logger.warn(
+            { slot, rows, after: resume.after },
+            `resumed an interrupted snapshot: ${rows} rows after the last landed one were read as they are now; the stream then replays the changes since the slot was created (rows already current cost no write)`,
+          );
+        }
+        start = { lsn: parseLsn(resume.lsn) };
+      } else {
+        start = { lsn: parseLsn(resume.lsn), skip: { txn: resume.txn, n: resume.n } };
+      }
+    }
+    // Drained when the stream reaches the WAL position of now (ferry run); never with --follow.
+    const until = ctx.follow ? undefined : parseLsn((await sql.query<{ lsn: string }>('SELECT pg_current_wal_flush_lsn()::text AS lsn')).rows[0]!.lsn);
+    const stream = new ReplicationStream(repl, slot, publication, start.lsn, options.statusIntervalMs);
+    confirmations.stream = stream;
+    repl = undefined; // the stream owns it now, and closes it after the final checkpoint
+    yield* changes(ctx, sql, stream, tables, { slot, ...start, ...(until !== undefined ? { until } : {}) }, confirmations);
+  } catch (error) {
+    throw cdcError(ctx, error, `${options.schema}.${tablesOf(options).join(',')}`);
+  } finally {
+    await sql.end().catch(() => undefined);
+    await repl?.end().catch(() => undefined);
+    releaseAfterFinal(ctx, confirmations);
+  }
+}
+
+/** The replication connection stays for the run's final checkpoint (to confirm it), or goes after a wait when none comes. */
+function releaseAfterFinal(ctx: ReadContext<PostgresCdcOptions>, confirmations: Confirmations): void {
+  const stream = confirmations.stream;
+  if (!stream) return;
+  if (!ctx.onCheckpoint) {
+    void stream.close();
+    return;
+  }
+  const timer = setTimeout(() => void stream.close(), FINAL_CHECKPOINT_WAIT_MS);
+  timer.unref();
+  void confirmations.final.then(() => clearTimeout(timer));
+}
+
+async function describeTables(sql: pg.Client, ctx: ReadContext<PostgresCdcOptions>): Promise<CapturedTable[]> {
+  const { options } = ctx;
+  const configured = options.primaryKey === undefined ? undefined : Array.isArray(options.primaryKey) ? options.primaryKey : [options.primaryKey];
+  const tables: CapturedTable[] = [];
+  for (const name of tablesOf(options)) {
+    const info = await describeTable(sql, name, options.schema);
+    if (!info) {
+      throw new FerryError('FERRY_SOURCE_OBJECT_MISSING', `sync "${ctx.syncName}": table ${options.schema}.${name} does not exist`, {
+        where: `sync ${ctx.syncName}`,
+        hint: 'check table: and schema: under source:',
+      });
+    }
+    const keys = configured ?? info.primaryKey;
+    if (keys.length === 0) {
+      throw new FerryError('FERRY_CONFIG_INVALID', `sync "${ctx.syncName}": table ${options.schema}.${name} has no primary key`, {
+        where: `sync ${ctx.syncName}`,
+        hint: 'name the key column(s) with primaryKey: under source: (a delete carries only the replica identity: give the table a primary key, or REPLICA IDENTITY FULL)',
+      });
+    }
+    for (const key of keys) {
+      if (!info.columns.some((c) => c.name === key)) {
+        throw new FerryError('FERRY_SOURCE_OBJECT_MISSING', `sync "${ctx.syncName}": primary key column "${key}" is not a column of ${options.schema}.${name}`, { where: `sync ${ctx.syncName}` });
+      }
+    }
+    tables.push({ name, info, keys });
+  }
+  return tables;
+}
+
+/** A new slot with its exported snapshot, the snapshot read in it; returns the slot's consistent point. */
+async function* freshSnapshot(
+  ctx: ReadContext<PostgresCdcOptions>,
+  sql: pg.Client,
+  repl: pg.Client,
+  tables: CapturedTable[],
+  names: { slot: string; publication: string },
+): AsyncGenerator<SourceRecord, bigint> {
+  const { options, logger } = ctx;
+  if (await dropSlot(sql, names.slot)) logger.warn({ slot: names.slot }, 'dropped the existing replication slot: a new snapshot starts (first run for this state, or --full-refresh)');
+  if (await ensurePublication(sql, names.publication, options.schema, tables.map((t) => t.name))) {
+    await sql.query(`COMMENT ON PUBLICATION ${q(names.publication)} IS ${sqlText(`ferry: created for sync ${ctx.syncName}`)}`);
+    logger.info({ publication: names.publication }, 'created the publication');
+  } else {
+    await requirePublished(ctx, sql, names.publication, tables);
+  }
+  const created = await repl.query<{ consistent_point: string; snapshot_name: string }>(`CREATE_REPLICATION_SLOT "${names.slot}" LOGICAL pgoutput EXPORT_SNAPSHOT`);
+  const { consistent_point: lsn, snapshot_name: snapshot } = created.rows[0]!;
+  logger.info({ slot: names.slot, lsn }, 'created the replication slot; reading the snapshot it exported');
+  // The exported snapshot lives as long as the replication connection runs nothing else: the whole snapshot reads in it.
+  await sql.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  await sql.query(`SET TRANSACTION SNAPSHOT ${sqlText(snapshot)}`);
+  yield* snapshotRows(ctx, sql, tables, lsn, 0, undefined);
+  await sql.query('COMMIT');
+  return parseLsn(lsn);
+}
+
+/** A resumed read needs its slot (a lost one is never skipped over) and the publication. */
+async function requireSlot(ctx: ReadContext<PostgresCdcOptions>, sql: pg.Client, resume: CaptureToken, names: { slot: string; publication: string }, tables: CapturedTable[]): Promise<void> {
+  const info = await slotInfo(sql, names.slot);
+  const lost = (why: string): FerryError =>
+    new FerryError('FERRY_SOURCE_POSITION_LOST', `sync "${ctx.syncName}": cannot resume the change stream: ${why}. The changes since the last run may be gone, so ferry stops rather than skip them`, {
+      where: `sync ${ctx.syncName}`,
+      hint: `take a new snapshot: ferry run ${ctx.syncName} --full-refresh (it creates the slot again; records deleted meanwhile stay in the service); see docs/cdc.md, "A lost slot"`,
+    });
+  if (resume.slot !== names.slot) throw lost(`the position was stored for slot "${resume.slot}", and the sync now names slot "${names.slot}"`);
+  if (!info) throw lost(`replication slot "${names.slot}" does not exist (dropped by hand, or invalidated by max_slot_wal_keep_size)`);
+  if (info.walStatus === 'lost') throw lost(`replication slot "${names.slot}" has lost WAL it needed (max_slot_wal_keep_size)`);
+  if (info.plugin !== 'pgoutput') throw lost(`replication slot "${names.slot}" uses plugin ${info.plugin}, not pgoutput`);
+  const database = await currentDatabase(sql);
+  if (info.database !== database) throw lost(`replication slot "${names.slot}" belongs to database ${info.database}, not ${database}`);
+  await requirePublished(ctx, sql, names.publication, tables);
+}
+
+async function requirePublished(ctx: ReadContext<PostgresCdcOptions>, sql: pg.Client, publication: string, tables: CapturedTable[]): Promise<void> {
+  const missing = await missingFromPublication(sql, publication, ctx.options.schema, tables.map((t) => t.name));
+  const hint = `ALTER PUBLICATION ${publication} ADD TABLE …, or name another publication: under source:`;
+  if (missing === undefined) {
+    throw new FerryError('FERRY_SOURCE_OBJECT_MISSING', `sync "${ctx.syncName}": publication "${publication}" does not exist (dropped since the last run?)`, {
+      where: `sync ${ctx.syncName}`,
+      hint: `create it again (CREATE PUBLICATION ${publication} FOR TABLE …) and run ferry run ${ctx.syncName} --full-refresh: changes made while it was missing were not published`,
+    });
+  }
+  if (missing.length > 0) {
+    throw new FerryError('FERRY_CONFIG_INVALID', `sync "${ctx.syncName}": publication "${publication}" does not include ${missing.map((t) => `${ctx.options.schema}.${t}`).join(', ')}`, { where: `sync ${ctx.syncName}`, hint });
+  }
+}
+
+function sqlText(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+function originOf(schema: string, table: string, key: string): SourceRecord['origin'] {
+  return { stream: `${schema}.${table}`, table: `${schema}.${table}`, key };
+}
+
+function keyText(data: SourceData, keys: readonly string[]): string {
+  return keys.map((name) => keyPart(data[name])).join('\u001f');
+}
+
+/** The snapshot from table `fromTable` (after key `after` in it), in key-ordered chunks of `snapshotChunkRows`. */
+async function* snapshotRows(ctx: ReadContext<PostgresCdcOptions>, sql: pg.Client, tables: CapturedTable[], lsn: string, fromTable: number, after: string[] | undefined): AsyncGenerator<SourceRecord> {
+  const { options, signal } = ctx;
+  const slot = namesOf(options, ctx.syncName).slot;
+  for (let t = fromTable; t < tables.length; t++) {
+    const table = tables[t]!;
+    const order = table.keys.map(q).join(', ');
+    const casts = table.keys.map((key) => table.info.columns.find((c) => c.name === key)?.castType ?? 'text');
+    let last = t === fromTable ? after : undefined;
+    for (;;) {
+      if (signal.aborted) return;
+      const where = last ? `WHERE (${order}) > (${casts.map((cast, i) => `$${i + 1}::${cast}`).join(', ')})` : '';
+      const result = await sql.query<Record<string, SourceValue>>({
+        text: `SELECT * FROM ${q(options.schema)}.${q(table.name)} ${where} ORDER BY ${order} LIMIT ${options.snapshotChunkRows}`,
+        values: last ?? [],
+      });
+      for (const row of result.rows) {
+        last = table.keys.map((key) => keyPart(row[key]));
+        const token: CaptureToken = { v: 1, phase: 'snapshot', slot, lsn, table: t, after: last };
+        yield { data: row, origin: originOf(options.schema, table.name, last.join('\u001f')), checkpoint: tokenText(token) };
+      }
+      if (result.rows.length < options.snapshotChunkRows) break;
+    }
+  }
+}
+
+/** The slot's changes as records, from `start.lsn`, skipping the changes of `start.skip` already landed. */
+async function* changes(
+  ctx: ReadContext<PostgresCdcOptions>,
+  sql: pg.Client,
+  stream: ReplicationStream,
+  tables: CapturedTable[],
+  start: { slot: string; lsn: bigint; skip?: { txn: string; n: number }; until?: bigint },
+  confirmations: Confirmations,
+): AsyncGenerator<SourceRecord> {
+  const { options, logger, signal } = ctx;
+  const relations = new Map<number, LiveRelation>();
+  const byName = new Map(tables.map((t) => [t.name, t]));
+  let resumeAt = start.lsn;
+  let txn: { final: bigint; text: string; n: number; at: number } | undefined;
+  let lagWarned = false;
+  let lastLagReport = 0;
+  const reportLag = (): void => {
+    const now = Date.now();
+    if (now - lastLagReport < 1000) return;
+    lastLagReport = now;
+    const bytes = Number(stream.serverLsn > stream.confirmed ? stream.serverLsn - stream.confirmed : 0n);
+    let oldest: number | undefined;
+    for (const entry of confirmations.committed.values()) if (entry.end > stream.confirmed) oldest = Math.min(oldest ?? entry.at, entry.at);
+    const seconds = oldest === undefined ? 0 : Math.max(0, (now - oldest) / 1000);
+    const warning = bytes > options.lagWarnBytes ? `slot ${start.slot} holds back ${bytes} bytes of WAL (above lagWarnBytes ${options.lagWarnBytes})` : undefined;
+    ctx.reportLag?.({ bytes, seconds, ...(warning ? { warning } : {}), details: { slot: start.slot } });
+    if (warning && !lagWarned) logger.warn({ slot: start.slot, bytes }, `${warning}: the service or ferry is not keeping up`);
+    lagWarned = warning !== undefined;
+  };
+
+  for (;;) {
+    const frame = await stream.next(signal);
+    if (frame === undefined) return;
+    reportLag();
+    if (frame.tag === 'keepalive') {
+      if (txn === undefined && confirmations.settled) {
+        // Nothing of ours is in flight: what the server has decoded up to here needs nothing from ferry.
+        stream.confirm(frame.walEnd);
+      }
+      if (start.until !== undefined && txn === undefined && frame.walEnd >= start.until) return;
+      continue;
+    }
+    const message: PgOutputMessage = frame.message;
+    switch (message.tag) {
+      case 'begin':
+        txn = { final: message.finalLsn, text: formatLsn(message.finalLsn), n: 0, at: message.commitTimeMs };
+        break;
+      case 'commit': {
+        if (txn && txn.n > 0) confirmations.committed.set(txn.text, { n: txn.n, end: message.endLsn, at: txn.at });
+        // A transaction with nothing of ours: once everything before it landed, its end needs nothing from ferry.
+        if (txn && txn.n === 0 && confirmations.settled) stream.confirm(message.endLsn);
+        resumeAt = message.endLsn;
+        txn = undefined;
+        if (start.until !== undefined && message.endLsn >= start.until) return;
+        break;
+      }
+      case 'relation': {
+        const table = message.relation.schema === options.schema ? byName.get(message.relation.name) : undefined;
+        if (!table) break;
+        const previous = relations.get(message.relation.id);
+        if (previous && previous.relation.columns.map((c) => `${c.name}:${c.typeOid}`).join() !== message.relation.columns.map((c) => `${c.name}:${c.typeOid}`).join()) {
+          logger.info({ table: table.name, columns: message.relation.columns.map((c) => c.name) }, 'the table changed shape: records follow its new columns (the object type evolves as the sync declares)');
+        }
+        relations.set(message.relation.id, {
+          relation: message.relation,
+          table,
+          parsers: message.relation.columns.map((c) => typeParsers.getTypeParser(c.typeOid, 'text') as Parser),
+        });
+        break;
+      }
+      case 'insert':
+      case 'update':
+      case 'delete': {
+        const live = relations.get(message.relationId);
+        if (!live || !txn) break;
+        txn.n++;
+        if (start.skip && start.skip.txn === txn.text && txn.n <= start.skip.n) break;
+        const token = tokenText({ v: 1, phase: 'stream', slot: start.slot, lsn: formatLsn(resumeAt), txn: txn.text, n: txn.n });
+        for (const record of await recordsOf(ctx, sql, live, message)) {
+          record.checkpoint = token;
+          confirmations.lastYielded = token;
+          yield record;
+        }
+        break;
+      }
+      case 'truncate': {
+        const hit = message.relationIds.map((id) => relations.get(id)).filter((r): r is LiveRelation => r !== undefined);
+        if (hit.length === 0) break;
+        const names = hit.map((r) => `${r.relation.schema}.${r.relation.name}`).join(', ');
+        if (options.onTruncate === 'ignore') {
+          logger.warn({ tables: names }, `TRUNCATE of ${names} ignored (onTruncate: ignore): the service keeps the records it had`);
+          for (const r of hit) ctx.reportSkipped?.({ action: 'skipped', origin: { table: `${r.relation.schema}.${r.relation.name}` }, reason: 'TRUNCATE ignored (onTruncate: ignore)' });
+          break;
+        }
+        throw new FerryError('FERRY_SOURCE_READ_FAILED', `sync "${ctx.syncName}": ${names} was truncated (transaction committed at ${txn?.text ?? '?'}); onTruncate: fail stops here, the changes before it landed`, {
+          where: `sync ${ctx.syncName}`,
+          hint: `to mirror it, take a new snapshot: ferry state reset ${ctx.syncName} (the service keeps what it has) and ferry run ${ctx.syncName}; or set onTruncate: ignore to pass over it`,
+        });
+      }
+      default:
+        break;
+    }
+  }
+}
+
+/**
+ * A change as records: an upsert with the new row (TOASTed values it left
+ * out filled in), or a delete with the old key; an update that changed the
+ * key is the old key's delete, then the new row.
+ */
+async function recordsOf(ctx: ReadContext<PostgresCdcOptions>, sql: pg.Client, live: LiveRelation, message: Extract<PgOutputMessage, { tag: 'insert' | 'update' | 'delete' }>): Promise<SourceRecord[]> {
+  const { relation, table } = live;
+  const { schema } = ctx.options;
+  if (message.tag === 'delete') {
+    const data = rowOf(live, message.old, message.oldIsKey);
+    return [{ data, origin: originOf(schema, table.name, keyText(data, table.keys)), op: 'delete' }];
+  }
+  const data = rowOf(live, message.next, false);
+  const records: SourceRecord[] = [];
+  const old = message.tag === 'update' && message.old ? rowOf(live, message.old, message.oldIsKey === true) : undefined;
+  const key = keyText(data, table.keys);
+  if (old && table.keys.every((k) => k in old) && keyText(old, table.keys) !== key) {
+    records.push({ data: old, origin: originOf(schema, table.name, keyText(old, table.keys)), op: 'delete' });
+  }
+  const missing = relation.columns.filter((_, i) => message.next[i]?.kind === 'unchanged').map((c) => c.name);
+  if (missing.length > 0) {
+    // An unchanged TOASTed value: the old row has it under REPLICA IDENTITY FULL, else the table's current row does.
+    const full = message.tag === 'update' && message.oldIsKey === false ? old : undefined;
+    const fromOld = missing.filter((name) => full !== undefined && name in full);
+    for (const name of fromOld) data[name] = full![name]!;
+    const rest = missing.filter((name) => !fromOld.includes(name));
+    if (rest.length > 0) {
+      const current = await currentValues(sql, schema, table, data, rest);
+      // Deleted since: the delete follows in the stream.
+      if (!current) return records;
+      Object.assign(data, current);
+    }
+  }
+  records.push({ data, origin: originOf(schema, table.name, key) });
+  return records;
+}
+
+function rowOf(live: LiveRelation, values: readonly TupleValue[], keyOnly: boolean): Record<string, SourceValue> {
+  const data: Record<string, SourceValue> = {};
+  const { columns } = live.relation;
+  for (let i = 0; i < columns.length; i++) {
+    const value = values[i];
+    const column = columns[i]!;
+    if (!value || value.kind === 'unchanged') continue;
+    // A key-only old tuple holds NULL for every column outside the key: leave them out.
+    if (value.kind === 'null') {
+      if (!keyOnly || column.key) data[column.name] = null;
+      continue;
+    }
+    data[column.name] = live.parsers[i]!(value.text) as SourceValue;
+  }
+  return data;
+}
+
+async function currentValues(sql: pg.Client, schema: string, table: CapturedTable, data: SourceData, columns: string[]): Promise<Record<string, SourceValue> | undefined> {
+  const casts = table.keys.map((key) => table.info.columns.find((c) => c.name === key)?.castType ?? 'text');
+  const result = await sql.query<Record<string, SourceValue>>({
+    text: `SELECT ${columns.map(q).join(', ')} FROM ${q(schema)}.${q(table.name)} WHERE (${table.keys.map(q).join(', ')}) = (${casts.map((cast, i) => `$${i + 1}::${cast}`).join(', ')})`,
+    values: table.keys.map((key) => keyPart(data[key])),
+  });
+  return result.rows[0];
+}
