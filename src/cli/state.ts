@@ -1,5 +1,6 @@
 /** `ferry state show|reset`: inspect or reset a sync's incremental state. */
 import type { Command } from 'commander';
+import { upstreamOf } from '../pipeline/source-upstream.js';
 import { redactUrl } from '../sdk/redact.js';
 import { collectState, resetSync } from '../project/sync-state.js';
 import type { SyncState } from '../project/sync-state.js';
@@ -62,14 +63,18 @@ export const register: RegisterCommand = (state) => {
       await withProjectState(command, async (config, store) => {
         await stateSyncNames(config, store, [sync]);
         const cursorOnly = opts.cursorOnly === true;
+        // A change source's slot holds WAL for the position being forgotten: it goes with it.
+        const upstream = await upstreamOf(config, sync);
+        const releases = upstream ? ` and drop what the ${upstream.source.name} source created upstream (its replication slot, and the publication if ferry created it)` : '';
         const question = cursorOnly
-          ? `Reset the cursor of sync ${sync}? Its next run re-reads the whole source.`
-          : `Reset sync ${sync} (cursor, ledger of ${plural(await store.countLive(sync), 'record')}, ${plural(await store.failureCount(sync), 'failure')})? Its next run re-pushes everything.`;
+          ? `Reset the cursor of sync ${sync}${releases}? Its next run re-reads the whole source.`
+          : `Reset sync ${sync} (cursor, ledger of ${plural(await store.countLive(sync), 'record')}, ${plural(await store.failureCount(sync), 'failure')})${releases}? Its next run re-pushes everything.`;
         if (!(await confirmOrThrow(question, opts.yes === true))) {
           console.log('Nothing reset.');
           return;
         }
         await resetSync(store, sync, { cursorOnly }, quietLogger());
+        for (const line of (await upstream?.release(quietLogger())) ?? []) console.log(`${sync}: ${line}`);
         console.log(cursorOnly ? `Reset the cursor of sync ${sync}.` : `Reset sync ${sync}: cursor, ledger and failures.`);
       });
     });

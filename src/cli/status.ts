@@ -3,9 +3,10 @@ import type { Command } from 'commander';
 import { FerryError } from '../sdk/errors.js';
 import { parseStateUrl } from '../state/index.js';
 import type { RunEntry, ServiceLimits } from '../state/index.js';
-import { collectStatus } from '../project/status.js';
+import { addSourceLag, collectStatus } from '../project/status.js';
+import type { SourceLag } from '../sdk/types.js';
 import type { SyncStatus } from '../project/status.js';
-import { configuredStateKeys, stateSyncNames, withProjectState } from './context.js';
+import { configuredStateKeys, quietLogger, stateSyncNames, withProjectState } from './context.js';
 import { formatAge, formatCount, formatCursor, formatDuration, formatTable, formatTimestamp, truncate } from './format.js';
 import type { RegisterCommand } from './main.js';
 import { duplicatesNote, printJson } from './output.js';
@@ -52,6 +53,7 @@ export function formatStatus(statuses: readonly SyncStatus[], now: number): stri
     if (s.lastRun?.error) sections.push(`${s.sync}: last run ended with: ${s.lastRun.error}`);
     const duplicates = s.lastRun?.counts.duplicates ?? 0;
     if (duplicates > 0) sections.push(`${s.sync}: last run: ${duplicatesNote(duplicates, [])} (the run's log names them)`);
+    if (s.sourceLag) sections.push(`${s.sync}: ${formatLag(s.sourceLag)}`);
     if (s.abandoned) sections.push(`${s.sync}: last run abandoned (${s.abandoned}); the next run takes its lock over and marks it aborted`);
   }
   for (const s of statuses) {
@@ -61,6 +63,17 @@ export function formatStatus(statuses: readonly SyncStatus[], now: number): stri
   const failing = statuses.filter((s) => s.openFailures > 0).map((s) => s.sync);
   if (failing.length > 0) sections.push(`Open failures: see \`ferry failures list${failing.length === 1 ? ` ${failing[0]}` : ''}\`.`);
   return sections.join('\n\n');
+}
+
+/** A change source's lag line: bytes held back, how long since the stream reported, details, and a warning above the threshold. */
+function formatLag(lag: SourceLag | { error: string }): string {
+  if ('error' in lag) return `source lag unknown: ${lag.error}`;
+  const parts = [
+    ...(lag.bytes !== undefined ? [`source lag ${formatCount(lag.bytes)} bytes`] : []),
+    ...(lag.seconds !== undefined ? [`last reported ${lag.seconds.toFixed(1)} s ago`] : []),
+    ...Object.entries(lag.details ?? {}).map(([k, v]) => `${k} ${String(v)}`),
+  ];
+  return `${parts.join(', ')}${lag.warning ? `\n  WARNING: ${lag.warning}` : ''}`;
 }
 
 export function formatRuns(runs: readonly RunEntry[]): string {
@@ -99,6 +112,7 @@ export const register: RegisterCommand = (command) => {
       await withProjectState(command, async (config, store) => {
         const selected = await stateSyncNames(config, store, names);
         const statuses = await collectStatus(store, selected, configuredStateKeys(config), opts.runs);
+        await addSourceLag(config, statuses, quietLogger());
         // Shared (postgres) state has a queue of runs across workers; loaded only then.
         const queue = parseStateUrl(config.state.url).kind === 'postgres' ? await (await import('./worker.js')).queueStatus(config) : undefined;
         const services = await store.serviceLimits();

@@ -15,6 +15,8 @@ import { CONCURRENCY_REASONS, RATE_REASONS, readPushGauges } from './pusher-stat
 export interface LiveRunView {
   counts: Readonly<RunCounts>;
   pusher?: Pusher;
+  /** What a change source last reported of its lag (SourceLag), updated in place. */
+  sourceLag?: { bytes?: number; seconds?: number; warning?: string };
 }
 
 /** What metrics read of a finished run's summary (the runner's `RunSummary`). */
@@ -38,6 +40,9 @@ export interface RunMetrics {
   runs: Counter<'sync' | 'status'>;
   duration: Gauge<'sync'>;
   lastSuccess: Gauge<'sync'>;
+  sourceLagBytes: Gauge<'sync'>;
+  sourceLagSeconds: Gauge<'sync'>;
+  sourceLagWarning: Gauge<'sync'>;
 }
 
 /** Statuses after which a run counts as a success: it read to the end and checkpointed. */
@@ -102,6 +107,7 @@ export class SyncMetrics {
     if (!pusher) return;
     const gauges = readPushGauges(pusher);
     const sync = this.#sync;
+    this.publishSourceLag();
     this.#metrics.rate.labels(sync).set(gauges.ratePerSecond);
     this.#metrics.inFlight.labels(sync).set(gauges.inFlight);
     this.#metrics.queued.labels(sync).set(gauges.queued);
@@ -111,5 +117,15 @@ export class SyncMetrics {
     const total = this.#finishedRetries + gauges.retries;
     if (total > this.#exportedRetries) this.#metrics.pushRetries.labels(sync).inc(total - this.#exportedRetries);
     this.#exportedRetries = total;
+  }
+
+  /** A change source's lag (a replication slot's retained WAL and the age of what is unconfirmed), when it reports one. */
+  publishSourceLag(): void {
+    const lag = this.#live?.sourceLag;
+    if (!lag || (lag.bytes === undefined && lag.seconds === undefined)) return;
+    const sync = this.#sync;
+    if (lag.bytes !== undefined) this.#metrics.sourceLagBytes.labels(sync).set(lag.bytes);
+    if (lag.seconds !== undefined) this.#metrics.sourceLagSeconds.labels(sync).set(lag.seconds);
+    this.#metrics.sourceLagWarning.labels(sync).set(lag.warning === undefined ? 0 : 1);
   }
 }

@@ -45,6 +45,7 @@ export class ChangeBatches {
   private pending: Promise<Unit | undefined> | undefined;
   private carry: Unit | undefined;
   private tick: Promise<typeof IDLE> | undefined;
+  private ended = false;
 
   constructor(private readonly next: () => Promise<Unit | undefined>) {}
 
@@ -61,6 +62,7 @@ export class ChangeBatches {
       this.add(this.carry, batch, keys);
       this.carry = undefined;
     }
+    if (this.ended) return { batch, ended: true };
     while (batch.length < max) {
       const pending = (this.pending ??= this.next());
       const got = await Promise.race([pending, this.idleTick()]);
@@ -81,9 +83,22 @@ export class ChangeBatches {
     return { batch, ended: false };
   }
 
-  /** A read still waiting on the source when the run stops: settle it before the source is closed. */
-  async settle(): Promise<void> {
-    await this.pending?.catch(() => undefined);
+  /**
+   * The next unit if the source hands one over within `ms`, else undefined
+   * (the source is at rest, or ended: {@link read} then says which). For
+   * the target setup's sample, which must not wait on a stream at rest for
+   * units that may never come.
+   */
+  async nextWithin(ms: number): Promise<Unit | undefined> {
+    if (this.ended || this.carry) return undefined;
+    const pending = (this.pending ??= this.next());
+    let timer: NodeJS.Timeout | undefined;
+    const got = await Promise.race([pending, new Promise<typeof IDLE>((resolve) => (timer = setTimeout(() => resolve(IDLE), ms)))]);
+    clearTimeout(timer);
+    if (got === IDLE) return undefined;
+    this.pending = undefined;
+    if (got === undefined) this.ended = true;
+    return got;
   }
 
   private add(unit: Unit, batch: Unit[], keys: Set<string>): void {

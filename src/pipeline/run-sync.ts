@@ -44,6 +44,9 @@ export type { RunStatus, RunSummary } from './run-summary.js';
  * checkpoint is never far behind.
  */
 const UNIT_BATCH = 256;
+/** How long the object type's sample waits for a change source's first unit (a new slot waits for running transactions), and for each after it. */
+const CHANGE_FIRST_SAMPLE_WAIT_MS = 5000;
+const CHANGE_SAMPLE_WAIT_MS = 20;
 /** Requests a run sends before {@link SyncRun.reportCeiling} may say the ceiling held it: a short run's pace says little. */
 const CEILING_NOTE_MIN_REQUESTS = 100;
 /** Requests a run sends before what its push settled on is kept for the next run (see SyncRun.keepLearntLimits). */
@@ -191,7 +194,17 @@ class SyncRun {
     const units = this.openUnits();
     const next = () => nextUnit(units, this.prepared.sync.name);
     const take = bufferedUnits(units, this.prepared.sync.name);
-    const setUp = () => setUpTarget(this.prepared, next, { service: this.deps.service, dryRun: this.dryRun, log: this.log });
+    // A change source at rest may hand over nothing for hours: the sample takes what comes promptly.
+    const changeReader = this.readsChanges ? new ChangeBatches(next) : undefined;
+    let waitMs = CHANGE_FIRST_SAMPLE_WAIT_MS;
+    const sampleNext = changeReader
+      ? () => {
+          const unit = changeReader.nextWithin(waitMs);
+          waitMs = CHANGE_SAMPLE_WAIT_MS;
+          return unit;
+        }
+      : next;
+    const setUp = () => setUpTarget(this.prepared, sampleNext, { service: this.deps.service, dryRun: this.dryRun, log: this.log });
     // The slices of a partitioned sync share the target: one sets it up at a time, so they do not race to create it.
     const target = this.options.partition && !this.dryRun
       ? await withSetupLock(this.deps.store, this.prepared.sync.name, this.log, this.stop.pushSignal, setUp)
@@ -232,7 +245,7 @@ class SyncRun {
           await processor.processBatch(target.sampled.slice(i, i + UNIT_BATCH));
         }
       }
-      if (this.readsChanges) await this.processChanges(processor, next);
+      if (changeReader) await this.processChanges(processor, changeReader);
       else await this.processRest(processor, next, take);
     } finally {
       if (!this.readComplete) await units.return?.();
@@ -291,8 +304,7 @@ class SyncRun {
    * while the source is at rest, landed positions are checkpointed (see
    * ChangeBatches).
    */
-  private async processChanges(processor: UnitProcessor, next: () => Promise<Unit | undefined>): Promise<void> {
-    const reader = new ChangeBatches(next);
+  private async processChanges(processor: UnitProcessor, reader: ChangeBatches): Promise<void> {
     while (!this.stop.stopping) {
       const { batch, ended } = await reader.read(UNIT_BATCH, () => this.checkpointer.idle(), () => this.stop.stopping);
       let handledAll = true;
@@ -404,7 +416,8 @@ class SyncRun {
     const sync = this.prepared.sync.name;
     const tracker = this.checkpointer.tracker;
     const cursor = this.options.replay ? undefined : this.readComplete && !this.stop.failed ? tracker.finalPosition() : tracker.safePosition();
-    const ending: RunEnding = { fatal: this.stop.failure, aborted: !this.stop.failed && this.options.signal.aborted, counts: this.counts };
+    // Under --follow a stop signal is how a run ends: what landed is checkpointed, nothing was cut short.
+    const ending: RunEnding = { fatal: this.stop.failure, aborted: !this.stop.failed && this.options.signal.aborted && this.options.follow !== true, counts: this.counts };
     let status = runStatus(ending);
     const error = runErrorText(ending);
     if (!this.dryRun) {

@@ -3,7 +3,9 @@
  * still marked running whose process is gone shows as abandoned), cursor,
  * open failures and live records.
  */
-import type { CursorPosition } from '../sdk/types.js';
+import type { LoadedConfig } from '../config/index.js';
+import { sourceLagOf } from '../pipeline/source-upstream.js';
+import type { ConnectorLogger, CursorPosition, SourceLag } from '../sdk/types.js';
 import type { RunEntry, StateStore } from '../state/index.js';
 import { readLease } from '../state/run-lease.js';
 
@@ -22,6 +24,18 @@ export interface SyncStatus {
   liveRecords: number;
   /** The last N runs, newest first, with `--runs N`. */
   runs?: RunEntry[];
+  /** A change source's lag (postgres-cdc: its replication slot), or why it could not be read. */
+  sourceLag?: SourceLag | { error: string };
+}
+
+/** Adds the lag of each configured sync whose source reports one (change sources: they are asked, over the network). */
+export async function addSourceLag(config: LoadedConfig, statuses: SyncStatus[], logger: ConnectorLogger): Promise<void> {
+  for (const status of statuses) {
+    const sync = config.syncs.find((s) => s.name === status.sync);
+    if (!sync) continue;
+    const lag = await sourceLagOf(config, sync, status.cursor ?? undefined, logger);
+    if (lag) status.sourceLag = lag;
+  }
 }
 
 export async function collectStatus(

@@ -71,7 +71,7 @@ class Confirmations {
 }
 
 export async function* capture(ctx: ReadContext<PostgresCdcOptions>): AsyncGenerator<SourceRecord> {
-  const { options, logger, signal } = ctx;
+  const { options, logger } = ctx;
   const { slot, publication } = namesOf(options, ctx.syncName);
   const confirmations = new Confirmations();
   ctx.onCheckpoint?.((token, final) => confirmations.onCheckpoint(token, final));
