@@ -48,7 +48,7 @@ export class Checkpointer {
   /** After the final checkpoint (or a run that could not write it): the listeners' last call, awaited. */
   async end(): Promise<void> {
     const listeners = this.listeners.splice(0);
-    await Promise.all(listeners.map((listener) => listener(this.stored, true)));
+    for (const listener of listeners) await listener(this.stored, true);
   }
 
   /**

@@ -45,7 +45,7 @@ export async function connect(ctx: { options: PostgresCdcOptions; baseDir: strin
     application_name: replication ? `ferry-cdc:${ctx.syncName}` : 'ferry',
     connectionTimeoutMillis: 15_000,
     types: typeParsers,
-  } as pg.ClientConfig);
+  });
   // A dropped connection also fails what is pending on it, which is where it is reported.
   client.on('error', () => undefined);
   try {
