@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CircuitBreaker, abortedError, isFerryError, type BreakerState, type Clock } from '../../../../src/sdk/index.js';
+import { abortedError, isFerryError, type Clock } from '../../../../src/sdk/index.js';
+import { CircuitBreaker, type BreakerState } from '../../../../src/sdk/transport/breaker.js';
 
 /** A clock whose sleeps fire when the test moves time past them. */
 class ManualClock implements Clock {
