@@ -49,6 +49,7 @@ const NOT_RUNNABLE: { file: string; contains: string; reason: string }[] = [
   { file: 'docs/connector-authors.md', contains: 'ferry-connector-zendesk', reason: 'names plugin packages that are not installed' },
   { file: 'docs/http-connector.md', contains: 'name: helpdesk-tickets', reason: 'reads a third-party API at api.helpdesk.example (test/integration/connectors covers the http source against local servers)' },
   { file: 'docs/service-source.md', contains: 'name: copy-deals', reason: 'copies between two organizations of a running service' },
+  { file: 'docs/cdc.md', contains: 'type: postgres-cdc', reason: 'needs a table and a role with REPLICATION on a PostgreSQL server; test/e2e/postgres-cdc.test.ts runs the same shape of sync against the local one' },
   { file: 'docs/scale-out.md', contains: 'url: postgres://ferry:${FERRY_STATE_PASSWORD}', reason: 'state on a PostgreSQL server, for `ferry worker`' },
 ];
 
