@@ -63,12 +63,16 @@ export function openDatabase(path: string, options: OpenDatabaseOptions): Db {
 /** SQLite files start with these 16 bytes. */
 const SQLITE_HEADER = 'SQLite format 3\u0000';
 
+/** Endings a state file has; such a file that is not SQLite is a damaged state file, not a data file named by mistake. */
+const STATE_FILE_ENDINGS = new Set(['.db', '.sqlite', '.sqlite3', '.db3']);
+
 /**
  * When `path` is some other file (a CSV, a JSON file) rather than a SQLite
  * database, say so: state.url names the file ferry keeps its own state in,
  * not a data file.
  */
 function notDatabaseHint(path: string): string | undefined {
+  if (STATE_FILE_ENDINGS.has(extname(path).toLowerCase())) return undefined;
   let head: Buffer;
   try {
     const fd = openSync(path, 'r');

@@ -11,7 +11,10 @@ import { emptyCounts } from '../../../src/state/index.js';
 import { parseExposition, total } from '../../integration/metrics/prom-text.js';
 
 function fakePusher(stats: { currentRate: number; inFlight: number; queued: number; retries: number }): Pusher {
-  return { stats: () => ({ requests: 0, throttled: 0, succeeded: 0, rejected: 0, ...stats }) } as unknown as Pusher;
+  // Every field metrics read (src/metrics/pusher-stats.ts) is given, so a gauge that reads one more fails here first.
+  return {
+    stats: () => ({ requests: 0, throttled: 0, succeeded: 0, rejected: 0, concurrency: 24, concurrencyReason: 'latency', rateReason: 'throttled', ...stats }),
+  } as unknown as Pusher;
 }
 
 function summary(counts: RunSummary['counts'], status: RunSummary['status'], durationMs = 1500): RunSummary {
@@ -57,6 +60,10 @@ describe('FerryMetrics', () => {
     expect(total(samples, 'ferry_push_in_flight', { sync: 'deals' })).toBe(3);
     expect(total(samples, 'ferry_push_queued', { sync: 'deals' })).toBe(7);
     expect(total(samples, 'ferry_push_retries_total', { sync: 'deals' })).toBe(2);
+    expect(total(samples, 'ferry_push_concurrency_limit', { sync: 'deals' })).toBe(24);
+    expect(total(samples, 'ferry_push_limited_by', { sync: 'deals', limit: 'concurrency', reason: 'latency' })).toBe(1);
+    expect(total(samples, 'ferry_push_limited_by', { sync: 'deals', limit: 'concurrency', reason: 'growing' })).toBe(0);
+    expect(total(samples, 'ferry_push_limited_by', { sync: 'deals', limit: 'rate', reason: 'throttled' })).toBe(1);
 
     counts.read = 12;
     counts.created = 10;
