@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { DEFAULT_HOST, DEFAULT_PORT, startConsole } from '../console/server.js';
 import { createLogger } from '../runtime/logger.js';
+import { untilStopSignal } from '../runtime/stop-signals.js';
 import { FerryError } from '../sdk/errors.js';
 import { configFileOf } from './context.js';
 import type { RegisterCommand } from './main.js';
@@ -28,15 +29,7 @@ export const register: RegisterCommand = (command) => {
       });
       console.log('ferry console: open');
       console.log(running.url);
-      await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          resolve();
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
+      await untilStopSignal();
       await running.close();
       console.log('ferry console stopped');
     });

@@ -5,6 +5,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import { createLogger } from '../runtime/logger.js';
+import { untilStopSignal } from '../runtime/stop-signals.js';
 import type { RegisterCommand } from './main.js';
 import { DEMO_OPTIONS, DEMO_SEED, generateSeed, startEmulator, summarizeSeed, type FaultOptions, type GenerateSeedOptions } from '../emulator/index.js';
 import { uuid } from '../api/schemas/common.js';
@@ -174,15 +175,7 @@ export const register: RegisterCommand = (command) => {
       if (Object.keys(faults).length > 0) console.log(`faults: ${JSON.stringify(faults)}`);
       console.log(`metrics: ${emulator.url}/metrics`);
 
-      await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          resolve();
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
+      await untilStopSignal();
       await emulator.close();
       console.log('ferry emulator stopped');
     });

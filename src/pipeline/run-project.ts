@@ -20,22 +20,12 @@ import { alertsListener, runMetricsListeners, tracingListener } from '../run/lis
 import { inspectSync, selectSyncs } from './prepare.js';
 import type { PreparedSync } from './prepare.js';
 import { connectionsFor, syncUnits } from './sync-units.js';
-import type { SyncRunSummary } from './sync-units.js';
+import type { SyncRunSummary, SyncUnitOptions } from './sync-units.js';
 
-export interface ProjectRunOptions extends RunMetricsOptions {
+/** What `ferry run` (and `failures retry`, the console's Run) asks of a run: every unit gets the same options, but a slice (`partition`) and the per-unit progress display, which are the run's own. */
+export interface ProjectRunOptions extends RunMetricsOptions, Omit<SyncUnitOptions, 'partition' | 'progress'> {
   configFile: string;
   syncNames: readonly string[];
-  fullRefresh?: boolean;
-  dryRun?: boolean;
-  forceDeletes?: boolean;
-  /** `ferry run --follow`: one sync whose source follows, read until SIGINT/SIGTERM. */
-  follow?: boolean;
-  /** Count what the read side shows after each sync. */
-  verify?: boolean;
-  /** Replay the dead-letter instead of reading sources (`failures retry`). */
-  retryFailures?: boolean;
-  /** With `retryFailures`: only these dead-letter entries. */
-  failureIds?: readonly number[];
   /** Log only warnings (a progress bar is showing). */
   quiet?: boolean;
   logger?: Logger;

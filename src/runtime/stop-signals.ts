@@ -25,3 +25,16 @@ export function stopOnSignals(logger: Logger, message: string, external?: AbortS
     },
   };
 }
+
+/** Resolves on the first SIGINT or SIGTERM, with both handlers removed again: a server command (`ferry emulator`, `ferry console`) serves until then. */
+export function untilStopSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(signal);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
