@@ -135,3 +135,17 @@ export function parseTiming(line: string): { start: number; end: number } | { er
   if (end < start) return { error: `cue ends (${match[2]}) before it starts (${match[1]})` };
   return { start, end };
 }
+
+/**
+ * A block whose timing line is at `timingAt` (after an optional identifier),
+ * as a cue, or the problem that skips it: a timing line that does not parse,
+ * or no text. SRT and WebVTT cues are alike from the timing line on.
+ */
+export function timedCue(block: { line: number; lines: readonly string[] }, timingAt: number, options: ParseOptions): Cue | ParseProblem {
+  const line = block.line + timingAt;
+  const timing = parseTiming(block.lines[timingAt]!);
+  if ('error' in timing) return { line, action: 'skipped', reason: timing.error };
+  const { speaker, text } = cuePayload(block.lines.slice(timingAt + 1).join('\n'), options);
+  if (text === '') return { line, action: 'skipped', reason: 'a cue with no text' };
+  return { line, start: timing.start, end: timing.end, text, ...(speaker ? { speaker } : {}) };
+}

@@ -6,7 +6,7 @@
  * its payload lines, whose `<v Speaker>` voice span (or a leading
  * `Speaker: `, as Zoom writes them) names the speaker.
  */
-import { blocksOf, cuePayload, linesOf, parseTiming } from './cues.js';
+import { blocksOf, linesOf, timedCue } from './cues.js';
 import type { Cue, ParseOptions, ParseProblem, ParsedTranscript } from './cues.js';
 
 const NON_CUE_BLOCK = /^(NOTE|STYLE|REGION)(?:[ \t]|$)/;
@@ -26,19 +26,9 @@ export function parseWebVtt(text: string, options: ParseOptions): ParsedTranscri
       problems.push({ line: block.line, action: 'skipped', reason: `a block that is neither a cue nor a NOTE/STYLE/REGION: ${JSON.stringify(block.lines[0]!.slice(0, 80))}` });
       continue;
     }
-    const line = block.line + timingAt;
-    const timing = parseTiming(block.lines[timingAt]!);
-    if ('error' in timing) {
-      problems.push({ line, action: 'skipped', reason: timing.error });
-      continue;
-    }
-    const payload = block.lines.slice(timingAt + 1).join('\n');
-    const { speaker, text: spoken } = cuePayload(payload, options);
-    if (spoken === '') {
-      problems.push({ line, action: 'skipped', reason: 'a cue with no text' });
-      continue;
-    }
-    cues.push({ line, start: timing.start, end: timing.end, text: spoken, ...(speaker ? { speaker } : {}) });
+    const cue = timedCue(block, timingAt, options);
+    if ('action' in cue) problems.push(cue);
+    else cues.push(cue);
   }
   return { cues, problems };
 }
