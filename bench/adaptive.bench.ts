@@ -25,10 +25,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { StandIn } from './stand-in/client.js';
-import type { StandInMode } from './stand-in/service.js';
+import { StandIn } from '../test/support/stand-in/client.js';
+import type { StandInMode } from '../test/support/stand-in/service.js';
 import { writeDealsCsv } from './push/deals.js';
-import { compileScript, type CompiledScript } from './compiled-script.js';
+import { compileScript, type CompiledScript } from '../test/support/compiled-script.js';
 import type { BenchRow } from './push.bench.js';
 import { meets } from './push.bench.js';
 

@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { writeDealsCsv } from './push/deals.js';
-import { StandInService } from './stand-in/service.js';
+import { StandInService } from '../test/support/stand-in/service.js';
 
 const RECORDS = Number(process.env.RECORDS ?? 5000);
 const LATENCY_MS = Number(process.env.LATENCY_MS ?? 10);

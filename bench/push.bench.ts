@@ -22,11 +22,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { StandIn } from './stand-in/client.js';
+import { StandIn } from '../test/support/stand-in/client.js';
 import { writeDealsCsv } from './push/deals.js';
 import { ferryCliRun } from './push/ferry-cli.js';
 import { measureHostSteal } from './host-steal.js';
-import { compileScript, type CompiledScript } from './compiled-script.js';
+import { compileScript, type CompiledScript } from '../test/support/compiled-script.js';
 
 export interface BenchRow {
   name: string;
@@ -60,7 +60,7 @@ const ZERO_PAIRS = Number(process.env.BENCH_PUSH_ZERO_PAIRS ?? 5);
 const LATENCY_MS = 20;
 
 /**
- * The scripts a run starts, compiled to plain JavaScript (bench/compiled-script.ts):
+ * The scripts a run starts, compiled to plain JavaScript (test/support/compiled-script.ts):
  * ferry and the hand-written client both run under plain `node`, as a user's
  * `ferry run` and a script would. Through tsx the client lost ~12 % of its
  * records a second and ferry ~5 %, which flattered ferry's ratio.

@@ -24,7 +24,7 @@ import pg from 'pg';
 import { loadProject } from '../src/runtime/project.js';
 import { enqueueRuns } from '../src/worker/enqueue.js';
 import { writeDealsCsv } from './push/deals.js';
-import { StandIn } from './stand-in/client.js';
+import { StandIn } from '../test/support/stand-in/client.js';
 
 const PG_URL = process.env.FERRY_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SYNCS = Number(process.env.BENCH_WORKER_SYNCS ?? 6);

@@ -13,15 +13,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { writeDealsCsv } from './deals.js';
-import { StandIn } from '../stand-in/client.js';
-import { compileScript, type CompiledScript } from '../compiled-script.js';
+import { StandIn } from '../../test/support/stand-in/client.js';
+import { compileScript, type CompiledScript } from '../../test/support/compiled-script.js';
 
 const [rowsText = '20000', roundsText = '2', concurrencyText = '16'] = process.argv.slice(2);
 const rows = Number(rowsText);
 const tsx = resolve(import.meta.dirname, '../../node_modules/tsx/dist/cli.mjs');
 const profileDir = process.env.BENCH_CPU_PROF;
 
-/** Both scripts as plain JavaScript, as the push bench runs them (bench/compiled-script.ts); from source, through tsx. */
+/** Both scripts as plain JavaScript, as the push bench runs them (test/support/compiled-script.ts); from source, through tsx. */
 const compiled = new Map<string, CompiledScript>();
 if (!process.env.BENCH_FROM_SOURCE) {
   for (const script of ['ferry-run.ts', 'baseline.ts']) compiled.set(script, await compileScript(resolve(import.meta.dirname, script)));

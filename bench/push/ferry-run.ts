@@ -9,7 +9,7 @@
  * ferry itself is loaded from dist/ (the compiled JavaScript `ferry run`
  * executes), not through tsx: tsx's transform adds work per call (it wraps
  * every closure to keep its name) and some 20-30 MB of RSS that a user never
- * pays. The push bench runs this script compiled too (bench/compiled-script.ts),
+ * pays. The push bench runs this script compiled too (test/support/compiled-script.ts),
  * so no tsx is loaded at all. BENCH_FROM_SOURCE=1 loads src/ instead, for
  * profiling a change before building (a traced run, PROBE_TRACE, always does;
  * both need tsx). `npm run bench` builds dist/ first when it is stale.
@@ -26,7 +26,7 @@ import type * as HeapModule from '../../src/runtime/heap.js';
 import type * as FlowTraceModule from './flow-trace.js';
 
 // The flow trace (PROBE_TRACE) patches the classes of src/, so a traced run loads src/ too.
-// Absolute URLs: compiled, this script runs from a temporary folder (bench/compiled-script.ts).
+// Absolute URLs: compiled, this script runs from a temporary folder (test/support/compiled-script.ts).
 const root = resolve(import.meta.dirname, process.env.BENCH_FROM_SOURCE || process.env.PROBE_TRACE ? '../../src' : '../../dist/src');
 const load = (path: string): Promise<unknown> => import(pathToFileURL(join(root, path)).href);
 const { runProject } = (await load('pipeline/run-project.js')) as typeof RunProjectModule;

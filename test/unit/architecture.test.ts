@@ -114,3 +114,29 @@ describe('architecture: the direction of imports', () => {
     expect(cycles).toEqual([]);
   });
 });
+
+/** Every .ts file under `dir`, tests included. */
+function allTsFiles(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    if (name === 'node_modules') continue;
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) allTsFiles(path, out);
+    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(path);
+  }
+  return out;
+}
+
+describe('architecture: tests stand on their own', () => {
+  // bench/ measures ferry; what tests and benchmarks share (the stand-in service) lives in test/support.
+  it('no file under test/ imports bench/', () => {
+    const bench = join(ROOT, 'bench');
+    const testFiles = allTsFiles(join(ROOT, 'test'));
+    expect(testFiles.length).toBeGreaterThan(100);
+    const violations = testFiles.flatMap((file) =>
+      importsOf(file)
+        .filter(({ target }) => target === bench || target.startsWith(`${bench}/`))
+        .map(({ target }) => `${relative(ROOT, file)} imports ${relative(ROOT, target)}`),
+    );
+    expect(violations).toEqual([]);
+  });
+});

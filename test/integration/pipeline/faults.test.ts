@@ -1,5 +1,5 @@
 /**
- * Whole syncs against the stand-in service (bench/stand-in) under faults:
+ * Whole syncs against the stand-in service (test/support/stand-in) under faults:
  * a random mix of 429s, 500s and dropped connections must still land every
  * record exactly once, and a service that is down must be ridden out for the
  * outage budget, then stop the run with exit 3 and the last error.
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StandInService } from '../../../bench/stand-in/service.js';
+import { StandInService } from '../../support/stand-in/service.js';
 import { runProject } from '../../../src/pipeline/run-project.js';
 
 const ROWS = 300;

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StandInService } from '../../../bench/stand-in/service.js';
+import { StandInService } from '../../support/stand-in/service.js';
 import { ServiceClient } from '../../../src/api/client.js';
 import { loadConfig } from '../../../src/config/index.js';
 import { partitionsOf, runSyncPart } from '../../../src/pipeline/partitions.js';

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import PgBoss from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StandInService } from '../../../bench/stand-in/service.js';
+import { StandInService } from '../../support/stand-in/service.js';
 import { startEmulator } from '../../../src/emulator/index.js';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { runProject } from '../../../src/pipeline/run-project.js';

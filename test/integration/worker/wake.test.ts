@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StandInService } from '../../../bench/stand-in/service.js';
+import { StandInService } from '../../support/stand-in/service.js';
 import { loadProject } from '../../../src/runtime/project.js';
 import { createLogger } from '../../../src/runtime/logger.js';
 import { enqueueRuns } from '../../../src/worker/enqueue.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StandInService } from '../../../../bench/stand-in/service.js';
+import { StandInService } from '../../../support/stand-in/service.js';
 
 /**
  * The push bench reports the rate after a run's first second beside the

@@ -29,7 +29,7 @@ export interface CompiledScript {
  * Under node_modules/.cache: packages are resolved from the compiled file's
  * folder up, so it must sit below the repository's node_modules.
  */
-const CACHE = resolve(import.meta.dirname, '../node_modules/.cache');
+const CACHE = resolve(import.meta.dirname, '../../node_modules/.cache');
 
 /** Compiles `entry` (an absolute path to a .ts script) into a temporary folder. */
 export async function compileScript(entry: string): Promise<CompiledScript> {

@@ -1,6 +1,6 @@
 /**
  * The bench's handle on a stand-in service running in a process of its own
- * (bench/stand-in/main.ts): start it, switch its mode, read what it saw.
+ * (test/support/stand-in/main.ts): start it, switch its mode, read what it saw.
  */
 import { spawn } from 'node:child_process';
 import { get } from 'node:http';

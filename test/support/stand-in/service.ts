@@ -1,5 +1,5 @@
 /**
- * A minimal stand-in for the service on node:http, for the push bench and the
+ * A minimal stand-in for the service on node:http, for the benchmarks (bench/) and the
  * fault-tolerance tests: enough of sources, object types and the four record
  * endpoints for `ferry run` to do a whole sync, answering in one of these modes:
  *
@@ -31,8 +31,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { seededRandom } from '../../src/emulator/faults.js';
-import { threadRunQueueMs as runQueueWaitMs } from '../thread-cpu.js';
+import { seededRandom } from '../../../src/emulator/faults.js';
 
 export type StandInMode =
   | { kind: 'instant' }
@@ -76,8 +75,6 @@ export interface StandInTimeline {
   /** CPU ms the stand-in used since the reset, and how late its event loop ran (ms summed over ticks more than 2 ms late). */
   cpuMs?: number;
   loopLateMs?: number;
-  /** Ms the stand-in's main thread was runnable but waiting for a CPU (Linux), since the reset. */
-  runQueueMs?: number;
   /** How long `latency` holds took since the reset, from the body read to the answer (see HoldTimer). */
   hold?: HoldFigures;
 }
@@ -182,7 +179,6 @@ export class StandInService {
   timeline: StandInTimeline = { writes: [] };
   private cpuAtReset = process.cpuUsage();
   private loopLateMs = 0;
-  private waitedAtReset = runQueueWaitMs();
   private loopTimer: NodeJS.Timeout | undefined;
   /** Whether writes go into the timeline and the loop's lateness is sampled (the latency probe's `trace`). */
   private tracing = false;
@@ -211,7 +207,6 @@ export class StandInService {
     this.stats = emptyStats();
     this.timeline = { writes: [] };
     this.cpuAtReset = process.cpuUsage();
-    this.waitedAtReset = runQueueWaitMs();
     this.loopLateMs = 0;
     this.hold.reset();
     this.trace(options.trace === true);
@@ -415,7 +410,7 @@ export class StandInService {
     this.stats.requests--;
     if (url.pathname === '/__stand-in/timeline') {
       const cpu = process.cpuUsage(this.cpuAtReset);
-      return void send(res, 200, { ...this.timeline, cpuMs: (cpu.user + cpu.system) / 1000, loopLateMs: this.loopLateMs, runQueueMs: runQueueWaitMs() - this.waitedAtReset, hold: this.hold.measured() });
+      return void send(res, 200, { ...this.timeline, cpuMs: (cpu.user + cpu.system) / 1000, loopLateMs: this.loopLateMs, hold: this.hold.measured() });
     }
     if (url.pathname === '/__stand-in/body') {
       const stored = [...this.records.entries()].find(([key]) => key.endsWith(` ${url.searchParams.get('id')}`));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HoldTimer } from '../../../../bench/stand-in/service.js';
+import { HoldTimer } from '../../../support/stand-in/service.js';
 
 /**
  * A simulated event loop whose timers fire late the way Node's do: at the
