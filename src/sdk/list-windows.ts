@@ -87,7 +87,15 @@ export function keeps(window: ListWindow, id: string, time: number | undefined):
  * Empty when the window cannot be split (one millisecond wide, nothing dated seen).
  */
 export function splitWindow(window: ListWindow, parts: number, times: readonly number[], now: number): ListWindow[] {
-  const edges = splitEdges(window, Math.max(2, parts), times, now);
+  return windowsAt(window, splitEdges(window, Math.max(2, parts), times, now));
+}
+
+/**
+ * The windows that replace `window`, cut at `edges` (strictly increasing,
+ * strictly inside it); each child inherits the ids the window emitted in its
+ * range. Empty when there is no edge.
+ */
+export function windowsAt(window: ListWindow, edges: readonly number[]): ListWindow[] {
   if (edges.length === 0) return [];
   const emitted = new Map([...window.inherited, ...(window.own ?? [])]);
   const bounds: [number | undefined, number | undefined][] = [];
@@ -184,4 +192,114 @@ function monotonic(times: readonly number[]): boolean {
     if (times[i]! > times[i - 1]!) down = false;
   }
   return times.length > 1 && (up || down);
+}
+
+/**
+ * Where a list's dated items lie, as far as probes found: items exist at
+ * `low` and at `high`; none below `emptyBelow`, none at or above
+ * `emptyAbove` (undefined: not known; a window's own bounds start them). A
+ * probe asks for one item past a threshold; a few rounds of them bracket the
+ * two ends of a list before it is cut into windows, so that the windows hold
+ * the items evenly from the start instead of being found by splitting.
+ */
+export interface ListExtent {
+  low: number;
+  high: number;
+  emptyBelow: number | undefined;
+  emptyAbove: number | undefined;
+}
+
+/** One existence probe: is there an item with time ≥ `at` (side `up`) or < `at` (side `down`)? */
+export interface ExtentProbe {
+  side: 'up' | 'down';
+  at: number;
+}
+
+/** The extent known from a window's first page (times `low`…`high`) and the window's own bounds. */
+export function pageExtent(window: Pick<ListWindow, 'lo' | 'hi'>, times: readonly number[]): ListExtent {
+  let low = Infinity;
+  let high = -Infinity;
+  for (const time of times) {
+    if (time < low) low = time;
+    if (time > high) high = time;
+  }
+  return { low, high, emptyBelow: window.lo, emptyAbove: window.hi };
+}
+
+/** An unbracketed side is probed this far past its known end at most, in spans of the first page (≈ pages). */
+const PROBE_REACH = 1_000_000;
+
+/**
+ * The next round of `count` probes over the sides whose end is not yet
+ * found to within `settled` (about two pages' span): an unbracketed side
+ * gets thresholds growing geometrically from its known end (2 spans, then
+ * up to PROBE_REACH), a bracketed one thresholds evenly inside its bracket.
+ * `lean` is the side the first page says the rest of the list lies on (a
+ * page in rising order starts the list at its oldest): it gets all probes
+ * but one, which checks the other side close by.
+ */
+export function extentProbes(extent: ListExtent, span: number, count: number, lean: 'up' | 'down' | undefined): ExtentProbe[] {
+  const unit = Math.max(span, 1);
+  const open = (known: number, empty: number | undefined) => empty === undefined || Math.abs(empty - known) > 2 * unit;
+  const needUp = open(extent.high + 1, extent.emptyAbove);
+  const needDown = open(extent.low, extent.emptyBelow);
+  if (!needUp && !needDown) return [];
+  let up = needUp ? (needDown ? Math.ceil(count / 2) : count) : 0;
+  if (needUp && needDown && lean !== undefined && count > 1) up = lean === 'up' ? count - 1 : 1;
+  const probes: ExtentProbe[] = [];
+  const place = (side: 'up' | 'down', n: number) => {
+    const known = side === 'up' ? extent.high + 1 : extent.low;
+    const empty = side === 'up' ? extent.emptyAbove : extent.emptyBelow;
+    const sign = side === 'up' ? 1 : -1;
+    for (let i = 0; i < n; i++) {
+      const distance =
+        empty === undefined
+          ? 2 * unit * Math.pow(PROBE_REACH / 2, n === 1 ? 0 : i / (n - 1))
+          : (Math.abs(empty - known) * (i + 1)) / (n + 1);
+      const at = known + sign * Math.max(1, Math.round(distance));
+      if (!Number.isFinite(at) || Math.abs(at) > 8.64e15) continue;
+      if (empty !== undefined && (side === 'up' ? at >= empty : at <= empty)) continue;
+      probes.push({ side, at });
+    }
+  };
+  place('up', up);
+  place('down', needDown ? count - up : 0);
+  return probes;
+}
+
+/** Fold a probe's answer into the extent: the time of the item it found, or undefined when it found none. */
+export function noteProbe(extent: ListExtent, probe: ExtentProbe, found: number | undefined): void {
+  if (probe.side === 'up') {
+    if (found === undefined) extent.emptyAbove = Math.min(extent.emptyAbove ?? Infinity, probe.at);
+    else extent.high = Math.max(extent.high, found);
+  } else if (found === undefined) {
+    extent.emptyBelow = Math.max(extent.emptyBelow ?? -Infinity, probe.at);
+  } else {
+    extent.low = Math.min(extent.low, found);
+  }
+}
+
+/**
+ * Edges that cut `window` into `parts` windows of equal span over the extent
+ * (each end placed halfway into its bracket), plus tails from there to the
+ * bracket's empty end and beyond: exact whatever the estimate, since the
+ * windows together still cover all of `window`.
+ */
+export function extentEdges(window: Pick<ListWindow, 'lo' | 'hi'>, extent: ListExtent, parts: number): number[] {
+  const { low, high, emptyBelow, emptyAbove } = extent;
+  const from = emptyBelow === undefined ? low : Math.floor((low + emptyBelow) / 2);
+  const to = emptyAbove === undefined ? high + 1 : Math.ceil((high + 1 + emptyAbove) / 2);
+  const edges = [from, to];
+  if (emptyBelow !== undefined) edges.push(emptyBelow);
+  if (emptyAbove !== undefined) edges.push(emptyAbove);
+  const span = Math.max(to - from, 1);
+  for (let i = 1; i < parts; i++) edges.push(from + Math.floor((span * i) / parts));
+  const sorted = [...new Set(edges)].sort((a, b) => a - b);
+  return sorted.filter((edge) => (window.lo === undefined || edge > window.lo) && (window.hi === undefined || edge < window.hi));
+}
+
+/** The order one page's times came in: rising, falling, or neither (too few to tell). */
+export function pageOrder(times: readonly number[]): 'up' | 'down' | undefined {
+  if (!monotonic(times)) return undefined;
+  return times[times.length - 1]! >= times[0]! ? 'up' : 'down';
 }

@@ -12,7 +12,24 @@
  * them, and no filter selects them, so only the unsliced list is exact.
  */
 import { FerryError } from './errors.js';
-import { itemTime, keeps, notePage, splitWindow, SPLITTABLE_IDS, wholeWindow, windowQuery, worthSplitting, type ListQuery, type ListWindow } from './list-windows.js';
+import {
+  extentEdges,
+  extentProbes,
+  itemTime,
+  keeps,
+  noteProbe,
+  notePage,
+  pageExtent,
+  pageOrder,
+  splitWindow,
+  SPLITTABLE_IDS,
+  wholeWindow,
+  windowQuery,
+  windowsAt,
+  worthSplitting,
+  type ListQuery,
+  type ListWindow,
+} from './list-windows.js';
 import { RequestLimiter } from './request-limiter.js';
 import type { ServiceResource } from './service-resources.js';
 
@@ -56,6 +73,10 @@ export interface SlicedListOptions {
 
 /** Pages read ahead of the consumer at most (each up to pageSize items). */
 const READ_AHEAD_PAGES = 16;
+/** Rounds of probes that bracket a long list's ends before it is cut: the first finds the bracket (≈ ×9), the second narrows it. */
+const PROBE_ROUNDS = 2;
+/** Windows planned per chain: more than one, so that chains finishing early take a fresh window instead of splitting one. */
+const WINDOWS_PER_CHAIN = 2;
 
 /** Every item of a list, in pages, read by parallel windows where that is exact. */
 export async function* readSlicedList(options: SlicedListOptions): AsyncGenerator<SlicedPage, void, undefined> {
@@ -90,6 +111,10 @@ class SlicedReader {
   /** Pages produced (details pending or ready), not yet taken. */
   readonly #ready: Promise<SlicedPage>[] = [];
   #failure: unknown;
+  /** Probes sent to plan the windows (requests that carry no item to the consumer). */
+  probes = 0;
+  /** Whether the windows were planned from probes (#plan). */
+  #planned = false;
   #wake: (() => void) | undefined;
 
   constructor(options: SlicedListOptions) {
@@ -178,7 +203,8 @@ class SlicedReader {
     if (next === null || next === undefined || next === '' || next === window.cursor) {
       throw new FerryError('FERRY_SERVICE_ERROR', `GET ${resource.path}: the service said hasMore but gave no new nextCursor`, { details: { path: resource.path } });
     }
-    const parts = this.#sliced && window.own ? this.#split(window, times) : [];
+    const first = this.#sliced && window.whole && window.pages === 1 && times.length > 0;
+    const parts = first ? await this.#plan(window, times) : this.#sliced && window.own ? this.#split(window, times) : [];
     if (parts.length > 0) {
       this.#queue.push(...parts);
       return;
@@ -186,6 +212,40 @@ class SlicedReader {
     window.cursor = next;
     // A window read on keeps its place ahead of fresh ones: the oldest chains finish first.
     this.#queue.unshift(window);
+  }
+
+  /**
+   * The windows the whole list is read in, planned once its first page shows
+   * it is long: up to PROBE_ROUNDS rounds of `concurrency` probes (one item
+   * each, all at once) bracket where its dated items begin and end, and the
+   * span between is cut into WINDOWS_PER_CHAIN × concurrency windows of
+   * equal span, with tails out to the list's bounds. Every chain starts on a
+   * window of its own at once; where the items are unevenly spread, windows
+   * still long are split again as chains come free (#split).
+   */
+  async #plan(window: ListWindow, times: readonly number[]): Promise<ListWindow[]> {
+    const filter = this.#options.resource.window!;
+    const extent = pageExtent(window, times);
+    const span = Math.max(1, extent.high - extent.low);
+    const lean = pageOrder(times);
+    const count = Math.max(2, this.#options.concurrency);
+    for (let round = 0; round < PROBE_ROUNDS; round++) {
+      const probes = extentProbes(extent, span, count, lean);
+      if (probes.length === 0) break;
+      const found = await Promise.all(
+        probes.map(async (probe) => {
+          const bounds = probe.side === 'up' ? { lo: probe.at, hi: window.hi } : { lo: window.lo, hi: probe.at };
+          const query = { ...windowQuery(filter, { ...bounds, whole: false, inherited: new Map(), own: undefined, cursor: undefined }, this.#options.query), limit: 1 };
+          const answer = await this.#limiter.run(() => this.#options.fetchPage(query, this.#signal), this.#signal);
+          this.probes += 1;
+          const item = answer.items[0];
+          return item === undefined ? undefined : (itemTime(item, filter.field) ?? probe.at);
+        }),
+      );
+      probes.forEach((probe, index) => noteProbe(extent, probe, found[index]));
+    }
+    this.#planned = true;
+    return windowsAt(window, extentEdges(window, extent, WINDOWS_PER_CHAIN * count));
   }
 
   /**
@@ -197,7 +257,8 @@ class SlicedReader {
   #split(window: ListWindow, times: readonly number[]): ListWindow[] {
     const spare = this.#spareChains();
     const first = (window.pages ?? 1) <= 1;
-    const parts = spare >= 2 ? spare : first && this.#queue.length < this.#options.concurrency ? 2 : 0;
+    // Planned windows are already queued for every chain: they split only into chains that are free.
+    const parts = spare >= 2 ? spare : first && !this.#planned && this.#queue.length < this.#options.concurrency ? 2 : 0;
     if (parts < 2 || !worthSplitting(window, times, parts)) return [];
     return splitWindow(window, parts, times, this.#now());
   }

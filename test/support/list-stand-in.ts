@@ -15,8 +15,8 @@ export interface StandInOptions {
   window: TimeWindowFilter;
   itemsKey: string;
   bounds: 'inclusive' | 'exclusive';
-  /** How the list is ordered: by the time field, or a fixed shuffle. @default 'time' */
-  order?: 'time' | 'shuffled';
+  /** How the list is ordered: by the time field (oldest first, or newest first as the emulator does), or a fixed shuffle. @default 'time' */
+  order?: 'time' | 'newest' | 'shuffled';
   /** Milliseconds before each list answer. @default 0 */
   delayMs?: number;
 }
@@ -34,6 +34,7 @@ export class ListStandIn {
     const field = options.window.field;
     const time = (item: ListItem) => (typeof item[field] === 'string' ? Date.parse(item[field]) : Number.NaN);
     this.#ordered = options.order === 'shuffled' ? shuffle(options.items) : [...options.items].sort((a, b) => (time(a) || -Infinity) - (time(b) || -Infinity));
+    if (options.order === 'newest') this.#ordered.reverse();
     this.#times = this.#ordered.map(time);
   }
 

@@ -107,3 +107,20 @@ describe('readSlicedList', () => {
     expect(new Set(detailed).size).toBe(270);
   });
 });
+
+describe('readSlicedList plans its windows from probes', () => {
+  for (const order of ['time', 'newest'] as const) {
+    it(`reads a long list ordered by ${order} with few requests beyond its pages (probes, tails, no re-read chains)`, async () => {
+      const base = Date.UTC(2025, 0, 1);
+      const items: ListItem[] = Array.from({ length: 10_000 }, (_, i) => ({ rowId: `r-${i}`, createdAt: new Date(base + i * 600_000).toISOString() }));
+      const standIn = new ListStandIn({ items, window: rows.window!, itemsKey: 'rows', bounds: 'inclusive', order });
+      const ids = await readAll(standIn, { ...rows, window: { ...rows.window!, nullable: false } });
+      expect(ids.length).toBe(10_000);
+      expect(new Set(ids).size).toBe(10_000);
+      const probes = standIn.queries.filter((query) => Number(query.limit) === 1).length;
+      // Two rounds of eight probes at most; 200 pages of 50, plus the first page read again, tails and windows' last pages.
+      expect(probes).toBeLessThanOrEqual(16);
+      expect(standIn.queries.length - probes).toBeLessThan(200 * 1.2);
+    });
+  }
+});
