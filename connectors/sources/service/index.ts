@@ -141,24 +141,29 @@ export default defineSource({
     const spec = RESOURCES[options.resource];
     const http = httpOf(options);
     const filter = ctx.incremental ? createCursorFilter(ctx.incremental) : undefined;
-    for await (const listed of listItems(http, spec, listQuery(options, spec, ctx), ctx.signal, options.concurrency)) {
-      const id = idOf(listed, spec);
+    /** Whether a listed item is older than the stored position (known only when the list carries the cursor field). */
+    const old = (listed: SourceData, id: string) =>
+      filter !== undefined && ctx.incremental!.cursorField in listed && !filter.isNew(filter.cursorOf(listed), recordKey(listed, ctx.primaryKey) ?? id);
+    // Details are fetched behind the pages, `concurrency` at once; old items are dropped before theirs is fetched.
+    const detail = options.details
+      ? async (listed: SourceData): Promise<SourceData | undefined> => {
+          const id = idOf(listed, spec);
+          if (id === undefined || old(listed, id)) return listed;
+          return detailOf(http, spec, id, ctx);
+        }
+      : undefined;
+    for await (const data of listItems(http, spec, listQuery(options, spec, ctx), ctx.signal, options.concurrency, detail)) {
+      const id = idOf(data, spec);
       if (id === undefined) {
         throw new FerryError('FERRY_SOURCE_READ_FAILED', `GET ${spec.path}: an item has no ${spec.idField}`, { where: `sync ${ctx.syncName}` });
       }
-      const key = recordKey(listed, ctx.primaryKey) ?? id;
-      // Old items are dropped before their detail is fetched, when the list carries the cursor field.
-      const listedCursor = filter && ctx.incremental!.cursorField in listed ? filter.cursorOf(listed) : undefined;
-      if (filter && listedCursor !== undefined && !filter.isNew(listedCursor, key)) continue;
-      const data = options.details ? await detailOf(http, spec, id, ctx) : listed;
-      if (!data) continue;
       const origin = { stream: options.resource, url: http.url(`${spec.path}/${encodeURIComponent(id)}`), key: id };
       if (!filter) {
         yield { data, origin };
         continue;
       }
-      const cursor = listedCursor ?? filter.cursorOf(data);
-      if (listedCursor === undefined && !filter.isNew(cursor, recordKey(data, ctx.primaryKey) ?? id)) continue;
+      const cursor = filter.cursorOf(data);
+      if (!filter.isNew(cursor, recordKey(data, ctx.primaryKey) ?? id)) continue;
       yield { data, origin, cursor };
     }
   },

@@ -42,19 +42,25 @@ export async function fetchListPage(http: ServiceHttp, spec: ServiceResource, qu
   return { items: items, hasMore, nextCursor };
 }
 
-/** Every item of a list, page after page (in list order at concurrency 1). */
+/**
+ * Every item of a list, page after page (in list order at concurrency 1).
+ * With `detail`, each item is replaced by what it returns (undefined: the
+ * item is dropped), fetched behind the pages under the same `concurrency`.
+ */
 export async function* listItems(
   http: ServiceHttp,
   spec: ServiceResource,
   query: ListQuery,
   signal: AbortSignal,
   concurrency = 1,
+  detail?: (item: SourceData, signal: AbortSignal) => Promise<SourceData | undefined>,
 ): AsyncGenerator<SourceData> {
   const { limit, ...filters } = query;
   const pages = readSlicedList({
     resource: spec,
     query: filters,
     fetchPage: (pageQuery, pageSignal) => fetchListPage(http, spec, pageQuery, pageSignal),
+    ...(detail ? { detail: (item: Record<string, unknown>, itemSignal: AbortSignal) => detail(item as SourceData, itemSignal) } : {}),
     concurrency,
     ...(typeof limit === 'number' ? { pageSize: limit } : {}),
     signal,

@@ -31,7 +31,7 @@ export const serviceOptions = z
       .min(1)
       .max(64)
       .default(1)
-      .describe('List pages in flight at once. Above 1, a list with a time filter is read as time windows at once (exact at the windows\' edges), and records come in no particular order.'),
+      .describe('Requests (list pages, and details with details: true) in flight at once. Above 1, a list with a time filter is read as time windows at once (exact at the windows\' edges), details are fetched behind the pages, and records come in no particular order.'),
     timeoutMs: z.number().int().positive().default(30_000).describe('Per request.'),
     maxAttempts: z.number().int().min(1).max(20).default(5).describe('Attempts per request on 429, 5xx and network failures, the first included.'),
   })

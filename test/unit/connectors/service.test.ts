@@ -182,6 +182,47 @@ async function seededEmulator(): Promise<{ emulator: RunningEmulator; objectType
   }
 }
 
+describe('service source: details behind the pages', () => {
+  it('fetches details several at once at concurrency > 1, and none for items older than the stored position', async () => {
+    const items = Array.from({ length: 12 }, (_, i) => ({ conversationId: `c-${i}`, title: `Call ${i}`, startTime: new Date(Date.UTC(2024, 0, 1 + i)).toISOString() }));
+    let inFlight = 0;
+    let most = 0;
+    const detailed: string[] = [];
+    const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      const id = /^\/v1\/conversations\/(.+)$/.exec(path)?.[1];
+      if (id === undefined) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ conversations: items, pagination: { nextCursor: null, hasMore: false } }));
+        return;
+      }
+      detailed.push(id);
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      setTimeout(() => {
+        inFlight -= 1;
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...items.find((item) => item.conversationId === id), transcript: [] }));
+      }, 20);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const input = { baseUrl: url, apiKey: KEY, resource: 'conversations' as const, details: true, concurrency: 4, pushDown: false };
+      const all = await readAll(service, input, { baseDir: '.' });
+      expect(all.map((record) => record.origin.key).sort()).toEqual(items.map((item) => item.conversationId).sort());
+      expect(all.every((record) => Array.isArray(record.data.transcript))).toBe(true);
+      expect(most).toBeGreaterThan(1);
+      expect(most).toBeLessThanOrEqual(4);
+      detailed.length = 0;
+      const incremental = { cursorField: 'startTime', after: { value: items[7]!.startTime, key: 'c-7' } };
+      const newer = await readAll(service, input, { baseDir: '.', incremental });
+      expect(newer.map((record) => record.origin.key).sort()).toEqual(['c-10', 'c-11', 'c-8', 'c-9']);
+      expect(detailed.sort()).toEqual(['c-10', 'c-11', 'c-8', 'c-9']);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
+
 describe('service source against the emulator', () => {
   let emulator: RunningEmulator;
   let objectTypeId = '';
