@@ -29,6 +29,8 @@ export interface CapturedTable {
   name: string;
   info: TableInfo;
   keys: string[];
+  /** Dropped columns already logged as impossible to read back (see reportGone). */
+  goneLogged: Set<string>;
 }
 
 type Parser = (text: string) => unknown;
@@ -49,14 +51,21 @@ class Confirmations {
   private finalCall: (() => void) | undefined;
   readonly final = new Promise<void>((resolve) => (this.finalCall = resolve));
 
+  private stored: (() => void) | undefined;
+
   onCheckpoint(token: string | undefined, final: boolean): Promise<void> | undefined {
     if (token !== undefined) {
       this.lastStored = token;
+      this.stored?.();
       const parsed = JSON.parse(token) as CaptureToken;
       if (parsed.phase === 'stream') {
         const txn = this.committed.get(parsed.txn);
         this.stream?.confirm(txn !== undefined && txn.n === parsed.n ? txn.end : parseLsn(parsed.lsn));
         for (const [key, entry] of this.committed) if (entry.end <= (this.stream?.confirmed ?? 0n)) this.committed.delete(key);
+      }
+      if (this.rest?.after === token) {
+        this.stream?.confirm(this.rest.lsn);
+        this.rest = undefined;
       }
     }
     if (!final) return undefined;
@@ -64,9 +73,52 @@ class Confirmations {
     return this.stream?.close();
   }
 
+  /**
+   * Nothing of ours lies between the last record yielded and `lsn` (a
+   * keepalive, a transaction of other tables): the slot may be confirmed to
+   * `lsn` at once when everything yielded is stored, else once that last
+   * record is. This is also how a finished snapshot shows in the slot: its
+   * confirmed position passes the consistent point only after the last
+   * snapshot row was stored (see where capture() resumes a snapshot token).
+   */
+  restAt(lsn: bigint): void {
+    if (this.settled) {
+      this.stream?.confirm(lsn);
+      this.rest = undefined;
+    } else if (!this.rest || lsn > this.rest.lsn) {
+      this.rest = { lsn, after: this.lastYielded };
+    }
+  }
+
+  private rest: { lsn: bigint; after: string | undefined } | undefined;
+
   /** Every record yielded has been stored. */
   get settled(): boolean {
     return this.lastYielded === undefined || this.lastYielded === this.lastStored;
+  }
+
+  /**
+   * Waits (at most `ms`, or until the run stops) until every record yielded
+   * has been stored: the run checkpoints while the read waits (it is idle),
+   * so what came before a stop the source makes itself lands first. Whether
+   * it did.
+   */
+  async untilSettled(signal: AbortSignal, ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    while (!this.settled && !signal.aborted && Date.now() < deadline) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', done);
+          this.stored = undefined;
+          resolve();
+        };
+        const timer = setTimeout(done, Math.max(0, deadline - Date.now()));
+        signal.addEventListener('abort', done, { once: true });
+        this.stored = done;
+      });
+    }
+    return this.settled;
   }
 }
 
@@ -85,8 +137,12 @@ export async function* capture(ctx: ReadContext<PostgresCdcOptions>): AsyncGener
     if (!resume) {
       start = { lsn: yield* freshSnapshot(ctx, sql, repl, tables, { slot, publication }) };
     } else {
-      await requireSlot(ctx, sql, resume, { slot, publication }, tables);
-      if (resume.phase === 'snapshot') {
+      const confirmedFlush = await requireSlot(ctx, sql, resume, { slot, publication }, tables);
+      if (resume.phase === 'snapshot' && confirmedFlush !== undefined && confirmedFlush > parseLsn(resume.lsn)) {
+        // The slot was confirmed past its consistent point, which happens only once every snapshot row
+        // was stored (Confirmations.restAt): the snapshot finished; the stream merely had nothing of ours.
+        start = { lsn: parseLsn(resume.lsn) };
+      } else if (resume.phase === 'snapshot') {
         // The exported snapshot died with the killed run: the rest is read as the tables are now.
         await sql.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
         let rows = 0;
@@ -158,7 +214,7 @@ async function describeTables(sql: pg.Client, ctx: ReadContext<PostgresCdcOption
         throw new FerryError('FERRY_SOURCE_OBJECT_MISSING', `sync "${ctx.syncName}": primary key column "${key}" is not a column of ${options.schema}.${name}`, { where: `sync ${ctx.syncName}` });
       }
     }
-    tables.push({ name, info, keys });
+    tables.push({ name, info, keys, goneLogged: new Set() });
   }
   return tables;
 }
@@ -190,8 +246,8 @@ async function* freshSnapshot(
   return parseLsn(lsn);
 }
 
-/** A resumed read needs its slot (a lost one is never skipped over) and the publication. */
-async function requireSlot(ctx: ReadContext<PostgresCdcOptions>, sql: pg.Client, resume: CaptureToken, names: { slot: string; publication: string }, tables: CapturedTable[]): Promise<void> {
+/** A resumed read needs its slot (a lost one is never skipped over) and the publication. Returns the slot's confirmed position. */
+async function requireSlot(ctx: ReadContext<PostgresCdcOptions>, sql: pg.Client, resume: CaptureToken, names: { slot: string; publication: string }, tables: CapturedTable[]): Promise<bigint | undefined> {
   const info = await slotInfo(sql, names.slot);
   const lost = (why: string): FerryError =>
     new FerryError('FERRY_SOURCE_POSITION_LOST', `sync "${ctx.syncName}": cannot resume the change stream: ${why}. The changes since the last run may be gone, so ferry stops rather than skip them`, {
@@ -205,6 +261,7 @@ async function requireSlot(ctx: ReadContext<PostgresCdcOptions>, sql: pg.Client,
   const database = await currentDatabase(sql);
   if (info.database !== database) throw lost(`replication slot "${names.slot}" belongs to database ${info.database}, not ${database}`);
   await requirePublished(ctx, sql, names.publication, tables);
+  return info.confirmedFlush === null ? undefined : parseLsn(info.confirmedFlush);
 }
 
 async function requirePublished(ctx: ReadContext<PostgresCdcOptions>, sql: pg.Client, publication: string, tables: CapturedTable[]): Promise<void> {
@@ -294,10 +351,8 @@ async function* changes(
     if (frame === undefined) return;
     reportLag();
     if (frame.tag === 'keepalive') {
-      if (txn === undefined && confirmations.settled) {
-        // Nothing of ours is in flight: what the server has decoded up to here needs nothing from ferry.
-        stream.confirm(frame.walEnd);
-      }
+      // What the server has decoded up to here needs nothing from ferry beyond what it yielded.
+      if (txn === undefined) confirmations.restAt(frame.walEnd);
       if (start.until !== undefined && txn === undefined && frame.walEnd >= start.until) return;
       continue;
     }
@@ -309,7 +364,7 @@ async function* changes(
       case 'commit': {
         if (txn && txn.n > 0) confirmations.committed.set(txn.text, { n: txn.n, end: message.endLsn, at: txn.at });
         // A transaction with nothing of ours: once everything before it landed, its end needs nothing from ferry.
-        if (txn && txn.n === 0 && confirmations.settled) stream.confirm(message.endLsn);
+        if (txn && txn.n === 0) confirmations.restAt(message.endLsn);
         resumeAt = message.endLsn;
         txn = undefined;
         if (start.until !== undefined && message.endLsn >= start.until) return;
@@ -353,7 +408,10 @@ async function* changes(
           for (const r of hit) ctx.reportSkipped?.({ action: 'skipped', origin: { table: `${r.relation.schema}.${r.relation.name}` }, reason: 'TRUNCATE ignored (onTruncate: ignore)' });
           break;
         }
-        throw new FerryError('FERRY_SOURCE_READ_FAILED', `sync "${ctx.syncName}": ${names} was truncated (transaction committed at ${txn?.text ?? '?'}); onTruncate: fail stops here, the changes before it landed`, {
+        // The run lands and stores what came before the TRUNCATE while the read waits here; the next run stops at it again.
+        const landed = await confirmations.untilSettled(signal, FINAL_CHECKPOINT_WAIT_MS);
+        const before = landed ? 'the changes before it landed' : 'the changes before it that had not landed yet are read again by the next run';
+        throw new FerryError('FERRY_SOURCE_READ_FAILED', `sync "${ctx.syncName}": ${names} was truncated (transaction committed at ${txn?.text ?? '?'}); onTruncate: fail stops here, ${before}`, {
           where: `sync ${ctx.syncName}`,
           hint: `to mirror it, take a new snapshot: ferry state reset ${ctx.syncName} (the service keeps what it has) and ferry run ${ctx.syncName}; or set onTruncate: ignore to pass over it`,
         });
@@ -394,7 +452,8 @@ async function recordsOf(ctx: ReadContext<PostgresCdcOptions>, sql: pg.Client, l
       const current = await currentValues(sql, schema, table, data, rest);
       // Deleted since: the delete follows in the stream.
       if (!current) return records;
-      Object.assign(data, current);
+      Object.assign(data, current.values);
+      if (current.gone.length > 0) reportGone(ctx, table, current.gone, originOf(schema, table.name, key));
     }
   }
   records.push({ data, origin: originOf(schema, table.name, key) });
@@ -418,11 +477,46 @@ function rowOf(live: LiveRelation, values: readonly TupleValue[], keyOnly: boole
   return data;
 }
 
-async function currentValues(sql: pg.Client, schema: string, table: CapturedTable, data: SourceData, columns: string[]): Promise<Record<string, SourceValue> | undefined> {
+/**
+ * The current values of `columns` in the table's row with the record's key
+ * (unchanged TOASTed values the WAL left out). A column dropped since the
+ * change was made cannot be read back: it is named in `gone`, and left out.
+ */
+async function currentValues(sql: pg.Client, schema: string, table: CapturedTable, data: SourceData, columns: string[]): Promise<{ values: Record<string, SourceValue>; gone: string[] } | undefined> {
   const casts = table.keys.map((key) => table.info.columns.find((c) => c.name === key)?.castType ?? 'text');
-  const result = await sql.query<Record<string, SourceValue>>({
-    text: `SELECT ${columns.map(q).join(', ')} FROM ${q(schema)}.${q(table.name)} WHERE (${table.keys.map(q).join(', ')}) = (${casts.map((cast, i) => `$${i + 1}::${cast}`).join(', ')})`,
-    values: table.keys.map((key) => keyPart(data[key])),
-  });
-  return result.rows[0];
+  const read = async (names: string[]): Promise<Record<string, SourceValue> | undefined> => {
+    const result = await sql.query<Record<string, SourceValue>>({
+      text: `SELECT ${names.length > 0 ? names.map(q).join(', ') : '1 AS found'} FROM ${q(schema)}.${q(table.name)} WHERE (${table.keys.map(q).join(', ')}) = (${casts.map((cast, i) => `$${i + 1}::${cast}`).join(', ')})`,
+      values: table.keys.map((key) => keyPart(data[key])),
+    });
+    return result.rows[0];
+  };
+  try {
+    const values = await read(columns);
+    return values && { values, gone: [] };
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== '42703') throw error; // undefined_column
+  }
+  const existing = await sql.query<{ name: string }>(
+    `SELECT a.attname AS name FROM pg_attribute a WHERE a.attrelid = $1::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attname = ANY($2::text[])`,
+    [`${q(schema)}.${q(table.name)}`, columns],
+  );
+  const present = new Set(existing.rows.map((r) => r.name));
+  const values = await read(columns.filter((c) => present.has(c)));
+  if (!values) return undefined;
+  delete values.found;
+  return { values, gone: columns.filter((c) => !present.has(c)) };
+}
+
+/** A TOASTed value the record goes without (its column was dropped before ferry read it back): counted for each record, logged once a column. */
+function reportGone(ctx: ReadContext<PostgresCdcOptions>, table: CapturedTable, gone: string[], origin: SourceRecord['origin']): void {
+  const reason = `the unchanged large value of ${gone.join(', ')} is left out: the column no longer exists, so it cannot be read back`;
+  ctx.reportSkipped?.({ action: 'repaired', origin, reason });
+  const fresh = gone.filter((c) => !table.goneLogged.has(c));
+  if (fresh.length === 0) return;
+  for (const c of fresh) table.goneLogged.add(c);
+  ctx.logger.warn(
+    { table: `${ctx.options.schema}.${table.name}`, columns: fresh, key: origin.key },
+    `an update left the large (TOASTed) value of ${fresh.join(', ')} unchanged, and the column was dropped before ferry read it back (no longer exists): such records go without it (counted as skipped; REPLICA IDENTITY FULL makes the WAL carry the value)`,
+  );
 }
