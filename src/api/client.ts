@@ -13,8 +13,8 @@ import { FerryError } from '../sdk/errors.js';
 import { messageOf } from '../sdk/guards.js';
 import { ENDPOINTS } from './endpoints.js';
 import { dispatcherWire } from './exchange.js';
-import { fastCheckOf } from './schemas/fast-check.js';
-import type { FastCheck } from './schemas/fast-check.js';
+import { fastCheckOf } from './schemas/fast/fast-check.js';
+import type { FastCheck } from './schemas/fast/fast-check.js';
 import type { Endpoint, EndpointName } from './endpoints.js';
 import { buildQuery, fillPath, jsonBytes, normaliseBaseUrl, resolveLocation, serialiseBody } from './http.js';
 import { paginate } from './pagination.js';
@@ -264,7 +264,7 @@ export class ServiceClient {
       return Promise.reject(error);
     }
     const started = performance.now();
-    // Plain literals, no spreads: a spread beside other properties takes V8's slow path, once per push (see withOptions).
+    // Plain literals, no spreads: this runs once per push (see withOptions).
     const attempt = this.#transport.attempt(
       { method: endpoint.method, url: request.path, headers: this.#headers(request.body), body: request.body },
       { label: name, signal, hold: options.hold, timeoutMs: options.timeoutMs, credentials: endpoint.scope === 'none' ? false : undefined },
@@ -645,8 +645,8 @@ export class ServiceClient {
 
 /**
  * `{ ...options, ...extra }`. Written with Object.assign because on Node 20 a
- * spread with properties beside it takes V8's slow path (0.8 µs against 0.09
- * here), and the push methods build one per record.
+ * spread with properties beside it is not optimised, and the push methods
+ * build one per record (docs/performance.md).
  */
 function withOptions<O extends object, E extends object>(options: O | undefined, extra: E): O & E {
   return Object.assign({}, options, extra);

@@ -9,7 +9,7 @@ import type { z } from 'zod';
 import { FerryError } from '../sdk/errors.js';
 import { codeOf, messageOf } from '../sdk/guards.js';
 import { docsPage } from '../sdk/ferry-package.js';
-import { compactScalars } from './compact-text.js';
+import { compactScalars } from './fast/compact-text.js';
 import { expandInclude } from './include.js';
 import type { Env } from './interpolate.js';
 import { interpolateDocument } from './interpolate.js';

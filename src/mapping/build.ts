@@ -7,7 +7,7 @@
  */
 import type { z } from 'zod';
 import { EMAIL_PATTERN } from '../api/schemas/common.js';
-import { isPlainValidRow } from '../api/schemas/row-fast-check.js';
+import { isPlainValidRow } from '../api/schemas/fast/row-fast-check.js';
 import { conversationRequest, documentRequest, messageRequest, rowRequest } from '../api/schemas/write.js';
 import { isRecord } from '../sdk/guards.js';
 import type { FieldType } from '../sdk/types.js';
@@ -42,7 +42,7 @@ export type BuildResult =
 
 interface Shape {
   schema: z.ZodType<Record<string, unknown>>;
-  /** True only for a body the schema accepts and returns unchanged: the parse is skipped (src/api/schemas/row-fast-check.ts). */
+  /** True only for a body the schema accepts and returns unchanged: the parse is skipped (src/api/schemas/fast/row-fast-check.ts). */
   plainValid?: (body: Record<string, unknown>) => boolean;
   timestamps: readonly string[];
   /** Array fields: one value given on its own is wrapped (JSONata returns a single match unwrapped). */
@@ -165,7 +165,7 @@ function prepare(kind: TargetKind, mapped: Record<string, unknown>, ctx: BuildCo
   const shape = SHAPES[kind];
   const safe = toJsonSafe(mapped) as Record<string, unknown>;
   // Object.assign, not `{ ...safe, sourceId }`: on Node 20 a spread with a property beside it (or one added to
-  // its copy afterwards) takes V8's slow path, 1.8 µs against 0.09 for this (200,000 mapped deals). Assigning
+  // its copy afterwards) is not optimised, and this runs once per record (docs/performance.md). Assigning
   // is safe here where it would not be for a record's own keys: these are the map spec's, which
   // checkTargetFields limits to the request's fields, so no `__proto__` reaches the setter.
   const body: Record<string, unknown> = Object.assign({}, safe);
@@ -249,7 +249,7 @@ export function buildRequest(kind: TargetKind, mapped: Record<string, unknown>, 
   const issues: Issue[] = [];
   const body = prepare(kind, mapped, ctx, issues);
   const { schema, plainValid } = SHAPES[kind];
-  // The common case without zod's parse (a few µs and KB per record); everything else, and every message, from zod.
+  // The common case without zod's parse (src/api/schemas/fast/); everything else, and every message, from zod.
   if (issues.length === 0 && plainValid?.(body) === true) return { ok: true, body, remoteId: body.id as string };
   const parsed = schema.safeParse(body);
   if (parsed.success && issues.length === 0) {

@@ -10,7 +10,7 @@ import { FerryError } from '../sdk/errors.js';
 import type { Pusher } from '../sink/index.js';
 import type { RunCounts, StateStore } from '../state/index.js';
 import type { PreparedSync } from './prepare.js';
-import type { SeenSet } from './seen-set.js';
+import type { SeenIds } from './seen-ids.js';
 import { toUnits } from './units.js';
 
 export interface MirrorDeletesContext {
@@ -21,7 +21,7 @@ export interface MirrorDeletesContext {
   pusher: Pusher | undefined;
   sourceId: string;
   /** The ids the complete read saw; completed here by a key scan when the read was incremental. */
-  seen: SeenSet;
+  seen: SeenIds;
   force: boolean;
   counts: RunCounts;
   signal: AbortSignal;
@@ -49,7 +49,7 @@ export async function mirrorDeletes(ctx: MirrorDeletesContext): Promise<number |
  * when that is above `maxDeletePercent` of them, unless forced. Only counts:
  * the ids are listed again, a page at a time, as they are deleted.
  */
-export async function planDeletes(store: StateStore, sync: string, seen: Pick<SeenSet, 'has'>, maxDeletePercent: number, force: boolean): Promise<number> {
+export async function planDeletes(store: StateStore, sync: string, seen: Pick<SeenIds, 'has'>, maxDeletePercent: number, force: boolean): Promise<number> {
   let vanished = 0;
   for await (const _remoteId of vanishedIds(store, sync, seen)) vanished++;
   const live = await store.countLive(sync);
@@ -103,7 +103,7 @@ async function deleteVanished(ctx: MirrorDeletesContext, pusher: Pusher): Promis
 }
 
 /** The live ids of the ledger the read did not see, a page of the ledger at a time. */
-async function* vanishedIds(store: StateStore, sync: string, seen: Pick<SeenSet, 'has'>): AsyncIterable<string> {
+async function* vanishedIds(store: StateStore, sync: string, seen: Pick<SeenIds, 'has'>): AsyncIterable<string> {
   for await (const page of store.liveRemoteIdPages(sync)) {
     for (const remoteId of page) if (!seen.has(remoteId)) yield remoteId;
   }
@@ -114,7 +114,7 @@ async function* vanishedIds(store: StateStore, sync: string, seen: Pick<SeenSet,
  * (no cursor) that evaluates only `map.id`. Used when an incremental read
  * cannot tell which records vanished.
  */
-export async function scanKeys(prepared: PreparedSync, seen: SeenSet, signal: AbortSignal, logger: Logger): Promise<void> {
+export async function scanKeys(prepared: PreparedSync, seen: SeenIds, signal: AbortSignal, logger: Logger): Promise<void> {
   const { sync, source } = prepared;
   const compiled = compileMapping({ id: sync.target.map.id ?? null });
   if ('errors' in compiled) throw new FerryError('FERRY_CONFIG_INVALID', `map.id of sync "${sync.name}" does not compile`);

@@ -6,7 +6,7 @@
  * flight twice. Each duplicate is counted, and logged once with its origin.
  */
 import type { Logger } from 'pino';
-import { SeenSet } from './seen-set.js';
+import { seenIds } from './seen-ids.js';
 
 /** Duplicates named one by one in the log (and the summary); the rest are counted. */
 const NAMED = 20;
@@ -17,7 +17,7 @@ export interface DuplicateId {
 }
 
 export class DuplicateIds {
-  private readonly seen = new SeenSet();
+  private readonly seen = seenIds();
   private count = 0;
   /** The first few, for the run summary. */
   readonly examples: DuplicateId[] = [];

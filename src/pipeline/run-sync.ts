@@ -25,14 +25,14 @@ import { RunStop } from './run-stop.js';
 import { exitCodeOf, runErrorText, runFailure, runStatus } from './run-summary.js';
 import type { RunEnding, RunSummary } from './run-summary.js';
 import { DuplicateIds } from './duplicate-ids.js';
-import { SeenSet } from './seen-set.js';
+import { seenIds, type SeenIds } from './seen-ids.js';
 import { setUpTarget } from './target-setup.js';
 import { withSetupLock } from './setup-lock.js';
 import { SourceFingerprinter } from './source-fingerprint.js';
 import { UnitProcessor } from './unit-processor.js';
 import type { BatchLook, UnitSample } from './unit-processor.js';
 import { toUnits } from './units.js';
-import { LoopSlices } from './loop-slices.js';
+import { LoopSlices } from './fast/loop-slices.js';
 import type { Unit } from './units.js';
 import { ChangeBatches, splitAtRepeatedKeys } from './change-batches.js';
 
@@ -130,7 +130,7 @@ class SyncRun {
   private readonly checkpointer: Checkpointer;
   private readonly pusher: Pusher | undefined;
   /** Remote ids seen, for `deletes: mirror` after a complete read (not on replays). */
-  private readonly seen: SeenSet | undefined;
+  private readonly seen: SeenIds | undefined;
   private readonly duplicates: DuplicateIds;
   private storedCursor: CursorPosition | undefined;
   private readComplete = false;
@@ -157,7 +157,7 @@ class SyncRun {
     this.readsChanges = prepared.source.changes === true && !options.replay;
     this.stop = new RunStop(options.signal);
     this.checkpointer = new Checkpointer(this.dryRun ? undefined : deps.store, prepared.sync.name, runId, this.counts, log, options.onCheckpoint, this.readsChanges);
-    this.seen = prepared.sync.deletes === 'mirror' && !options.replay ? new SeenSet() : undefined;
+    this.seen = prepared.sync.deletes === 'mirror' && !options.replay ? seenIds() : undefined;
     this.duplicates = new DuplicateIds(log);
     this.pusher = this.dryRun
       ? undefined

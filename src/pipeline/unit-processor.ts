@@ -18,9 +18,9 @@ import type { Checkpointer } from './checkpointer.js';
 import type { DuplicateIds } from './duplicate-ids.js';
 import type { RunStop } from './run-stop.js';
 import type { SourceCandidate, SourceFingerprinter } from './source-fingerprint.js';
-import type { SeenSet } from './seen-set.js';
+import type { SeenIds } from './seen-ids.js';
 import type { Unit } from './units.js';
-import type { LoopSlices } from './loop-slices.js';
+import type { LoopSlices } from './fast/loop-slices.js';
 import { applySourceDelete } from './source-deletes.js';
 
 /** A unit with its mapping's result: the mapped object, or why mapping failed. */
@@ -58,7 +58,7 @@ export interface UnitProcessorDeps {
   sourceId: string;
   evolver: ObjectTypeEvolver | undefined;
   /** Collects the remote ids read, for `deletes: mirror` (unless a separate key scan does). */
-  seen: SeenSet | undefined;
+  seen: SeenIds | undefined;
   /** Ids already taken earlier in this read: a later unit with one is not pushed. */
   duplicates: DuplicateIds;
   onSample: ((sample: UnitSample) => void) | undefined;
@@ -143,7 +143,7 @@ export class UnitProcessor {
   async processBatch(items: readonly (Unit | MappedUnit)[], look: BatchLook = this.lookAhead(items)): Promise<boolean> {
     const early = await look;
     const ready: ReadyUnit[] = [];
-    // An index loop: the entries() iterator and its [i, item] pairs live across the awaits below, so V8 allocates them.
+    // An index loop: the entries() iterator and its [i, item] pairs would live across the awaits below, allocated.
     for (let i = 0; i < items.length; i++) {
       const item = items[i]!;
       // Let answers in, and the requests that follow them out, between slices of the batch.
@@ -258,8 +258,8 @@ export class UnitProcessor {
    * True when the ledger held no pushed record of this sync as the run's
    * first batch was looked at (a first run, a backfill after a reset): no
    * unit can then be unchanged or an update, and the two per-batch queries
-   * are skipped (on a first run they found nothing, at about 1.5 µs of CPU
-   * a record). It stays exact for the whole run because what the run itself
+   * are skipped (on a first run they would find nothing, at a cost per
+   * record). It stays exact for the whole run because what the run itself
    * acknowledges is never looked up again: a later unit with a remote id an
    * earlier one took is a duplicate, skipped before the ledger is asked, and
    * the slices of a partitioned sync never share a remote id. Failed and
@@ -367,7 +367,7 @@ export class UnitProcessor {
     }
     // Every field kept: the record as it was mapped.
     if (resolved.fields === mapped.fields) return this.buildBody(mapped);
-    // Object.assign, not a spread with `fields` beside it: V8's slow path on Node 20 (see buildRequest).
+    // Object.assign, not a spread with `fields` beside it: not optimised on Node 20 (see buildRequest).
     const withFields = Object.assign({}, mapped);
     withFields.fields = resolved.fields;
     return this.buildBody(withFields);

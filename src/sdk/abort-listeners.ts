@@ -2,10 +2,9 @@
  * Many waits on one AbortSignal, each needing to hear when it fires. Node's
  * EventTarget walks its whole list of listeners on every add and remove (to
  * ignore duplicates), so a run holding thousands of retries on the run's
- * signal paid for each new wait in proportion to all the others: under a
- * fault mix (10 % 429 with Retry-After: 1, 5 % 500, 2 % dropped connections;
- * 100,000 records), adding and removing those listeners took about 0.75 s of
- * the run's 9.3 s of main-thread CPU. Here each signal gets one listener of
+ * signal paid for each new wait in proportion to all the others (under a
+ * fault mix, a noticeable share of the run's CPU: docs/performance.md).
+ * Here each signal gets one listener of
  * its own, and the waits join and leave a set in constant time.
  */
 

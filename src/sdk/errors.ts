@@ -100,9 +100,9 @@ const stackLimitWritable = Object.getOwnPropertyDescriptor(Error, 'stackTraceLim
 /**
  * Turns V8's stack capture off until the caller puts back the limit this
  * returns (undefined: it could not be turned off). Capturing a stack is most
- * of what making an error costs: some 20 µs for each 429 a push was answered
- * with, deep in a chain of promises, under a fault mix a few per cent of a
- * run's CPU.
+ * of what making an error costs, for each 429 a push is answered with, deep
+ * in a chain of promises: under a fault mix, a few per cent of a run's CPU
+ * (docs/performance.md).
  */
 function stopStackTraces(): number | undefined {
   if (!stackLimitWritable) return undefined;

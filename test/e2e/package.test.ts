@@ -16,7 +16,7 @@ import { copyFileSync, mkdirSync, readFileSync, realpathSync, writeFileSync } fr
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { THREAD_FROM_BYTES } from '../../connectors/sources/_shared/parse-thread.js';
+import { THREAD_FROM_BYTES } from '../../connectors/sources/_shared/parse-thread/parse-thread.js';
 import { tempProjectDir, type CliResult } from './spawn-ferry.js';
 
 const run = promisify(execFile);

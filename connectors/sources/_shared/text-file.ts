@@ -35,11 +35,10 @@ export function openText(
   options: { encoding: string; compression: Compression; signal?: AbortSignal; check?: Transform | undefined; chunkBytes?: number },
 ): Readable {
   // 16 KiB reads, not the default 64: a parser turns a whole chunk into records
-  // in one go (csv-parse: ~600 deal rows, 3-25 ms), and a run's pushes are
-  // answered and followed only between such pieces of work. Fewer records then
-  // wait in the parser's buffer, too, so fewer survive a young-generation
-  // collection (a no-op re-run's collector share fell from ~23 % to ~17 %).
-  // A reader that takes its text a line at a time passes a size of its own (jsonl/parse-thread.ts).
+  // in one go (hundreds of rows), and a run's pushes are answered and followed
+  // only between such pieces of work. Fewer records then wait in the parser's
+  // buffer, too, so fewer survive a young-generation collection.
+  // A reader that takes its text a line at a time passes a size of its own (jsonl/parse-thread/).
   const input = createReadStream(file, { highWaterMark: options.chunkBytes ?? READ_CHUNK_BYTES, ...(options.signal ? { signal: options.signal } : {}) });
   const decoder = decoderFor(options.encoding);
   const noop = (): void => {

@@ -10,7 +10,7 @@ import { readFailure, type InputFile, type ParseContext } from '../_shared/files
 import { InvalidEncodingGuard, type EncodingScope } from '../_shared/invalid-encoding.js';
 import { BufferedRows } from '../_shared/buffered-rows.js';
 import type { CsvOptions } from './options.js';
-import { startCsvParseThread, threadFromBytesSetting } from './parse-thread.js';
+import { startCsvParseThread, threadFromBytesSetting } from './parse-thread/parse-thread.js';
 import { openCsvParser, parserValues, type CsvValues } from './parser.js';
 
 /** How many mismatched rows per file are warned about one by one. */

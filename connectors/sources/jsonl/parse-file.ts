@@ -7,14 +7,14 @@ import { FerryError, messageOf, type SourceData } from '../../../src/sdk/index.j
 import type { FileRow } from '../_shared/emit.js';
 import { LineSplitter, openText, readFailure, withoutGz, type InputFile, type ParseContext, type TextLine } from '../_shared/files.js';
 import { InvalidEncodingGuard, type InvalidLines } from '../_shared/invalid-encoding.js';
-import type { ParseThread } from '../_shared/parse-thread.js';
+import type { ParseThread } from '../_shared/parse-thread/parse-thread.js';
 import { JsonSplitError, JsonSplitter, type JsonPiece } from './json-splitter.js';
 import { JsonPointerSplitter, type PointerPiece } from './json-pointer-splitter.js';
 import { readableOrEnded } from '../_shared/readable.js';
 import { BufferedRows } from '../_shared/buffered-rows.js';
 import type { JsonlOptions } from './options.js';
 import { parsePointer, select } from './pointer.js';
-import { JSON_READ_BYTES, startJsonlParseThread, threadFromBytesSetting, type LineBatch } from './parse-thread.js';
+import { JSON_READ_BYTES, startJsonlParseThread, threadFromBytesSetting, type LineBatch } from './parse-thread/parse-thread.js';
 import { recordData, valueText } from './record-data.js';
 
 /** How many skipped lines per file are warned about one by one. */

@@ -14,8 +14,8 @@ import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 /**
  * SQLite's page cache for the state file, in KiB (a negative cache_size).
  * better-sqlite3 builds SQLite with 16 MB, and the ledger of a long sync
- * fills it: a run of a million records peaked some 15 MB above one of
- * 100,000, more than the 10 % ferry's memory goal allows. Pages that
+ * fills it, and a long run's memory would grow past what ferry's memory
+ * goal allows (docs/performance.md). Pages that
  * leave it are still in the OS's file cache, one read away.
  */
 const STATE_CACHE_KIB = -4096;
@@ -102,8 +102,8 @@ export function configureConnection(db: Db, busyTimeoutMs: number): void {
   db.pragma('foreign_keys = ON');
   db.pragma(`cache_size = ${STATE_CACHE_KIB}`);
   // Copy the WAL back every 10,000 pages (40 MB of disk), not SQLite's 1,000: with ids in random order
-  // (UUIDs) each commit dirties a page per record, and each checkpoint copies and syncs them again.
-  // 300,000 UUID upserts in a bare loop: 48.6 µs each against 64.8; ids in order: no change.
+  // (UUIDs) each commit dirties a page per record, and each checkpoint copies and syncs them again
+  // (figures: docs/performance.md).
   db.pragma('wal_autocheckpoint = 10000');
 }
 

@@ -15,8 +15,8 @@ const MAX_IN = 500;
 export const LIVE_PAGE = 1000;
 /**
  * Acknowledgements per INSERT: one statement run for many rows instead of
- * one each, which took a row from about 4.7 to 3.3 µs (200,000 rows, 500 a
- * transaction). Rows of one statement are applied in order, a repeated id's
+ * one each, which saves a statement's overhead per row (figures:
+ * docs/performance.md). Rows of one statement are applied in order, a repeated id's
  * later row updating the earlier one, as separate statements would.
  */
 const ACK_CHUNK = 50;

@@ -5,13 +5,16 @@
  * cursor never points past a record whose acknowledgement was lost.
  *
  * better-sqlite3 is synchronous: a method does its work at call time and
- * returns a settled promise, so call order is commit order. Past the first
- * 10,000 records of a run, two threads take over the heavy part (see
- * docs/state.md): commits go to a commit thread in call order
- * (ThreadedCommits), and source looks to a reader thread (LedgerReader).
+ * returns a settled promise, so call order is commit order. That is the
+ * plain path, and the whole of a short run. The fast path is in
+ * `threaded/`: past the first 10,000 records of a run (threaded/start.ts),
+ * commits go to a commit thread in call order (ThreadedCommits) and source
+ * looks to a reader thread (LedgerReader), each doing what the plain path
+ * does on a connection of its own; when a thread fails, the store goes back
+ * to the plain path without losing a write. See docs/state.md and
+ * docs/performance.md#the-fast-paths.
  */
 import { FerryError } from '../../sdk/errors.js';
-import { threadSetting } from '../../sdk/module-worker.js';
 import type { CursorPosition } from '../../sdk/types.js';
 import type {
   AcknowledgedWrite,
@@ -36,9 +39,10 @@ import { openDatabase } from './database.js';
 import type { Db } from './database.js';
 import { FailureTable } from './failures.js';
 import { LedgerTable, LIVE_PAGE } from './ledger.js';
-import { LedgerReader } from './ledger-reader.js';
+import { LedgerReader } from './threaded/ledger-reader.js';
 import { sourceLookOf } from './source-looks.js';
-import { ThreadedCommits } from './threaded-commits.js';
+import { ThreadedCommits } from './threaded/threaded-commits.js';
+import { StartAfter, threadsAfterSetting } from './threaded/start.js';
 import { LockTable } from './locks.js';
 import { RunTable } from './runs.js';
 import { WriteBuffer } from './write-buffer.js';
@@ -60,21 +64,6 @@ export interface SqliteStateStoreOptions {
    * {@link threadsAfterSetting} says; 0: at once; Infinity: never.
    */
   threadsAfter?: number;
-}
-
-/** Ids looked at, or writes made, before a thread starts, by default: a short run never starts one (tens of ms). */
-const THREADS_AFTER = 10_000;
-
-/**
- * When the store's threads start, as `FERRY_STATE_THREADS` says: unset or
- * `auto`, after {@link THREADS_AFTER} ids looked up or records written; `on`,
- * at once; `off`, never. An operator's setting: it changes where the state
- * file is read and written, never what.
- */
-export function threadsAfterSetting(env: NodeJS.ProcessEnv = process.env): number {
-  const hint = 'unset it (or set "auto") to read and write the state file on threads once a run has looked up or written 10,000 records; "on" at once, "off" never';
-  const setting = threadSetting('FERRY_STATE_THREADS', env, hint, true);
-  return setting === 'off' ? Number.POSITIVE_INFINITY : setting === 'on' ? 0 : THREADS_AFTER;
 }
 
 export class SqliteStateStore implements StateStore {
@@ -244,8 +233,8 @@ export class SqliteStateStore implements StateStore {
       await this.sendBuffered();
       await this.commits.answered();
       // Every write made before this call is committed. Those made while it waited (acknowledgements go on
-      // during a checkpoint) go with the next commit: committing them here, on the run's thread, held every
-      // request in flight for the commit of up to a batch (2 µs a record of its CPU at zero latency, 200k rows).
+      // during a checkpoint) go with the next commit: committing them here, on the run's thread, would hold
+      // every request in flight for the commit of up to a batch.
       if (this.commits.usable) return;
     }
     // Checked right before committing here: a commit still in flight must land before what this connection commits.
@@ -552,23 +541,6 @@ export class SqliteStateStore implements StateStore {
 }
 
 const DONE: Promise<void> = Promise.resolve();
-
-/**
- * A count that decides when one of the store's threads starts: reached once
- * `after` has been counted before this call (so a short run never starts it).
- */
-class StartAfter {
-  private counted = 0;
-
-  constructor(private readonly after: number) {}
-
-  /** Whether the count had reached `after` before this call; counts `n` when it had not. */
-  reached(n: number): boolean {
-    if (this.counted >= this.after) return true;
-    this.counted += n;
-    return false;
-  }
-}
 
 /** Runs a write and reports its outcome as a promise, without allocating one when it finished at once. */
 function writeOutcome(write: () => Promise<void> | undefined | void): Promise<void> {

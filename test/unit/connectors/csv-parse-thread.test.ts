@@ -1,5 +1,5 @@
 /**
- * The csv source's parse thread (connectors/sources/csv/parse-thread.ts):
+ * The csv source's parse thread (connectors/sources/csv/parse-thread/):
  * a file parsed there gives exactly what a file parsed in the run's own
  * thread gives — rows, lines, dataText, repaired rows and bytes, warnings,
  * failures and where they are reported — and the thread holds only a few
@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { csvOptions } from '../../../connectors/sources/csv/options.js';
 import { parseCsvFile } from '../../../connectors/sources/csv/parse-file.js';
-import { startCsvParseThread, threadFromBytesSetting } from '../../../connectors/sources/csv/parse-thread.js';
-import { THREAD_FROM_BYTES } from '../../../connectors/sources/_shared/parse-thread.js';
-import { BATCH_ROWS, INITIAL_CREDIT } from '../../../connectors/sources/_shared/parse-thread-protocol.js';
+import { startCsvParseThread, threadFromBytesSetting } from '../../../connectors/sources/csv/parse-thread/parse-thread.js';
+import { THREAD_FROM_BYTES } from '../../../connectors/sources/_shared/parse-thread/parse-thread.js';
+import { BATCH_ROWS, INITIAL_CREDIT } from '../../../connectors/sources/_shared/parse-thread/parse-thread-protocol.js';
 import { fixture, parseOutcome, type ParseOutcome } from './helpers.js';
 
 const HERE = Number.POSITIVE_INFINITY;

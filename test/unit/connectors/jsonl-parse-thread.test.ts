@@ -1,5 +1,5 @@
 /**
- * The jsonl source's parse thread (connectors/sources/jsonl/parse-thread.ts):
+ * The jsonl source's parse thread (connectors/sources/jsonl/parse-thread/):
  * a file read there gives exactly what a file read in the run's own thread
  * gives — data, lines, dataText, keys, repaired bytes, skipped lines,
  * warnings and failures — while a row's data is parsed in the run's thread
@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jsonlOptions } from '../../../connectors/sources/jsonl/options.js';
 import { parseJsonFile } from '../../../connectors/sources/jsonl/parse-file.js';
-import { threadFromBytesSetting } from '../../../connectors/sources/jsonl/parse-thread.js';
+import { threadFromBytesSetting } from '../../../connectors/sources/jsonl/parse-thread/parse-thread.js';
 import { readFileSource } from '../../../connectors/sources/_shared/file-source.js';
-import { THREAD_FROM_BYTES } from '../../../connectors/sources/_shared/parse-thread.js';
+import { THREAD_FROM_BYTES } from '../../../connectors/sources/_shared/parse-thread/parse-thread.js';
 import type { SourceRecord } from '../../../src/sdk/index.js';
 import { fixture, parseOutcome, type ParseOutcome } from './helpers.js';
 
