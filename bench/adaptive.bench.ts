@@ -21,21 +21,13 @@
  * BENCH_ADAPTIVE_SECONDS (default 15: rows = bound × seconds),
  * BENCH_ADAPTIVE_ZERO_ROWS (default 100000), BENCH_ADAPTIVE_ZERO_PAIRS (default 3).
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { StandIn } from '../test/support/stand-in/client.js';
 import type { StandInMode } from '../test/support/stand-in/service.js';
-import { writeDealsCsv } from './push/deals.js';
-import { compileScript, type CompiledScript } from '../test/support/compiled-script.js';
-import type { BenchRow } from './push.bench.js';
-import { meets } from './push.bench.js';
+import { withPushKit } from './support/push-kit.js';
+import { judged, type BenchRow } from './support/rows.js';
 
 const seconds = Number(process.env.BENCH_ADAPTIVE_SECONDS ?? 15);
 const zeroRows = Number(process.env.BENCH_ADAPTIVE_ZERO_ROWS ?? 100_000);
 const zeroPairs = Number(process.env.BENCH_ADAPTIVE_ZERO_PAIRS ?? 3);
-const tsx = resolve(import.meta.dirname, '../node_modules/tsx/dist/cli.mjs');
 
 interface Case {
   name: string;
@@ -52,40 +44,17 @@ export const CASES: Case[] = [
   { name: '300 ms latency, bucket 300/s (burst 30)', mode: { kind: 'bucket', perSecond: 300, burst: 30, retryAfterSeconds: 1, latencyMs: 300 }, bound: 300 },
 ];
 
-type Row = Omit<BenchRow, 'value'> & { value: number | string };
-
-interface FerryResult {
-  status: string;
-  error?: string;
-  limits?: { concurrency: number; concurrencyReason: string; peakInFlight: number; rate?: number; rateReason: string };
-}
-
-export async function run(): Promise<Row[]> {
-  const dir = mkdtempSync(join(tmpdir(), 'ferry-adaptive-bench-'));
-  const standIn = await StandIn.start();
-  let script: CompiledScript | undefined;
-  const out: Row[] = [];
-  try {
-    if (!process.env.BENCH_FROM_SOURCE) script = await compileScript(resolve(import.meta.dirname, 'push/ferry-run.ts'));
-    const ferry = (csv: string, concurrency: number | 'default', ceiling: number | 'default'): FerryResult => {
-      process.stderr.write(`adaptive bench: ferry c${concurrency} ceiling ${ceiling} ${csv}\n`);
-      const command = script ? [script.file] : [tsx, resolve(import.meta.dirname, 'push/ferry-run.ts')];
-      const text = execFileSync(process.execPath, [...command, standIn.url, csv, String(concurrency), String(ceiling)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20 });
-      const result = JSON.parse(text.trim().split('\n').pop()!) as FerryResult;
-      if (result.status !== 'succeeded') throw new Error(`ferry run ${result.status}: ${result.error ?? ''}`);
-      return result;
-    };
-    const csv = async (n: number) => {
-      const path = join(dir, `deals-${n}.csv`);
-      await writeDealsCsv(path, n);
-      return path;
-    };
+export function run(): Promise<BenchRow[]> {
+  return withPushKit('adaptive', async ({ standIn, csv, ferry: ferryRun }) => {
+    const out: BenchRow[] = [];
+    const setting = (value: number | 'default') => (value === 'default' ? undefined : value);
+    const ferry = (file: string, concurrency: number | 'default', ceiling: number | 'default') => ferryRun(file, { concurrency: setting(concurrency), maxRequestsPerSecond: setting(ceiling) });
 
     for (const c of CASES) {
       const n = Math.round(c.bound * seconds);
       const file = await csv(n);
       await standIn.mode(c.mode);
-      const result = ferry(file, 'default', 'default');
+      const result = await ferry(file, 'default', 'default');
       const { stats, records } = await standIn.stats();
       if (records !== n) throw new Error(`${c.name}: ${records} of ${n} records landed`);
       out.push({ name: `${c.name}: service rate ÷ its bound (defaults)`, value: +((await standIn.serviceRate()) / c.bound).toFixed(3), goal: '≥ 0.9' });
@@ -104,10 +73,10 @@ export async function run(): Promise<Row[]> {
     const ratios: number[] = [];
     for (let pair = 0; pair < zeroPairs; pair++) {
       await standIn.mode({ kind: 'instant' });
-      ferry(zero, 'default', 'default');
+      await ferry(zero, 'default', 'default');
       const adaptive = await standIn.writeRate();
       await standIn.mode({ kind: 'instant' });
-      ferry(zero, 16, 100_000);
+      await ferry(zero, 16, 100_000);
       ratios.push(adaptive / (await standIn.writeRate()));
     }
     ratios.sort((a, b) => a - b);
@@ -116,10 +85,6 @@ export async function run(): Promise<Row[]> {
       value: +ratios[Math.floor(ratios.length / 2)]!.toFixed(3),
       goal: '≥ 0.95',
     });
-  } finally {
-    standIn.close();
-    script?.remove();
-    rmSync(dir, { recursive: true, force: true });
-  }
-  return out.map((row) => ({ ...row, ...(row.goal && typeof row.value === 'number' ? { ok: meets(row.value, row.goal) } : {}) }));
+    return judged(out);
+  });
 }

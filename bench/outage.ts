@@ -10,13 +10,13 @@
  *   npx tsx bench/outage.ts            # 5,000 records, 10 ms, c8, 20 s outage from 3 s
  *   OUTAGE_S=3 RECORDS=3000 npx tsx bench/outage.ts
  *
- * ferry runs in a process of its own (bench/push/ferry-run.ts, from src/).
+ * ferry runs in a process of its own (`ferry run`, bench/support/ferry-cli.ts).
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { writeDealsCsv } from './push/deals.js';
+import { join } from 'node:path';
+import { writeDealsCsv } from './support/deals.js';
+import { ferryCliRun } from './support/ferry-cli.js';
 import { StandInService } from '../test/support/stand-in/service.js';
 
 const RECORDS = Number(process.env.RECORDS ?? 5000);
@@ -54,20 +54,10 @@ async function once(csv: string, outage: boolean): Promise<Outcome> {
       service.setMode({ kind: 'latency', ms: LATENCY_MS });
     }
   }, 5);
-  const line = await new Promise<string>((done, fail) => {
-    const child = spawn('npx', ['tsx', resolve(import.meta.dirname, 'push/ferry-run.ts'), service.url, csv, String(CONCURRENCY), '100000'], {
-      env: { ...process.env, BENCH_FROM_SOURCE: '1' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-    child.on('error', fail);
-    child.on('close', () => done(out.trim().split('\n').at(-1) ?? '{}'));
-  });
+  const result = await ferryCliRun(mkdtempSync(join(dir, 'project-')), csv, service.url, { concurrency: CONCURRENCY, maxRequestsPerSecond: 100_000 });
   clearInterval(watch);
-  const result = JSON.parse(line) as { seconds: number; status?: string };
   const outcome = {
-    seconds: result.seconds,
+    seconds: result.durationMs / 1000,
     status: result.status,
     requests: service.stats.requests,
     requestsWhileDown: outage ? requestsAtUp - requestsAtDown : 0,

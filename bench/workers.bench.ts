@@ -23,7 +23,7 @@ import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { loadProject } from '../src/runtime/project.js';
 import { enqueueRuns } from '../src/worker/enqueue.js';
-import { writeDealsCsv } from './push/deals.js';
+import { writeDealsCsv } from './support/deals.js';
 import { StandIn } from '../test/support/stand-in/client.js';
 
 const PG_URL = process.env.FERRY_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -52,7 +52,7 @@ export function writeDealsConfig(dir: string, csvPath: string, baseUrl: string, 
     path,
     `version: 1
 service: { baseUrl: ${baseUrl}, apiKey: bench-key${settings.concurrency === undefined ? '' : `, concurrency: ${settings.concurrency}`}${settings.maxRequestsPerSecond === undefined ? '' : `, maxRequestsPerSecond: ${settings.maxRequestsPerSecond}`} }
-state: { url: "sqlite:state.db" }
+state: { url: "sqlite:state/ferry.db" }
 syncs:
   - name: deals
     source: { type: csv, path: ${JSON.stringify(csvPath)}, primaryKey: opportunity_id }
