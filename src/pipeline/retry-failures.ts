@@ -10,6 +10,8 @@ import type { PreparedSync } from './prepare.js';
 import { runSync } from './run-sync.js';
 import type { RunOptions, RunSummary } from './run-sync.js';
 import type { Unit } from './units.js';
+import { DEAD_LETTER_VALUE_BYTES, isExcerpt } from './dead-letter-excerpt.js';
+import { formatBytes } from '../sdk/bytes.js';
 
 /** Dead-letter entries read per query: a dead-letter may hold a whole sync's records, each with its bodies. */
 export const REPLAY_PAGE = 500;
@@ -21,7 +23,18 @@ export async function retryFailures(
   /** Only these dead-letter entries (the console's "retry selected"); all of the sync's when omitted. */
   failureIds?: readonly number[],
 ): Promise<RunSummary> {
-  return runSync(prepared, deps, { ...options, replay: replayUnits(deps.store, prepared.sync.name, REPLAY_PAGE, failureIds) });
+  const excerpts: number[] = [];
+  const replay = replayUnits(deps.store, prepared.sync.name, REPLAY_PAGE, failureIds, (id) => excerpts.push(id));
+  const summary = await runSync(prepared, deps, { ...options, replay });
+  if (excerpts.length > 0) {
+    // Replaying an excerpt would push the cut record: those entries stay, and the warning says how to land them.
+    options.logger.warn(
+      { sync: prepared.sync.name, entries: excerpts },
+      `${excerpts.length} dead-letter entr${excerpts.length === 1 ? 'y' : 'ies'} (#${excerpts.join(', #')}) hold only an excerpt of a record larger than ${formatBytes(DEAD_LETTER_VALUE_BYTES)} and were not retried: ` +
+        'fix the cause, then `ferry run --full-refresh` the sync to read them again from the source (or `ferry failures purge`)',
+    );
+  }
+  return summary;
 }
 
 /**
@@ -31,7 +44,14 @@ export async function retryFailures(
  * again during the replay is written with a new, higher id, so it is not
  * replayed twice in one retry.
  */
-export async function* replayUnits(store: StateStore, sync: string, pageSize = REPLAY_PAGE, only?: readonly number[]): AsyncIterable<Unit> {
+export async function* replayUnits(
+  store: StateStore,
+  sync: string,
+  pageSize = REPLAY_PAGE,
+  only?: readonly number[],
+  /** Told the id of each entry left out because it holds an excerpt ({@link isExcerpt}), not the record. */
+  onExcerpt?: (id: number) => void,
+): AsyncIterable<Unit> {
   const wanted = only === undefined ? undefined : new Set(only);
   // Ids only ever grow, so a page that starts below the smallest wanted id has none of them.
   const lowest = wanted === undefined ? undefined : Math.min(...wanted);
@@ -42,6 +62,10 @@ export async function* replayUnits(store: StateStore, sync: string, pageSize = R
     for (const entry of page) {
       if (wanted !== undefined && !wanted.has(entry.id)) continue;
       if (entry.sourceRecord === null || entry.sourceRecord === undefined) continue;
+      if (isExcerpt(entry.sourceRecord)) {
+        onExcerpt?.(entry.id);
+        continue;
+      }
       yield { input: entry.sourceRecord, origin: entry.origin ?? `dead-letter #${entry.id}`, failureId: entry.id };
     }
     if (page.length < pageSize) return;

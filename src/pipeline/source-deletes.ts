@@ -12,6 +12,7 @@ import { isRecord } from '../sdk/guards.js';
 import type { Pusher } from '../sink/index.js';
 import type { RunCounts, StateStore } from '../state/index.js';
 import type { Unit } from './units.js';
+import { boundedFailure } from './dead-letter-excerpt.js';
 
 export interface SourceDeleteDeps {
   store: StateStore;
@@ -33,7 +34,7 @@ export async function applySourceDelete(deps: SourceDeleteDeps, unit: Unit): Pro
     deps.counts.failed++;
     const reason = 'a delete from the source whose remote id could not be mapped: map.id must be computable from the primary key alone (or the table must log whole old rows, REPLICA IDENTITY FULL)';
     if (deps.pusher) {
-      await deps.store.recordFailure({ sync: deps.sync, runId: deps.runId, remoteId: null, origin: unit.origin, kind: 'invalid', reason, status: null, errorBody: null, body: null, sourceRecord: unit.input });
+      await deps.store.recordFailure(boundedFailure({ sync: deps.sync, runId: deps.runId, remoteId: null, origin: unit.origin, kind: 'invalid', reason, status: null, errorBody: null, body: null, sourceRecord: unit.input }));
     }
     deps.log.warn({ origin: unit.origin }, reason);
     return;
@@ -56,7 +57,7 @@ export async function applySourceDelete(deps: SourceDeleteDeps, unit: Unit): Pro
   }
   deps.counts.failed++;
   const { reason, status, errorBody } = outcome;
-  await deps.store.recordFailure({ sync: deps.sync, runId: deps.runId, remoteId, origin: unit.origin, kind: 'rejected', reason: `delete failed: ${reason}`, status, errorBody, body: null, sourceRecord: unit.input });
+  await deps.store.recordFailure(boundedFailure({ sync: deps.sync, runId: deps.runId, remoteId, origin: unit.origin, kind: 'rejected', reason: `delete failed: ${reason}`, status, errorBody, body: null, sourceRecord: unit.input }));
 }
 
 async function remoteIdOfDelete(mapping: CompiledMapping, unit: Unit): Promise<string | undefined> {

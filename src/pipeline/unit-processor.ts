@@ -22,6 +22,7 @@ import type { SeenIds } from './seen-ids.js';
 import type { Unit } from './units.js';
 import type { LoopSlices } from './fast/loop-slices.js';
 import { applySourceDelete } from './source-deletes.js';
+import { boundedFailure } from './dead-letter-excerpt.js';
 
 /** A unit with its mapping's result: the mapped object, or why mapping failed. */
 export interface MappedUnit {
@@ -465,7 +466,7 @@ export class UnitProcessor {
   private failure(unit: Unit, f: Pick<FailureWrite, 'remoteId' | 'kind' | 'reason' | 'status' | 'errorBody' | 'body'> & { fingerprint?: string }): FailureWrite {
     // A replayed entry failing again is replaced by this one, its attempts carried over.
     const replaces = unit.failureId !== undefined ? { replaces: unit.failureId } : {};
-    return { sync: this.deps.sync.name, runId: this.deps.runId, origin: unit.origin, sourceRecord: unit.input, ...replaces, ...f };
+    return boundedFailure({ sync: this.deps.sync.name, runId: this.deps.runId, origin: unit.origin, sourceRecord: unit.input, ...replaces, ...f });
   }
 
   /**

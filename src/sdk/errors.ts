@@ -22,6 +22,7 @@ export const ERROR_CATALOGUE = {
   FERRY_SOURCE_AUTH: { exitCode: 3, retryable: false, summary: 'a source refused the credentials' },
   FERRY_SOURCE_OBJECT_MISSING: { exitCode: 3, retryable: false, summary: 'a table, column, stream or file named in the config does not exist' },
   FERRY_SOURCE_READ_FAILED: { exitCode: 3, retryable: true, summary: 'a source failed while being read' },
+  FERRY_SOURCE_RECORD_TOO_LARGE: { exitCode: 3, retryable: false, summary: 'a file source met a record (a CSV row, a JSON line) larger than its maxRecordBytes' },
   FERRY_SOURCE_RESPONSE_TOO_LARGE: { exitCode: 3, retryable: false, summary: 'a source API answered more than the response cap (maxResponseBytes) or more pages than maxPages' },
   FERRY_ORIGIN_REFUSED: { exitCode: 3, retryable: false, summary: 'a redirect, next link or URL pointed at an origin the credentials do not belong to (or from https to http)' },
   FERRY_SOURCE_POSITION_LOST: { exitCode: 3, retryable: false, summary: 'a change stream cannot resume where the last run stopped (its replication slot is gone)' },

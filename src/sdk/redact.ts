@@ -94,7 +94,7 @@ export function redact(text: string, extra: readonly (string | undefined)[] = []
   return redactSecrets(text, extra)
     .replace(/\b(Bearer\s+)[^\s"',;]+/gi, `$1${REDACTED}`)
     .replace(/\b(Basic\s+)[A-Za-z0-9+/]{8,}={0,2}/g, `$1${REDACTED}`)
-    .replace(/([a-z][a-z0-9+.-]*:\/\/[^/\s:@"']*):[^/\s@"']*@/gi, `$1:${REDACTED}@`)
+    .replace(/([a-z][a-z0-9+.-]{0,31}:\/\/[^/\s:@"']*):[^/\s@"']*@/gi, `$1:${REDACTED}@`)
     .replace(/([?&])([^=&\s#"']+)=([^&\s#"']*)/g, (match, sep: string, name: string) =>
       isSecretName(name) ? `${sep}${name}=${REDACTED}` : match,
     );

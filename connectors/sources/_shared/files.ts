@@ -10,6 +10,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import iconv from 'iconv-lite';
 import { glob, isDynamicPattern } from 'tinyglobby';
 import { z } from 'zod';
+import { formatBytes } from '../../../src/sdk/bytes.js';
 import { FerryError, messageOf, type ConnectorLogger, type IncrementalRead, type SkippedInput } from '../../../src/sdk/index.js';
 
 /** `path`: a file or a glob, relative to the YAML file's directory. */
@@ -25,6 +26,23 @@ export const encodingOption = z
 /** `auto` decompresses files whose name ends in `.gz`. */
 export const compressionOption = z.enum(['auto', 'gzip', 'none']).default('auto');
 export type Compression = z.output<typeof compressionOption>;
+
+/**
+ * The size of one record a file source reads at most: the service takes
+ * bodies of at most 10 MB, so a larger record could never be pushed, and
+ * holding it (the value, its mapped body, its JSON) would take many times its
+ * size in memory.
+ */
+export const DEFAULT_MAX_RECORD_BYTES = 10 * 1024 * 1024;
+
+export const maxRecordBytesOption = z
+  .number()
+  .int()
+  .min(1024)
+  .default(DEFAULT_MAX_RECORD_BYTES)
+  .describe(
+    'The largest record (a CSV row, a JSON Lines line) read, in characters of its text (bytes for ASCII); a larger one stops the read with FERRY_SOURCE_RECORD_TOO_LARGE at file:line before it is held in memory. Default 10485760 (10 MiB, the service\'s body limit).',
+  );
 
 /** A primary key: one field or several. */
 export const primaryKeyOption = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional();
@@ -153,12 +171,34 @@ export async function countLines(file: string, compression: Compression): Promis
  * Re-throw what a read loop caught as a FerryError naming file and line; an
  * abort is re-thrown as the signal's reason so callers can tell it apart.
  */
-export function readFailure(error: unknown, where: string, syncName: string, signal: AbortSignal): unknown {
+export function readFailure(error: unknown, where: string, syncName: string, signal: AbortSignal, maxRecordBytes?: number): unknown {
   if (signal.aborted) return signal.reason;
   if (error instanceof FerryError) return error;
+  const tooLarge = recordTooLarge(error, where, syncName, maxRecordBytes);
+  if (tooLarge !== undefined) return tooLarge;
   const message = messageOf(error);
   return new FerryError('FERRY_SOURCE_READ_FAILED', `reading ${where} failed: ${message}`, {
     where: `${where} (sync ${syncName})`,
+    cause: error,
+  });
+}
+
+/** The parsers' "record above the limit" errors: csv-parse's max_record_size, the line splitter's limit. */
+const TOO_LARGE_CODES = new Set(['CSV_MAX_RECORD_SIZE', 'LINE_TOO_LONG']);
+
+/**
+ * FERRY_SOURCE_RECORD_TOO_LARGE for a parser's "record above the limit"
+ * error (`where` is file:line; a line the error carries is used instead),
+ * else undefined.
+ */
+function recordTooLarge(error: unknown, where: string, syncName: string, maxRecordBytes: number | undefined): FerryError | undefined {
+  const { code, line } = (error ?? {}) as { code?: unknown; line?: unknown };
+  if (typeof code !== 'string' || !TOO_LARGE_CODES.has(code)) return undefined;
+  const at = typeof line === 'number' ? `${where.replace(/:\d+$/, '')}:${line}` : where;
+  const limit = maxRecordBytes === undefined ? 'the limit' : `maxRecordBytes (${maxRecordBytes} characters, ${formatBytes(maxRecordBytes)})`;
+  return new FerryError('FERRY_SOURCE_RECORD_TOO_LARGE', `the record at ${at} is larger than ${limit}; the read stopped before holding more of it`, {
+    where: `${at} (sync ${syncName})`,
+    hint: 'the service takes request bodies of at most 10 MB, so such a record cannot be pushed whole: shorten or split the value at the source, or leave it out of the mapping and raise source.maxRecordBytes',
     cause: error,
   });
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { compressionOption, encodingOption, pathOption, primaryKeyOption } from '../_shared/files.js';
+import { compressionOption, encodingOption, maxRecordBytesOption, pathOption, primaryKeyOption } from '../_shared/files.js';
 import { invalidEncodingOption } from '../_shared/invalid-encoding.js';
 
 /** Options of the built-in `csv` source (everything under `source:` except `type`). */
@@ -18,6 +18,7 @@ export const csvOptions = z.strictObject({
   relaxQuotes: z.boolean().default(false).describe('Accept quote characters inside unquoted fields.'),
   cast: z.boolean().default(false).describe('Convert numbers and true/false to JSON numbers and booleans; by default every value is text and the mapping coerces.'),
   primaryKey: primaryKeyOption.describe('Column(s) identifying a row; they become the origin key and the incremental tie-breaker.'),
+  maxRecordBytes: maxRecordBytesOption,
 });
 
 export type CsvOptions = z.output<typeof csvOptions>;

@@ -279,7 +279,7 @@ export class CsvFileRows extends BufferedRows<CsvFileRow> {
   /** Ends the read after `error`, and gives what to throw for it. */
   protected fail(error: unknown): unknown {
     this.close();
-    return readFailure(error, `${this.file.relative}:${this.line + 1}`, this.context.syncName, this.context.signal);
+    return readFailure(error, `${this.file.relative}:${this.previousEnd + 1}`, this.context.syncName, this.context.signal, this.options.maxRecordBytes);
   }
 
   protected close(): void {

@@ -11,7 +11,7 @@ import type { Utf8Check } from '../_shared/utf8-check.js';
 import type { CsvOptions } from './options.js';
 
 /** What the parse needs of the source's options (plain data: it crosses to a parse thread). */
-export type CsvParseOptions = Pick<CsvOptions, 'delimiter' | 'quote' | 'escape' | 'relaxQuotes' | 'encoding' | 'compression'>;
+export type CsvParseOptions = Pick<CsvOptions, 'delimiter' | 'quote' | 'escape' | 'relaxQuotes' | 'encoding' | 'compression' | 'maxRecordBytes'>;
 
 /** What a CSV parse thread (parse-worker.ts) is given. */
 export interface CsvThreadInput {
@@ -36,6 +36,8 @@ export function openCsvParser(absolutePath: string, options: CsvParseOptions, io
     // line counting exact without csv-parse's `info` (4x slower).
     skip_empty_lines: false,
     bom: true,
+    // A larger row stops the parse before more of it is held (FERRY_SOURCE_RECORD_TOO_LARGE).
+    max_record_size: options.maxRecordBytes,
   });
   const text = openText(absolutePath, { encoding: options.encoding, compression: options.compression, ...io });
   pipeline(text, parser, () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { compressionOption, encodingOption, pathOption, primaryKeyOption } from '../_shared/files.js';
+import { compressionOption, encodingOption, maxRecordBytesOption, pathOption, primaryKeyOption } from '../_shared/files.js';
 import { invalidEncodingOption } from '../_shared/invalid-encoding.js';
 
 /** Options of the built-in `jsonl` source (everything under `source:` except `type`). */
@@ -13,6 +13,7 @@ export const jsonlOptions = z.strictObject({
   includeFileName: z.boolean().default(false).describe('Add `_file` (the path relative to the YAML file) to every record, e.g. to group by file.'),
   onInvalidLine: z.enum(['fail', 'skip']).default('fail').describe('fail: stop with file:line on a malformed line; skip: warn, count as skipped (summary, status, --json) and go on.'),
   primaryKey: primaryKeyOption.describe('Field(s) identifying a record; they become the origin key and the incremental tie-breaker.'),
+  maxRecordBytes: maxRecordBytesOption,
 });
 
 export type JsonlOptions = z.output<typeof jsonlOptions>;

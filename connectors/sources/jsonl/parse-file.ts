@@ -130,7 +130,7 @@ export class JsonFileRows extends BufferedRows<FileRow> {
     const { signal } = context;
     const encoding = this.encodingGuard();
     const text = openText(file.absolute, { encoding: options.encoding, compression: options.compression, signal, check: encoding.check, chunkBytes: JSON_READ_BYTES });
-    if (this.jsonl) this.lines = new LineSplitter();
+    if (this.jsonl) this.lines = new LineSplitter(options.maxRecordBytes);
     else this.splitter = this.values.pointer?.length ? new JsonPointerSplitter(this.values.pointer) : new JsonSplitter();
     this.text = text;
     this.encoding = encoding;
@@ -173,7 +173,7 @@ export class JsonFileRows extends BufferedRows<FileRow> {
     const thread = startJsonlParseThread(
       {
         path: file.absolute,
-        options: { encoding: options.encoding, compression: options.compression },
+        options: { encoding: options.encoding, compression: options.compression, maxRecordBytes: options.maxRecordBytes },
         fileField: options.includeFileName ? file.relative : undefined,
         primaryKey: context.primaryKey,
       },
@@ -298,7 +298,7 @@ export class JsonFileRows extends BufferedRows<FileRow> {
         context.signal,
       );
     }
-    return readFailure(error, `${file.relative}:${this.line}`, context.syncName, context.signal);
+    return readFailure(error, `${file.relative}:${this.line}`, context.syncName, context.signal, this.options.maxRecordBytes);
   }
 
   protected close(): void {

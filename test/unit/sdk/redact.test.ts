@@ -15,6 +15,12 @@ describe('redact', () => {
     expect(redact('Basic auth failed')).toBe('Basic auth failed');
   });
 
+  it('masks a URL password after a word of any length, and walks a long lowercase value once (a dead-letter excerpt is 64 KiB of it)', () => {
+    expect(redact(`${'x'.repeat(40)}https://user:pw@host/path`)).toBe(`${'x'.repeat(40)}https://user:${'***'}@host/path`);
+    const long = 'x'.repeat(64 * 1024);
+    expect(redact(long)).toBe(long);
+  });
+
   it('redacts given secrets that are not registered, and keeps up as the registry changes', () => {
     const other = 'tok_9876543210fedcba';
     expect(redact(`a ${KEY} b`, [KEY])).toBe('a *** b');

@@ -10,6 +10,8 @@ export interface ThreadError {
   name: string;
   message: string;
   code?: string;
+  /** The line the error is at, when the error knows it (a line above the size limit). */
+  line?: number;
 }
 
 /** Every message carries the lines with invalid bytes found since the last one. */
@@ -17,13 +19,14 @@ export type ParseThreadMessage<Row> = { invalid: number[] } & ({ rows: Row[] } |
 
 export function describeError(error: unknown): ThreadError {
   if (!(error instanceof Error)) return { name: 'Error', message: String(error) };
-  const code = (error as { code?: unknown }).code;
-  return { name: error.name, message: error.message, ...(typeof code === 'string' ? { code } : {}) };
+  const { code, line } = error as { code?: unknown; line?: unknown };
+  return { name: error.name, message: error.message, ...(typeof code === 'string' ? { code } : {}), ...(typeof line === 'number' ? { line } : {}) };
 }
 
 export function errorOf(described: ThreadError): Error {
   const error = new Error(described.message);
   error.name = described.name;
   if (described.code !== undefined) Object.assign(error, { code: described.code });
+  if (described.line !== undefined) Object.assign(error, { line: described.line });
   return error;
 }

@@ -16,7 +16,7 @@ import type { JsonlOptions } from '../options.js';
 /** What the thread is given. */
 export interface JsonlThreadInput {
   path: string;
-  options: Pick<JsonlOptions, 'encoding' | 'compression'>;
+  options: Pick<JsonlOptions, 'encoding' | 'compression' | 'maxRecordBytes'>;
   /** The relative path to add as `_file` (includeFileName), or undefined. */
   fileField: string | undefined;
   primaryKey: readonly string[] | undefined;

@@ -15,21 +15,33 @@ import { recordData, valueText } from '../record-data.js';
 
 /** Text in, one {@link LineBatch} out per chunk that holds a line that is not blank. */
 class LineParser extends Transform {
-  private readonly lines = new LineSplitter();
+  private readonly lines: LineSplitter;
 
   constructor(private readonly input: JsonlThreadInput) {
     super({ writableObjectMode: true, readableObjectMode: true });
+    this.lines = new LineSplitter(input.options.maxRecordBytes);
   }
 
   override _transform(chunk: string, _encoding: BufferEncoding, done: TransformCallback): void {
-    this.lines.push(chunk);
-    this.batch();
+    try {
+      this.lines.push(chunk);
+      this.batch();
+    } catch (error) {
+      // A line above the limit: the read ends with it (serveRows posts it).
+      done(error as Error);
+      return;
+    }
     done();
   }
 
   override _flush(done: TransformCallback): void {
-    this.lines.end();
-    this.batch();
+    try {
+      this.lines.end();
+      this.batch();
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
     done();
   }
 
