@@ -15,7 +15,7 @@
  * `BENCH_ONLY=export-read npm run bench`, or `npx tsx bench/export-read.bench.ts`.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -37,6 +37,20 @@ type Row = { name: string; value: number | string; goal?: string; ok?: boolean }
 interface Target {
   url: string;
   apiKey: string;
+  /** The serving process's CPU time so far, ms (Linux /proc), when known. */
+  cpuMs?: () => number | undefined;
+}
+
+/** A process's user + system CPU time in ms, its children's included (bin/ferry.js may re-run itself), from /proc (Linux); undefined elsewhere. */
+function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ').filter(Boolean);
+    return (Number(fields[11]) + Number(fields[12])) * 10 + children.reduce((sum, child) => sum + (processCpuMs(Number(child)) ?? 0), 0);
+  } catch {
+    return undefined;
+  }
 }
 
 /** One `ferry export` of the project's only export, timed; fails unless it exported `expected` records. */
@@ -49,12 +63,19 @@ async function timedExport(dir: string, yaml: string, target: Target, expected: 
   const client = new ServiceClient({ baseUrl: target.url, apiKey: target.apiKey, concurrency: CONCURRENCY });
   try {
     const started = process.hrtime.bigint();
+    const cpu = process.cpuUsage();
+    const serverCpu = target.cpuMs?.();
     const summary = await runExport(prepared, { store, service: client }, {
       signal: new AbortController().signal,
       logger: pino({ level: 'silent' }),
       detailConcurrency: CONCURRENCY,
     });
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    if (process.env.BENCH_VERBOSE) {
+      const used = process.cpuUsage(cpu);
+      const server = serverCpu === undefined ? undefined : target.cpuMs!()! - serverCpu;
+      console.error(`  ${seconds.toFixed(2)} s wall; ferry CPU ${((used.user + used.system) / 1e6).toFixed(2)} s${server === undefined ? '' : `, server CPU ${(server / 1000).toFixed(2)} s`}`);
+    }
     if (summary.status !== 'succeeded' || summary.exported !== expected) throw new Error(`export ${summary.status}: ${summary.error ?? `${summary.exported} of ${expected}`}`);
     return seconds;
   } finally {
@@ -112,7 +133,7 @@ exports:
 }
 
 /** An emulator database holding `count` rows of one object type, each with createdAt, written through the store. */
-async function seedRows(db: string, count: number): Promise<void> {
+export async function seedRows(db: string, count: number): Promise<void> {
   const emulator = await startEmulator({ db });
   const client = new ServiceClient({ baseUrl: emulator.url, apiKey: emulator.devKey ?? '' });
   try {
@@ -164,7 +185,7 @@ async function seedRows(db: string, count: number): Promise<void> {
 }
 
 /** `ferry emulator --db <db>` in its own process; resolves with its URL and key once it listens. */
-async function spawnEmulator(db: string): Promise<Target & { stop: () => void }> {
+export async function spawnEmulator(db: string): Promise<Target & { stop: () => void }> {
   const child = spawn(process.execPath, [resolve(import.meta.dirname, '../bin/ferry.js'), 'emulator', '--db', db, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   const ready = await new Promise<Target>((resolvePromise, reject) => {
@@ -180,7 +201,7 @@ async function spawnEmulator(db: string): Promise<Target & { stop: () => void }>
     });
     child.on('exit', (code) => reject(new Error(`ferry emulator exited ${code}: ${out}`)));
   });
-  return { ...ready, stop: () => child.kill('SIGTERM') };
+  return { ...ready, cpuMs: () => processCpuMs(child.pid), stop: () => child.kill('SIGTERM') };
 }
 
 export async function emulatorRows(count = EMULATOR_ROWS): Promise<Row[]> {

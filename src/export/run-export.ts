@@ -175,7 +175,13 @@ async function transfer(run: ExportRun): Promise<Transfer> {
   }
 }
 
-/** Write the items the watermark has not seen, `batchSize` at a time; stop after the page the signal ends. */
+/**
+ * Write the items the watermark has not seen, `batchSize` at a time; stop
+ * after the page the signal ends. One batch is written while the next is
+ * gathered: the read keeps going during a write (the reader's read-ahead
+ * alone is a few pages, far less than a batch), and at most one write is in
+ * flight, in order, as before.
+ */
 async function copyItems(
   run: ExportRun,
   writer: DestinationWriter,
@@ -193,30 +199,41 @@ async function copyItems(
     await deps.store.updateRun(run.runId, counts);
     run.report();
   };
+  let writing: Promise<void> = Promise.resolve();
+  const startWrite = async (records: ExportItem[]) => {
+    await writing;
+    writing = writeBatch(records);
+    // Awaited before the next write and at the end; a failure meanwhile must not go unhandled.
+    writing.catch(() => undefined);
+  };
 
   let buffer: ExportItem[] = [];
-  for await (const page of pages) {
-    counts.skipped += page.vanished;
-    for (const item of page.items) {
-      const id = String(item[spec.key]);
-      if (watermark?.seen(item, id)) {
-        counts.skipped++;
-        continue;
+  try {
+    for await (const page of pages) {
+      counts.skipped += page.vanished;
+      for (const item of page.items) {
+        const id = String(item[spec.key]);
+        if (watermark?.seen(item, id)) {
+          counts.skipped++;
+          continue;
+        }
+        counts.read++;
+        seenKeys?.add(id);
+        watermark?.observe(item, id);
+        buffer.push(item);
+        if (buffer.length >= batchSize) {
+          const batch = buffer;
+          buffer = [];
+          await startWrite(batch);
+        }
       }
-      counts.read++;
-      seenKeys?.add(id);
-      watermark?.observe(item, id);
-      buffer.push(item);
-      if (buffer.length >= batchSize) {
-        const batch = buffer;
-        buffer = [];
-        await writeBatch(batch);
-      }
+      run.report();
+      if (options.signal.aborted) break;
     }
-    run.report();
-    if (options.signal.aborted) break;
+    await startWrite(buffer);
+  } finally {
+    await writing;
   }
-  await writeBatch(buffer);
 }
 
 /** Close the writer and commit the watermark after a complete run; abort it otherwise. */

@@ -68,3 +68,53 @@ exports:
     }
   });
 });
+
+describe('an export whose destination fails while the read goes on', () => {
+  it('fails with the write\'s error, writes nothing after it and leaves the watermark', async () => {
+    const dir = tempDir();
+    const standIn = new ListStandIn({ items: bunched(), window: SERVICE_RESOURCES.conversations.window!, itemsKey: 'conversations', bounds: 'exclusive', order: 'time' });
+    const server = await standIn.listen('/v1/conversations');
+    const client = new ServiceClient({ baseUrl: server.url, apiKey: 'sk_live_test', concurrency: 8 });
+    const store = await openStateStore(`sqlite:${join(dir, 'state.db')}`);
+    try {
+      writeFileSync(
+        join(dir, 'ferry.yaml'),
+        `version: 1
+exports:
+  - name: calls
+    resource: conversations
+    incremental: { cursor: startTime }
+    destination: { type: sqlite-table, path: out.db, table: calls }
+`,
+      );
+      const config = await loadConfig(join(dir, 'ferry.yaml'));
+      const { prepared } = await inspectExport(config, config.exports[0]!);
+      const writes: number[] = [];
+      const failing = {
+        ...prepared!,
+        destination: {
+          ...prepared!.destination,
+          open: async (ctx: Parameters<typeof prepared.destination.open>[0]) => {
+            const writer = await prepared!.destination.open(ctx);
+            return {
+              ...writer,
+              write: async (batch: Parameters<typeof writer.write>[0]) => {
+                writes.push(batch.records.length);
+                if (writes.length === 2) throw new Error('disk full');
+                await writer.write(batch);
+              },
+            };
+          },
+        },
+      };
+      const summary = await runExport(failing, { store, service: client }, { signal: new AbortController().signal, logger: pino({ level: 'silent' }), detailConcurrency: 8, batchSize: 100 });
+      expect(summary).toMatchObject({ status: 'failed', exported: 100, cursor: null });
+      expect(summary.error).toMatch(/disk full/);
+      expect(writes).toEqual([100, 100]);
+    } finally {
+      await store.close();
+      await client.close();
+      await server.close();
+    }
+  });
+});
