@@ -88,14 +88,14 @@ exports:
 `,
       );
       const config = await loadConfig(join(dir, 'ferry.yaml'));
-      const { prepared } = await inspectExport(config, config.exports[0]!);
+      const prepared = (await inspectExport(config, config.exports[0]!)).prepared!;
       const writes: number[] = [];
       const failing = {
-        ...prepared!,
+        ...prepared,
         destination: {
-          ...prepared!.destination,
+          ...prepared.destination,
           open: async (ctx: Parameters<typeof prepared.destination.open>[0]) => {
-            const writer = await prepared!.destination.open(ctx);
+            const writer = await prepared.destination.open(ctx);
             return {
               ...writer,
               write: async (batch: Parameters<typeof writer.write>[0]) => {
