@@ -287,7 +287,7 @@ describe('postgres-cdc (spawned, real logical replication)', () => {
     await pgQuery(`INSERT INTO "${schema}".leads SELECT g, 'lead ' || g, g, NULL FROM generate_series(101, 120) g`);
     const dir = tempProjectDir('ferry-cdc-');
     slots.push(`ferry_${sync}`);
-    const source = 'tables: [accounts, leads], snapshotChunkRows: 7';
+    const source = 'tables: [accounts, leads], snapshotChunkRows: 7, lagWarnBytes: 1';
     writeProject(dir, emulator, sync, source);
     const first = await ferry(['run', '--json'], { cwd: dir, env });
     expect(first.code).toBe(0);
@@ -319,6 +319,11 @@ describe('postgres-cdc (spawned, real logical replication)', () => {
       expect(rows.get('3')?.name).toBe('account 3');
       expect(rows.has('101')).toBe(true);
     }
+    // The slot holds back the WAL from the TRUNCATE on: above lagWarnBytes, ferry status warns.
+    const status = await ferry(['status', '--json'], { cwd: dir, env });
+    const lag = (JSON.parse(status.stdout) as { syncs: { sourceLag?: { bytes?: number; warning?: string } }[] }).syncs[0]!.sourceLag;
+    expect(lag?.bytes).toBeGreaterThan(1);
+    expect(lag?.warning).toMatch(/holds back \d+ bytes of WAL \(above lagWarnBytes 1\)/);
 
     // onTruncate: ignore passes over it, counted as skipped and logged; the service keeps the table's records.
     writeProject(dir, emulator, sync, `${source}, onTruncate: ignore`);

@@ -90,6 +90,24 @@ describe('FerryMetrics', () => {
     expect(total(samples, 'ferry_runs_total', { sync: 'deals', status: 'failed' })).toBe(1);
   });
 
+  it("shows a change source's lag as it reports it: bytes, seconds, and the warning as 0 or 1", async () => {
+    const metrics = new FerryMetrics();
+    const sync = metrics.sync('deals');
+    const sourceLag: NonNullable<LiveRun['sourceLag']> = {};
+    sync.onRunStart({ counts: emptyCounts(), sourceLag, pusher: fakePusher({ currentRate: 1, inFlight: 0, queued: 0, retries: 0 }) });
+    let samples = await scrape(metrics);
+    expect(samples.some((s) => s.name === 'ferry_source_lag_bytes')).toBe(false);
+    Object.assign(sourceLag, { bytes: 4096, seconds: 1.5 });
+    samples = await scrape(metrics);
+    expect(total(samples, 'ferry_source_lag_bytes', { sync: 'deals' })).toBe(4096);
+    expect(total(samples, 'ferry_source_lag_seconds', { sync: 'deals' })).toBe(1.5);
+    expect(total(samples, 'ferry_source_lag_warning', { sync: 'deals' })).toBe(0);
+    Object.assign(sourceLag, { bytes: 2 ** 31, warning: 'slot ferry_deals holds back 2147483648 bytes of WAL (above lagWarnBytes 1073741824)' });
+    samples = await scrape(metrics);
+    expect(total(samples, 'ferry_source_lag_bytes', { sync: 'deals' })).toBe(2 ** 31);
+    expect(total(samples, 'ferry_source_lag_warning', { sync: 'deals' })).toBe(1);
+  });
+
   it('folds a run that threw: with the counts its failure carried, or as an empty failed run', async () => {
     const metrics = new FerryMetrics();
     const sync = metrics.sync('deals');
