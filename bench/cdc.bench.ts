@@ -1,8 +1,8 @@
 /**
  * The postgres-cdc source end to end, as a user runs it: `node bin/ferry.js
- * run` as a child process, into the stand-in service (instant 201s, its own
- * process), against the local PostgreSQL (wal_level = logical, database
- * `test`). Rows:
+ * run` as a child process (bench/support/ferry-cli.ts), into the stand-in
+ * service (instant 201s, its own process), against the local PostgreSQL
+ * (wal_level = logical, database `test`). Rows:
  *
  * - snapshot: the first run of a CDC sync over a 100k-row table (slot
  *   creation, exported snapshot in key-ordered chunks, push), records/s
@@ -23,18 +23,18 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { StandIn } from '../test/support/stand-in/client.js';
+import { FERRY_BIN, ferryRun as cliRun } from './support/ferry-cli.js';
+import { judged, median, type BenchRow } from './support/rows.js';
 
 const PG_URL = process.env.FERRY_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const ROWS = Number(process.env.BENCH_CDC_ROWS ?? 100_000);
 const CHANGES = Number(process.env.BENCH_CDC_CHANGES ?? 20_000);
 const COMMITS = Number(process.env.BENCH_CDC_COMMITS ?? 20);
-const BIN = resolve(import.meta.dirname, '../bin/ferry.js');
-
-type Row = { name: string; value: number | string; goal?: string; ok?: boolean };
+const SYNC = 'cdcbench';
 
 const epochNow = (): number => performance.timeOrigin + performance.now();
 
@@ -48,7 +48,7 @@ function config(baseUrl: string, schema: string, table: string): string {
 service: { baseUrl: ${baseUrl}, apiKey: bench-key }
 state: { url: "sqlite:state.db" }
 syncs:
-  - name: cdcbench
+  - name: ${SYNC}
     source: { type: postgres-cdc, url: "${PG_URL}", schema: ${schema}, table: ${table}, statusIntervalMs: 1000 }
 ${target('bench-cdc')}
   - name: plain
@@ -57,19 +57,11 @@ ${target('bench-plain')}
 `;
 }
 
-/** `ferry run <sync> --json` to its end: the summary's counts and the wall seconds. */
-function ferryRun(dir: string, sync: string): Promise<{ seconds: number; counts: Record<string, number> }> {
-  const started = performance.now();
-  return new Promise((ok, fail) => {
-    execFile(process.execPath, [BIN, 'run', sync, '--json'], { cwd: dir, encoding: 'utf8', maxBuffer: 1 << 24, env: { ...process.env, FERRY_LOG_LEVEL: 'warn' } }, (error, stdout, stderr) => {
-      const seconds = (performance.now() - started) / 1000;
-      if (error) return fail(new Error(`ferry run ${sync} failed: ${error.message}\n${stderr.slice(-2000)}`));
-      const summary = JSON.parse(stdout) as { syncs: { status: string; counts: Record<string, number> }[] };
-      const [result] = summary.syncs;
-      if (result?.status !== 'succeeded') return fail(new Error(`ferry run ${sync}: ${result?.status}\n${stderr.slice(-2000)}`));
-      ok({ seconds, counts: result.counts });
-    });
-  });
+/** `ferry run <sync> --json` to its end (bin/ferry.js, bench/support/ferry-cli.ts): the summary's counts and the process's wall seconds. */
+async function ferryRun(dir: string, sync: string): Promise<{ seconds: number; counts: Record<string, number> }> {
+  const run = await cliRun(dir, join(dir, 'ferry.yaml'), { args: [sync] });
+  if (run.status !== 'succeeded') throw new Error(`ferry run ${sync}: ${run.status} ${run.error ?? ''}`);
+  return { seconds: run.lifeMs / 1000, counts: run.counts as unknown as Record<string, number> };
 }
 
 async function until(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
@@ -80,13 +72,7 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs: num
   }
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-export async function run(): Promise<Row[]> {
+export async function run(): Promise<BenchRow[]> {
   const sql = new pg.Client({ connectionString: PG_URL });
   await sql.connect();
   const schema = `ferry_cdc_bench_${process.pid}`;
@@ -94,7 +80,7 @@ export async function run(): Promise<Row[]> {
   const dir = mkdtempSync(join(tmpdir(), 'ferry-cdc-bench-'));
   const standIn = await StandIn.start();
   let follower: ChildProcess | undefined;
-  const rows: Row[] = [];
+  const rows: BenchRow[] = [];
   try {
     const level = (await sql.query<{ wal_level: string }>('SHOW wal_level')).rows[0]?.wal_level;
     if (level !== 'logical') throw new Error(`wal_level is ${level}, not logical (.ci/run sets it)`);
@@ -112,7 +98,7 @@ export async function run(): Promise<Row[]> {
 
     // Snapshot (first run of the CDC sync) against the plain source's full read of the same table.
     await standIn.mode({ kind: 'instant' });
-    const snapshot = await ferryRun(dir, 'cdcbench');
+    const snapshot = await ferryRun(dir, SYNC);
     if (snapshot.counts.created !== ROWS) throw new Error(`the snapshot created ${snapshot.counts.created} of ${ROWS}`);
     const snapshotPush = await standIn.writeRate();
     await standIn.mode({ kind: 'instant' });
@@ -135,7 +121,7 @@ export async function run(): Promise<Row[]> {
       await sql.query(`UPDATE ${schema}.${table} SET amount = amount + 1, stage = 'moved' WHERE id BETWEEN ${from} AND ${Math.min(CHANGES, from + perTxn - 1)}`);
     }
     await standIn.mode({ kind: 'instant' });
-    const drain = await ferryRun(dir, 'cdcbench');
+    const drain = await ferryRun(dir, SYNC);
     if (drain.counts.pushed !== CHANGES) throw new Error(`the drain pushed ${drain.counts.pushed} of ${CHANGES}: ${JSON.stringify(drain.counts)}`);
     rows.push(
       { name: `streaming ${CHANGES} updates (20 transactions): changes/s (stand-in, first to last write)`, value: Math.round(await standIn.writeRate()) },
@@ -144,7 +130,7 @@ export async function run(): Promise<Row[]> {
 
     // Commit → 201 at idle under --follow.
     await standIn.mode({ kind: 'instant' }, { trace: true });
-    follower = spawn(process.execPath, [BIN, 'run', 'cdcbench', '--follow'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, FERRY_LOG_LEVEL: 'warn' } });
+    follower = spawn(process.execPath, [FERRY_BIN, 'run', SYNC, '--follow'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, FERRY_LOG_LEVEL: 'warn' } });
     let stderr = '';
     follower.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4000)));
     const answeredAt = async (id: string): Promise<number | undefined> => (await standIn.timeline()).writes.find(([written]) => written === id)?.[2];
@@ -166,7 +152,7 @@ export async function run(): Promise<Row[]> {
     }
     const med = median(latencies);
     rows.push(
-      { name: `commit → 201 at idle, --follow: median ms (${COMMITS} single-row commits)`, value: Math.round(med), goal: '≤ 2000', ok: med <= 2000 },
+      { name: `commit → 201 at idle, --follow: median ms (${COMMITS} single-row commits)`, value: Math.round(med), goal: '≤ 2000' },
       { name: 'commit → 201 at idle, --follow: worst ms', value: Math.round(Math.max(...latencies)) },
     );
   } finally {
@@ -177,14 +163,14 @@ export async function run(): Promise<Row[]> {
     }
     standIn.close();
     // The slot holds WAL on the server until dropped: state reset drops it and the publication ferry created.
-    await new Promise((ok) => execFile(process.execPath, [BIN, 'state', 'reset', 'cdcbench', '--yes'], { cwd: dir }, ok));
-    await sql.query(`SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = 'ferry_cdcbench' AND NOT active`).catch(() => undefined);
-    await sql.query(`DROP PUBLICATION IF EXISTS ferry_cdcbench`).catch(() => undefined);
+    await new Promise((ok) => execFile(process.execPath, [FERRY_BIN, 'state', 'reset', SYNC, '--yes'], { cwd: dir }, ok));
+    await sql.query(`SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = $1 AND NOT active`, [`ferry_${SYNC}`]).catch(() => undefined);
+    await sql.query(`DROP PUBLICATION IF EXISTS ferry_${SYNC}`).catch(() => undefined);
     await sql.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
     await sql.end();
     rmSync(dir, { recursive: true, force: true });
   }
-  return rows;
+  return judged(rows);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -31,6 +31,7 @@ const GROUPS = [
   'state',
   'state-postgres',
   'databases',
+  'cdc',
   'workers',
 ];
 
