@@ -175,9 +175,25 @@ export const exportConfig = z.strictObject({
     .describe('Export only records newer than the last run, by a time field (e.g. startTime, createdAt, lastActivityDate).'),
   /** What a record deleted in the service becomes in a table destination (docs/exports.md). */
   deletes: z
-    .enum(['ignore', 'mirror'])
+    .enum(['ignore', 'mirror', 'soft'])
     .default('ignore')
-    .describe('mirror: after each run, delete from the destination the records the service no longer lists.'),
+    .describe(
+      'mirror: after each run, delete from the destination the records the service no longer lists; soft: keep them, setting their _ferry_deleted_at; ignore: keep them as they are.',
+    ),
+  /** Column and table names (docs/exports.md#analyst-conventions); unset: snake_case for a new export, what its destination was created with for an existing one. */
+  naming: z
+    .enum(['snake_case', 'api'])
+    .optional()
+    .describe(
+      'snake_case: column and table names in snake_case, typed tables (the default of a new export); api: the service\'s camelCase names, the layout of exports made before (the default of an export that ran before this option existed).',
+    ),
+  /** Load metadata (docs/exports.md#analyst-conventions). */
+  metadata: z
+    .boolean()
+    .optional()
+    .describe(
+      'true: every row gets _ferry_loaded_at and _ferry_load_id, and database destinations a _ferry_loads table with each run\'s counts (the default of a new export); false: none (the default of an export that ran before this option existed).',
+    ),
   /** How the list is read (docs/exports.md#parallel-reads). */
   read: z
     .strictObject({

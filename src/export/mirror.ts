@@ -14,9 +14,9 @@ import { readItems, type ReadOptions } from './read-items.js';
 import type { ExportService, ResourceSpec } from './resources.js';
 
 /** A writer that can mirror deletions, or a configuration error naming the destination. */
-export function assertCanMirror(writer: DestinationWriter, destination: string, exportName: string): void {
+export function assertCanMirror(writer: DestinationWriter, destination: string, exportName: string, deletes: 'mirror' | 'soft' = 'mirror'): void {
   if (writer.retain) return;
-  throw new FerryError('FERRY_CONFIG_INVALID', `destination ${destination} cannot delete records, so deletes: mirror cannot apply`, {
+  throw new FerryError('FERRY_CONFIG_INVALID', `destination ${destination} cannot ${deletes === 'soft' ? 'mark' : 'delete'} records, so deletes: ${deletes} cannot apply`, {
     where: `export ${exportName}`,
     hint: 'use a table destination (sqlite-table, postgres-table, duckdb), or a file/parquet destination in mode: overwrite without incremental',
   });
@@ -48,12 +48,28 @@ export async function listKeys(
  * went. An empty `live` deletes nothing: a service that lists nothing at all
  * is likelier a wrong filter or an outage than an empty account.
  */
-export async function mirrorDeletes(writer: DestinationWriter, spec: ResourceSpec, live: LiveKeys, logger: Logger): Promise<number> {
+export async function mirrorDeletes(
+  writer: DestinationWriter,
+  spec: ResourceSpec,
+  live: LiveKeys,
+  logger: Logger,
+  how: { key?: string; mode?: 'delete' | 'soft'; deletedAt?: string } = {},
+): Promise<number> {
+  const option = how.mode === 'soft' ? 'deletes: soft' : 'deletes: mirror';
   if (live.size === 0) {
-    logger.warn({ resource: spec.resource }, 'deletes: mirror: the service lists no record for this export; nothing was deleted');
+    logger.warn({ resource: spec.resource }, `${option}: the service lists no record for this export; nothing was deleted`);
     return 0;
   }
-  const deleted = await writer.retain!({ stream: spec.resource, key: spec.key, keys: live });
-  if (deleted > 0) logger.info({ deleted, resource: spec.resource }, 'deletes: mirror: records the service no longer lists were deleted from the destination');
+  const deleted = await writer.retain!({
+    stream: spec.resource,
+    key: how.key ?? spec.key,
+    keys: live,
+    ...(how.mode ? { mode: how.mode } : {}),
+    ...(how.deletedAt ? { deletedAt: how.deletedAt } : {}),
+  });
+  if (deleted > 0) {
+    const what = how.mode === 'soft' ? 'were marked deleted (_ferry_deleted_at) in the destination' : 'were deleted from the destination';
+    logger.info({ deleted, resource: spec.resource }, `${option}: records the service no longer lists ${what}`);
+  }
   return deleted;
 }

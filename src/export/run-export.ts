@@ -19,6 +19,8 @@ import { assertCanMirror, listKeys, mirrorDeletes } from './mirror.js';
 import { readItems } from './read-items.js';
 import type { ExportItem, ExportService } from './resources.js';
 import { Watermark } from './watermark.js';
+import { RecordShaper, resolveConventions } from './conventions.js';
+import type { ExportConventions, ExportLoad } from '../sdk/types.js';
 
 export interface ExportRunOptions {
   signal: AbortSignal;
@@ -77,7 +79,10 @@ export async function runExport(
 
   const lease = await RunLease.acquire(store, key, `export "${exp.name}"`, log);
   let runId: string;
+  let conventions: ExportConventions;
   try {
+    // Before the run is recorded: an export without runs and without a recorded layout is new.
+    conventions = await resolveConventions(store, key, exp);
     runId = await store.startRun(key);
   } catch (error) {
     await lease.release();
@@ -92,6 +97,9 @@ export async function runExport(
     log,
     runLog: log.child({ runId }),
     counts: emptyCounts(),
+    startedAt: new Date(started).toISOString(),
+    conventions,
+    shaper: new RecordShaper({ conventions, loadId: runId, loadedAt: new Date(started).toISOString(), softDeletes: exp.deletes === 'soft' }),
     watermark: prepared.incremental
       ? new Watermark(prepared.incremental.field, options.fullRefresh ? undefined : await store.cursor(key), started)
       : undefined,
@@ -120,6 +128,10 @@ interface ExportRun {
   log: Logger;
   runLog: Logger;
   counts: RunCounts;
+  startedAt: string;
+  /** The layout the run writes in, and the records as the destination receives them. */
+  conventions: ExportConventions;
+  shaper: RecordShaper;
   watermark: Watermark | undefined;
   report: () => void;
 }
@@ -146,12 +158,13 @@ async function transfer(run: ExportRun): Promise<Transfer> {
   let seenKeys: KeySpool | undefined;
   try {
     writer = await destination.open({ options: prepared.options, baseDir: exp.baseDir, syncName: exp.name, logger: run.log, signal: options.signal });
-    if (exp.deletes === 'mirror') assertCanMirror(writer, destination.name, exp.name);
+    const tracksDeletes = exp.deletes === 'mirror' || exp.deletes === 'soft';
+    if (exp.deletes !== 'ignore') assertCanMirror(writer, destination.name, exp.name, exp.deletes);
     const query = await resolveFilters(service, prepared.filters, exp.name);
     const unbounded = { ...query };
     if (prepared.incremental && watermark) applyBound(query, prepared.incremental.param, watermark.bound());
     // A run that reads everything its filters select sees every live key; a bounded one lists them afterwards.
-    seenKeys = exp.deletes === 'mirror' && watermark?.bound() === undefined ? new KeySpool() : undefined;
+    seenKeys = tracksDeletes && watermark?.bound() === undefined ? new KeySpool() : undefined;
     runLog.info({ resource: spec.resource, query, details: exp.details }, 'export started');
 
     const limits = {
@@ -163,9 +176,13 @@ async function transfer(run: ExportRun): Promise<Transfer> {
     };
     await copyItems(run, writer, readItems(service, spec, query, { details: exp.details, ...limits }), seenKeys);
     const completed = !options.signal.aborted;
-    if (completed && exp.deletes === 'mirror') {
+    if (completed && tracksDeletes) {
       seenKeys ??= await listKeys(service, spec, unbounded, limits);
-      counts.deleted = await mirrorDeletes(writer, spec, seenKeys, runLog);
+      const soft = exp.deletes === 'soft';
+      counts.deleted = await mirrorDeletes(writer, spec, seenKeys, runLog, {
+        key: run.shaper.column(spec.key),
+        ...(soft ? { mode: 'soft', deletedAt: new Date().toISOString() } : {}),
+      });
     }
     return { writer, completed };
   } catch (error) {
@@ -191,9 +208,12 @@ async function copyItems(
   const { prepared, deps, options, counts, watermark } = run;
   const { spec, destination } = prepared;
   const batchSize = options.batchSize ?? destination.batchSize ?? DEFAULT_BATCH_SIZE;
-  const writeBatch = async (records: ExportItem[]) => {
-    if (records.length === 0) return;
-    await writer.write({ stream: spec.resource, records, key: spec.key });
+  const { shaper, conventions } = run;
+  const key = shaper.column(spec.key);
+  const writeBatch = async (items: ExportItem[]) => {
+    if (items.length === 0) return;
+    const records = shaper.identity ? items : items.map((item) => shaper.shape(item));
+    await writer.write({ stream: spec.resource, records, key, ...(conventions.naming === 'api' && !conventions.metadata ? {} : { conventions }) });
     await writer.flush?.();
     counts.pushed += records.length;
     await deps.store.updateRun(run.runId, counts);
@@ -242,6 +262,7 @@ async function settleWriter(run: ExportRun, writer: DestinationWriter | undefine
   let status: ExportStatus = fatal ? 'failed' : completed ? 'succeeded' : 'aborted';
   try {
     if (status === 'succeeded') {
+      if (run.conventions.metadata && writer!.recordLoad) await writer!.recordLoad(loadOf(run));
       await writer!.close();
       const position = run.watermark?.position();
       // The watermark moves only once the destination committed everything below it.
@@ -283,6 +304,22 @@ function applyBound(query: Record<string, string | number | boolean>, param: str
   const own = query[param];
   if (typeof own === 'string' && Date.parse(own) > Date.parse(bound)) return;
   query[param] = bound;
+}
+
+/** The run as a row of the destination's `_ferry_loads`. */
+function loadOf(run: ExportRun): ExportLoad {
+  const { counts } = run;
+  return {
+    loadId: run.runId,
+    export: run.prepared.exp.name,
+    resource: run.prepared.spec.resource,
+    startedAt: run.startedAt,
+    finishedAt: new Date().toISOString(),
+    read: counts.read,
+    written: counts.pushed,
+    skipped: counts.skipped,
+    deleted: counts.deleted,
+  };
 }
 
 function describeError(error: unknown): string {

@@ -24,6 +24,8 @@ export type {
   DefaultMap,
   DefaultMapValue,
   DestinationBatch,
+  ExportConventions,
+  ExportLoad,
   DestinationDefinition,
   DestinationWriter,
   DiscoveredField,

@@ -420,6 +420,38 @@ export interface DestinationBatch {
    * name another.
    */
   key?: string;
+  /**
+   * How the export lays out its tables (docs/exports.md#analyst-conventions);
+   * absent for the layout before it (API names, no metadata). Records arrive
+   * already renamed and carrying the metadata columns; a destination uses it
+   * to type columns from the data's shape, give tables a primary key and
+   * child rows a key of their own, and split rows per object type.
+   */
+  conventions?: ExportConventions;
+}
+
+/** The layout an export writes in (recorded in state at its first run, so an existing destination keeps its own). */
+export interface ExportConventions {
+  /** `snake_case`: every name ferry makes into a column or table is snake_case, with typed tables; `api`: the service's names, as before. */
+  naming: 'snake_case' | 'api';
+  /** Records carry `_ferry_loaded_at` and `_ferry_load_id`; database destinations keep a `_ferry_loads` table. */
+  metadata: boolean;
+}
+
+/** One completed run of an export, for a destination's `_ferry_loads` table. */
+export interface ExportLoad {
+  /** The run's id: the `_ferry_load_id` of the rows it wrote. */
+  loadId: string;
+  export: string;
+  resource: string;
+  /** ISO timestamps. */
+  startedAt: string;
+  finishedAt: string;
+  /** Records read from the service, written, skipped, (soft-)deleted. */
+  read: number;
+  written: number;
+  skipped: number;
+  deleted: number;
 }
 
 /**
@@ -440,6 +472,14 @@ export interface RetainRequest {
   key: string;
   /** Every key the service lists, as text. Load them in bounded chunks, never as one array. */
   keys: LiveKeys;
+  /**
+   * `delete` (`deletes: mirror`): remove the other records and their child
+   * rows. `soft` (`deletes: soft`): keep them, setting `_ferry_deleted_at` to
+   * `deletedAt` where it is still null. @default 'delete'
+   */
+  mode?: 'delete' | 'soft';
+  /** The ISO time a soft delete records. */
+  deletedAt?: string;
 }
 
 /** An open destination writer. */
@@ -456,6 +496,11 @@ export interface DestinationWriter {
    * Destinations without it cannot mirror deletions.
    */
   retain?(request: RetainRequest): Promise<number>;
+  /**
+   * The export completed and its conventions ask for load metadata: note the
+   * run in the destination's `_ferry_loads` table, before `close()`.
+   */
+  recordLoad?(load: ExportLoad): Promise<void>;
   /**
    * The export failed or was stopped: release resources and discard what the
    * destination has not committed, where it can (a file being overwritten

@@ -9,6 +9,7 @@ import type { StateStore } from './types.js';
 import { parseStateUrl } from './url.js';
 
 export * from './types.js';
+export type { ExportLayoutStore } from './export-layouts.js';
 export { parseStateUrl } from './url.js';
 export type { StateLocation } from './url.js';
 

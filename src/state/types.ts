@@ -3,6 +3,7 @@
  * SQLite is the default backend and Postgres (shared state) can slot in
  * behind the same interface.
  */
+import type { ExportLayoutStore } from './export-layouts.js';
 import type { CursorPosition } from '../sdk/types.js';
 
 export type { CursorPosition };
@@ -134,7 +135,7 @@ export interface LockHolder {
  * The behaviour every backend must show is written down as a conformance
  * suite: test/support/state-store-conformance.ts.
  */
-export interface StateStore {
+export interface StateStore extends ExportLayoutStore {
   // ledger
   /** Batched lookup of the ledger for many remote ids (pending writes are committed first when they touch these ids). */
   fingerprints(sync: string, remoteIds: readonly string[]): Promise<Map<string, FingerprintHit>>;

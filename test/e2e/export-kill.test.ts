@@ -43,9 +43,13 @@ state: { url: sqlite:state/ferry.db }
 exports:
   - name: calls-pg
     resource: conversations
+    naming: api
+    metadata: false
     destination: { type: postgres-table, url: "${PG_URL}", schema: ${schema}, table: calls }
   - name: calls-duckdb
     resource: conversations
+    naming: api
+    metadata: false
     destination: { type: duckdb, path: out/warehouse.duckdb, table: calls }
 `,
       );

@@ -38,15 +38,21 @@ state: { url: sqlite:state/ferry.db }
 exports:
   - name: won-deals
     resource: deals
+    naming: api
+    metadata: false
     filters: { stage: won }
     destination: { type: file, path: out/won-deals.csv }
   - name: meetings
     resource: conversations
+    naming: api
+    metadata: false
     details: true
     incremental: { cursor: startTime }
     destination: { type: sqlite-table, path: out/warehouse.db, table: meetings }
   - name: meetings-duckdb
     resource: conversations
+    naming: api
+    metadata: false
     details: true
     destination: { type: duckdb, path: out/warehouse.duckdb, table: conversations, shape: relational }
 `,

@@ -14,12 +14,13 @@
  * parent table, and every child row has its parent there (checked once a run).
  */
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
-import { inChunks, type ConnectorLogger, type DestinationBatch, type LiveKeys } from '../../../src/sdk/index.js';
-import { inferColumns, quoteIdentifier, widenings, type ColumnKind } from '../_export/columns.js';
+import { inChunks, type ConnectorLogger, type DestinationBatch, type ExportLoad, type LiveKeys } from '../../../src/sdk/index.js';
+import { columnNamed, inferColumns, quoteIdentifier, widenings, type ColumnKind } from '../_export/columns.js';
 import { collectKeys } from '../_export/flatten.js';
 import { lastByKey } from '../_export/columns.js';
 import { assertKeys, keyOf } from '../_export/key.js';
-import { isChildTableOf, shapeBatch, TableProblem, type Row, type TableBatch, type TableShape } from '../_export/shape.js';
+import { loadsSql } from '../_export/loads.js';
+import { DELETED_AT_COLUMN, isChildTableOf, shapeBatch, TableProblem, type Row, type TableBatch, type TableShape } from '../_export/shape.js';
 
 const DUCK_TYPES: Record<ColumnKind, string> = {
   boolean: 'BOOLEAN',
@@ -98,10 +99,23 @@ export class DuckTables {
   }
 
   /** Delete the rows of `table` whose key is not in `keys`, and its child tables' rows of those parents; the caller owns the transaction. */
-  async retain(table: string, key: string, keys: LiveKeys): Promise<number> {
-    if (!(await this.#readColumns(table)).has(key)) return 0;
+  async retain(table: string, named: string, keys: LiveKeys, soft?: { deletedAt: string }): Promise<number> {
+    const key = columnNamed(named, (await this.#readColumns(table)).keys());
+    if (key === undefined) return 0;
     await this.#connection.run(`CREATE OR REPLACE TEMP TABLE ${LIVE} (k VARCHAR)`);
     for (const chunk of inChunks(keys, LIVE_KEYS_PER_APPEND)) await this.#append(LIVE, chunk.map((k) => ({ k })), ['k'], ['text']);
+    if (soft) {
+      // deletes: soft keeps the rows (and their child rows), marking those not yet marked.
+      const column = quoteIdentifier(DELETED_AT_COLUMN);
+      await this.#connection.run(`ALTER TABLE ${quoteIdentifier(table)} ADD COLUMN IF NOT EXISTS ${column} TIMESTAMPTZ`);
+      this.#tables.delete(table);
+      const marked = await this.#connection.run(
+        `UPDATE ${quoteIdentifier(table)} SET ${column} = $1::TIMESTAMPTZ WHERE ${column} IS NULL AND CAST(${quoteIdentifier(key)} AS VARCHAR) NOT IN (SELECT k FROM ${LIVE})`,
+        [soft.deletedAt],
+      );
+      await this.#connection.run(`DROP TABLE ${LIVE}`);
+      return marked.rowsChanged;
+    }
     const gone = (name: string) => `DELETE FROM ${quoteIdentifier(name)} WHERE CAST(${quoteIdentifier(key)} AS VARCHAR) NOT IN (SELECT k FROM ${LIVE})`;
     const deleted = (await this.#connection.run(gone(table))).rowsChanged;
     const children = await this.#connection.runAndReadAll(
@@ -113,6 +127,13 @@ export class DuckTables {
     }
     await this.#connection.run(`DROP TABLE ${LIVE}`);
     return deleted;
+  }
+
+  /** Note a completed run in `_ferry_loads`; the caller owns the transaction. */
+  async recordLoad(load: ExportLoad, table: string): Promise<void> {
+    const sql = loadsSql(load, table, { types: DUCK_TYPES, placeholder: (n) => `$${n}` });
+    await this.#connection.run(sql.create);
+    await this.#connection.run(sql.insert, sql.values);
   }
 
   async #readColumns(table: string): Promise<Map<string, StoredKind>> {
@@ -290,7 +311,7 @@ export function tablesOfBatch(
 ): TableBatch[] {
   const key = keyOf(batch, options.key, where.destination, where.exportName);
   assertKeys(batch.records, key, where.destination, where.exportName);
-  return shapeBatch(lastByKey(batch.records, key), options.table, key, options.shape);
+  return shapeBatch(lastByKey(batch.records, key), options.table, key, options.shape, batch.conventions);
 }
 
 /** Load shaped tables in one transaction: all of the batch or none of it. */

@@ -95,6 +95,21 @@ export function keyText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value) ?? '';
 }
 
+/**
+ * The column a name in the options means: itself when it is one, else the
+ * column it becomes under `naming: snake_case` (`startTime` → `start_time`),
+ * matched without case and underscores; undefined when there is none.
+ */
+export function columnNamed(name: string, columns: Iterable<string>): string | undefined {
+  const loose = (text: string) => text.replaceAll('_', '').toLowerCase();
+  let match: string | undefined;
+  for (const column of columns) {
+    if (column === name) return column;
+    if (match === undefined && loose(column) === loose(name)) match = column;
+  }
+  return match;
+}
+
 /** Table and column names: quoted, so any name is safe; a quote inside is doubled. */
 export function quoteIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;

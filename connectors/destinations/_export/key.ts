@@ -1,9 +1,12 @@
 /** The key column of an upserting destination, and records that lack it. */
 import { FerryError, type DestinationBatch } from '../../../src/sdk/index.js';
+import { columnNamed } from './columns.js';
 
 /** The `key` option when set, else the field the runner says identifies the stream's records. */
 export function keyOf(batch: DestinationBatch, option: string | undefined, destination: string, exportName: string): string {
-  const key = option ?? batch.key;
+  // A key named as the service names it (`conversationId`) finds its snake_case column (`conversation_id`).
+  const renamed = option !== undefined && batch.conventions?.naming === 'snake_case' && batch.records[0] ? columnNamed(option, Object.keys(batch.records[0])) : undefined;
+  const key = renamed ?? option ?? batch.key;
   if (key === undefined) {
     throw new FerryError('FERRY_CONFIG_INVALID', `${destination} needs a key column to upsert ${batch.stream} on`, {
       where: `export ${exportName}`,

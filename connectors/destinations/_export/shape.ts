@@ -16,7 +16,7 @@
  * children first, so a shorter transcript leaves no stale lines behind.
  */
 import { z } from 'zod';
-import { isRecord } from '../../../src/sdk/index.js';
+import { isRecord, type ExportConventions } from '../../../src/sdk/index.js';
 
 /** The `shape` option of table destinations. */
 export const shapeOption = z.enum(['json', 'relational']).default('json');
@@ -38,12 +38,21 @@ export interface TableBatch {
 /** A table problem that is the user's to fix (a key column the table lacks), as opposed to a driver error. */
 export class TableProblem extends Error {}
 
+/** The load metadata columns ferry adds to records (src/export/conventions.ts), which child rows inherit. */
+export const METADATA_COLUMNS = ['_ferry_loaded_at', '_ferry_load_id'] as const;
+/** The column `deletes: soft` sets. */
+export const DELETED_AT_COLUMN = '_ferry_deleted_at';
+/** The table of completed runs in database destinations. */
+export const LOADS_TABLE = '_ferry_loads';
+
 /** The column that orders a child row inside its parent's array. */
 export const POSITION_COLUMN = 'position';
 
 /** The tables of one batch: the parent table first, then each child table in first-seen order. */
-export function shapeBatch(records: readonly Readonly<Row>[], table: string, key: string, shape: TableShape): TableBatch[] {
+export function shapeBatch(records: readonly Readonly<Row>[], table: string, key: string, shape: TableShape, conventions?: ExportConventions): TableBatch[] {
   if (shape === 'json') return [{ table, key, rows: records }];
+  // Load metadata is on every table: a child row carries its parent's.
+  const inherited = conventions?.metadata ? METADATA_COLUMNS : [];
   const parents: Row[] = [];
   const children = new Map<string, TableBatch & { rows: Row[] }>();
   for (const record of records) {
@@ -57,7 +66,9 @@ export function shapeBatch(records: readonly Readonly<Row>[], table: string, key
         const child = childTable(children, table, name, key);
         child.replace!.ids.push(record[key]);
         (value ?? []).forEach((element, position) => {
-          child.rows.push({ ...element, [key]: record[key], [POSITION_COLUMN]: position });
+          const row: Row = { ...element, [key]: record[key], [POSITION_COLUMN]: position };
+          for (const column of inherited) if (column in record) row[column] = record[column];
+          child.rows.push(row);
         });
       } else {
         parent[name] = value;

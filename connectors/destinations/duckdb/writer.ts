@@ -38,9 +38,17 @@ export async function openDuckdbWriter(ctx: ConnectorContext<DuckdbOptions>): Pr
     },
     async retain(request) {
       try {
-        return await inTransaction(connection, () => tables.retain(options.table, options.key ?? request.key, request.keys));
+        const soft = request.mode === 'soft' ? { deletedAt: request.deletedAt ?? new Date().toISOString() } : undefined;
+        return await inTransaction(connection, () => tables.retain(options.table, options.key ?? request.key, request.keys, soft));
       } catch (cause) {
         throw failure(`cannot delete from ${options.table} in ${file}: ${messageOf(cause)}`, cause);
+      }
+    },
+    async recordLoad(load) {
+      try {
+        await inTransaction(connection, () => tables.recordLoad(load, options.table));
+      } catch (cause) {
+        throw failure(`cannot note the load in _ferry_loads of ${file}: ${messageOf(cause)}`, cause);
       }
     },
     async close() {

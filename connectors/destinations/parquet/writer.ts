@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { FerryError, messageOf, type ConnectorContext, type DestinationWriter } from '../../../src/sdk/index.js';
 import { DuckTables, loadTables, tablesOfBatch } from '../_duckdb/tables.js';
+import { columnNamed } from '../_export/columns.js';
 import { outputPath, prepareFolder } from '../_export/paths.js';
 import { publishDataset, removeAbandonedScratch, writeDataset } from './dataset.js';
 import type { ParquetOptions } from './options.js';
@@ -35,7 +36,10 @@ export async function openParquetWriter(ctx: ConnectorContext<ParquetOptions>): 
   /** The dataset written to Parquet in the scratch folder; the partition field must be a column. */
   const copyOut = async (table: string): Promise<string> => {
     const staged = join(scratch, 'out', table);
-    const partition = table === options.table ? options.partition : undefined;
+    const named = table === options.table ? options.partition : undefined;
+    // A field named as the service names it (`startTime`) finds its snake_case column (`start_time`).
+    const field = named ? columnNamed(named.field, tables.columnsOf(table)) : undefined;
+    const partition = named && field ? { ...named, field } : named;
     if (partition && !tables.columnsOf(table).includes(partition.field)) {
       throw new FerryError('FERRY_DESTINATION_WRITE_FAILED', `parquet: cannot partition ${table} by "${partition.field}": no record has that field`, {
         where,

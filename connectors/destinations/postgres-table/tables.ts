@@ -7,9 +7,10 @@
  * (key) DO UPDATE`; child rows replacing their parents' old rows.
  */
 import type pg from 'pg';
-import { inChunks, type ConnectorLogger, type LiveKeys } from '../../../src/sdk/index.js';
-import { inferColumns, keyText, quoteIdentifier, widenings, type ColumnKind } from '../_export/columns.js';
-import { isChildTableOf, TableProblem, type TableBatch } from '../_export/shape.js';
+import { inChunks, type ConnectorLogger, type ExportLoad, type LiveKeys } from '../../../src/sdk/index.js';
+import { columnNamed, inferColumns, keyText, quoteIdentifier, widenings, type ColumnKind } from '../_export/columns.js';
+import { loadsSql } from '../_export/loads.js';
+import { DELETED_AT_COLUMN, isChildTableOf, LOADS_TABLE, TableProblem, type TableBatch } from '../_export/shape.js';
 import { copyRows } from './copy.js';
 
 const SQL_TYPES: Record<ColumnKind, string> = { boolean: 'boolean', integer: 'numeric', number: 'numeric', timestamp: 'timestamptz', text: 'text', json: 'jsonb' };
@@ -69,10 +70,23 @@ export class PostgresTables {
   }
 
   /** Delete the rows of `table` whose key is not in `keys`, and their child tables' rows; returns how many parents went. */
-  async retain(table: string, key: string, keys: LiveKeys): Promise<number> {
-    if (!(await this.#readColumns(table)).has(key)) return 0;
+  async retain(table: string, named: string, keys: LiveKeys, soft?: { deletedAt: string }): Promise<number> {
+    const key = columnNamed(named, (await this.#readColumns(table)).keys());
+    if (key === undefined) return 0;
     await this.#client.query(`CREATE TEMP TABLE IF NOT EXISTS ${LIVE} (k text) ON COMMIT DROP`);
     for (const chunk of inChunks(keys, LIVE_KEYS_PER_COPY)) await copyRows(this.#client, LIVE, ['k'], ['text'], chunk.map((k) => ({ k })));
+    if (soft) {
+      // deletes: soft keeps the rows (and their child rows), marking those not yet marked.
+      const column = quoteIdentifier(DELETED_AT_COLUMN);
+      await this.#client.query(`ALTER TABLE ${this.#qualified(table)} ADD COLUMN IF NOT EXISTS ${column} timestamptz`);
+      this.#tables.delete(table);
+      const marked = await this.#client.query(
+        `UPDATE ${this.#qualified(table)} AS x SET ${column} = $1 WHERE x.${column} IS NULL ` +
+          `AND NOT EXISTS (SELECT 1 FROM ${LIVE} AS l WHERE l.k = x.${quoteIdentifier(key)}::text)`,
+        [soft.deletedAt],
+      );
+      return marked.rowCount ?? 0;
+    }
     const gone = (name: string) =>
       `DELETE FROM ${this.#qualified(name)} AS x WHERE NOT EXISTS (SELECT 1 FROM ${LIVE} AS l WHERE l.k = x.${quoteIdentifier(key)}::text)`;
     const deleted = (await this.#client.query(gone(table))).rowCount ?? 0;
@@ -82,6 +96,14 @@ export class PostgresTables {
     );
     for (const { table_name: child } of children.rows) if (isChildTableOf(table, child)) await this.#client.query(gone(child));
     return deleted;
+  }
+
+  /** Note a completed run in `_ferry_loads`, beside the table. */
+  async recordLoad(load: ExportLoad, table: string): Promise<void> {
+    if (this.#schema) await this.#client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(this.#schema)}`);
+    const sql = loadsSql(load, table, { table: this.#qualified(LOADS_TABLE), types: { ...SQL_TYPES, integer: 'bigint' }, placeholder: (n) => `$${n}` });
+    await this.#client.query(sql.create);
+    await this.#client.query(sql.insert, sql.values);
   }
 
   #qualified(name: string): string {

@@ -25,7 +25,7 @@ export async function openPostgresWriter(ctx: ConnectorContext<PostgresTableOpti
       if (batch.records.length === 0) return;
       const key = keyOf(batch, options.key, 'postgres-table', ctx.syncName);
       assertKeys(batch.records, key, 'postgres-table', ctx.syncName);
-      const shaped = shapeBatch(lastByKey(batch.records, key), options.table, key, options.shape);
+      const shaped = shapeBatch(lastByKey(batch.records, key), options.table, key, options.shape, batch.conventions);
       try {
         // Batches commit without waiting for the disk; close() waits once for all of them (see durable()).
         await client.query('BEGIN; SET LOCAL synchronous_commit = off');
@@ -41,13 +41,25 @@ export async function openPostgresWriter(ctx: ConnectorContext<PostgresTableOpti
     async retain(request) {
       try {
         await client.query('BEGIN');
-        const deleted = await tables.retain(options.table, options.key ?? request.key, request.keys);
+        const soft = request.mode === 'soft' ? { deletedAt: request.deletedAt ?? new Date().toISOString() } : undefined;
+        const deleted = await tables.retain(options.table, options.key ?? request.key, request.keys, soft);
         await client.query('COMMIT');
         return deleted;
       } catch (cause) {
         await client.query('ROLLBACK').catch(() => undefined);
         tables.reset();
         throw failed(`cannot delete from ${options.table}`, cause);
+      }
+    },
+    async recordLoad(load) {
+      try {
+        await client.query('BEGIN');
+        await tables.recordLoad(load, options.table);
+        await client.query('COMMIT');
+      } catch (cause) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        tables.reset();
+        throw failed('cannot note the load in _ferry_loads', cause);
       }
     },
     async close() {

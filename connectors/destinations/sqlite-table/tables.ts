@@ -5,9 +5,10 @@
  * JSON text, booleans as 0/1.
  */
 import type Database from 'better-sqlite3';
-import type { LiveKeys } from '../../../src/sdk/index.js';
-import { inferColumns, quoteIdentifier, type ColumnKind } from '../_export/columns.js';
-import { isChildTableOf, TableProblem, type TableBatch } from '../_export/shape.js';
+import type { ExportLoad, LiveKeys } from '../../../src/sdk/index.js';
+import { columnNamed, inferColumns, quoteIdentifier, type ColumnKind } from '../_export/columns.js';
+import { loadsSql } from '../_export/loads.js';
+import { DELETED_AT_COLUMN, isChildTableOf, TableProblem, type TableBatch } from '../_export/shape.js';
 
 const SQL_TYPES: Record<ColumnKind, string> = { boolean: 'INTEGER', integer: 'INTEGER', number: 'REAL', timestamp: 'TEXT', text: 'TEXT', json: 'TEXT' };
 
@@ -49,11 +50,26 @@ export class SqliteTables {
   }
 
   /** Delete the rows of `table` whose key is not in `keys`, and their child tables' rows; returns how many parents went. */
-  retain(table: string, key: string, keys: LiveKeys): number {
-    if (!this.#columns(table).has(key)) return 0;
+  retain(table: string, named: string, keys: LiveKeys, soft?: { deletedAt: string }): number {
+    const columns = this.#columns(table);
+    const key = columnNamed(named, columns);
+    if (key === undefined) return 0;
     this.#db.exec('CREATE TEMP TABLE IF NOT EXISTS ferry_live_keys (k TEXT PRIMARY KEY); DELETE FROM temp.ferry_live_keys');
     const insert = this.#db.prepare('INSERT OR IGNORE INTO temp.ferry_live_keys (k) VALUES (?)');
     for (const value of keys) insert.run(value);
+    if (soft) {
+      // deletes: soft keeps the rows (and their child rows), marking those not yet marked.
+      if (!columns.has(DELETED_AT_COLUMN)) this.#db.exec(`ALTER TABLE ${quoteIdentifier(table)} ADD COLUMN ${quoteIdentifier(DELETED_AT_COLUMN)} TEXT`);
+      this.#tables.delete(table);
+      const marked = this.#db
+        .prepare(
+          `UPDATE ${quoteIdentifier(table)} SET ${quoteIdentifier(DELETED_AT_COLUMN)} = ? WHERE ${quoteIdentifier(DELETED_AT_COLUMN)} IS NULL ` +
+            `AND CAST(${quoteIdentifier(key)} AS TEXT) NOT IN (SELECT k FROM temp.ferry_live_keys)`,
+        )
+        .run(soft.deletedAt).changes;
+      this.#db.exec('DELETE FROM temp.ferry_live_keys');
+      return marked;
+    }
     const gone = (name: string) =>
       this.#db.prepare(`DELETE FROM ${quoteIdentifier(name)} WHERE CAST(${quoteIdentifier(key)} AS TEXT) NOT IN (SELECT k FROM temp.ferry_live_keys)`).run().changes;
     const deleted = gone(table);
@@ -61,6 +77,13 @@ export class SqliteTables {
     for (const { name } of names) if (isChildTableOf(table, name) && this.#columns(name).has(key)) gone(name);
     this.#db.exec('DELETE FROM temp.ferry_live_keys');
     return deleted;
+  }
+
+  /** Note a completed run in `_ferry_loads`. */
+  recordLoad(load: ExportLoad, table: string): void {
+    const sql = loadsSql(load, table, { types: SQL_TYPES, placeholder: () => '?' });
+    this.#db.exec(sql.create);
+    this.#db.prepare(sql.insert).run(...sql.values);
   }
 
   #columns(table: string): Set<string> {

@@ -38,7 +38,7 @@ export async function openSqliteWriter(ctx: ConnectorContext<SqliteTableOptions>
       if (batch.records.length === 0) return;
       const key = keyOf(batch, options.key, 'sqlite-table', ctx.syncName);
       assertKeys(batch.records, key, 'sqlite-table', ctx.syncName);
-      const shaped = shapeBatch(lastByKey(batch.records, key), options.table, key, options.shape);
+      const shaped = shapeBatch(lastByKey(batch.records, key), options.table, key, options.shape, batch.conventions);
       try {
         db.transaction(() => {
           for (const table of shaped) tables.write(table);
@@ -51,9 +51,17 @@ export async function openSqliteWriter(ctx: ConnectorContext<SqliteTableOptions>
     },
     async retain(request) {
       try {
-        return db.transaction(() => tables.retain(options.table, options.key ?? request.key, request.keys))();
+        const soft = request.mode === 'soft' ? { deletedAt: request.deletedAt ?? new Date().toISOString() } : undefined;
+        return db.transaction(() => tables.retain(options.table, options.key ?? request.key, request.keys, soft))();
       } catch (cause) {
         throw failed(`cannot delete from ${options.table}`, cause);
+      }
+    },
+    async recordLoad(load) {
+      try {
+        db.transaction(() => tables.recordLoad(load, options.table))();
+      } catch (cause) {
+        throw failed('cannot note the load in _ferry_loads', cause);
       }
     },
     async close() {

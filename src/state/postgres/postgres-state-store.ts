@@ -26,6 +26,8 @@ import type {
   SourceLook,
   StateStore,
 } from '../types.js';
+import type { ExportConventions } from '../../sdk/types.js';
+import { exportLayoutKey, parseExportLayout } from '../export-layouts.js';
 import { parseServiceLimits, SERVICE_LIMITS_KEY, serviceLimitsKey } from '../service-limits.js';
 import { decodeCursor, encodeCursor } from '../sqlite/cursor-codec.js';
 import { WriteBuffer } from '../sqlite/write-buffer.js';
@@ -293,6 +295,22 @@ export class PostgresStateStore implements StateStore {
       this.pool.query(
         `INSERT INTO "${this.schemaName}".meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
         [serviceLimitsKey(limits.service), JSON.stringify(limits)],
+      ),
+    );
+  }
+
+  async exportLayout(exportKey: string): Promise<ExportConventions | undefined> {
+    return this.guard('read the export layout', async () => {
+      const { rows } = await this.pool.query<{ value: string }>(`SELECT value FROM "${this.schemaName}".meta WHERE key = $1`, [exportLayoutKey(exportKey)]);
+      return parseExportLayout(rows[0]?.value);
+    });
+  }
+
+  async recordExportLayout(exportKey: string, layout: ExportConventions): Promise<void> {
+    await this.guard('store the export layout', () =>
+      this.pool.query(
+        `INSERT INTO "${this.schemaName}".meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+        [exportLayoutKey(exportKey), JSON.stringify(layout)],
       ),
     );
   }

@@ -32,6 +32,8 @@ import type {
   SourceLook,
   StateStore,
 } from '../types.js';
+import type { ExportConventions } from '../../sdk/types.js';
+import { exportLayoutKey, parseExportLayout } from '../export-layouts.js';
 import { parseServiceLimits, SERVICE_LIMITS_KEY, serviceLimitsKey } from '../service-limits.js';
 import { CursorTable } from './cursors.js';
 import { codeOf, messageOf } from '../../sdk/guards.js';
@@ -343,6 +345,22 @@ export class SqliteStateStore implements StateStore {
       this.db
         .prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
         .run(serviceLimitsKey(limits.service), JSON.stringify(limits));
+    });
+  }
+
+  async exportLayout(exportKey: string): Promise<ExportConventions | undefined> {
+    await this.settled();
+    return this.guard('read the export layout', () =>
+      parseExportLayout(this.db.prepare<[string], string>('SELECT value FROM meta WHERE key = ?').pluck().get(exportLayoutKey(exportKey))),
+    );
+  }
+
+  async recordExportLayout(exportKey: string, layout: ExportConventions): Promise<void> {
+    await this.settled();
+    this.guard('store the export layout', () => {
+      this.db
+        .prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
+        .run(exportLayoutKey(exportKey), JSON.stringify(layout));
     });
   }
 

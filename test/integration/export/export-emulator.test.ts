@@ -114,20 +114,28 @@ beforeAll(async () => {
 exports:
   - name: deal-rows
     resource: rows
+    naming: api
+    metadata: false
     filters: { source: crm, objectType: deal }
     destination: { type: file, path: out/deals.jsonl }
   - name: deal-rows-csv
     resource: rows
+    naming: api
+    metadata: false
     filters: { source: crm, objectType: deal }
     destination: { type: file, path: out/deals.csv, columns: [remoteId, name, fields.amount.value] }
   - name: conversations
     resource: conversations
+    naming: api
+    metadata: false
     details: true
     filters: { source: calls }
     incremental: { cursor: startTime }
     destination: { type: sqlite-table, path: out/warehouse.db, table: conversations }
   - name: messages-pg
     resource: messages
+    naming: api
+    metadata: false
     details: true
     filters: { source: mail }
     destination: { type: postgres-table, url: "${PG_URL}", table: ${PG_TABLE} }

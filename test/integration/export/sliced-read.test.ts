@@ -42,6 +42,8 @@ describe.each(['inclusive', 'exclusive'] as const)('an export sliced in time win
 exports:
   - name: calls
     resource: conversations
+    naming: api
+    metadata: false
     destination: { type: sqlite-table, path: out.db, table: calls }
 `,
       );

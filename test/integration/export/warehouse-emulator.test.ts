@@ -103,7 +103,7 @@ const SEEDED_MEETINGS = [
   meeting('Beta intro', '2024-01-05T10:00:00Z', { id: 'D-2', name: 'Beta pilot', type: 'opportunity' }),
 ];
 
-/** docs/exports.md's "deals by stage with their latest conversation", as written there. */
+/** docs/exports.md's "deals by stage with their latest conversation", in the service's names (the exports here keep naming: api). */
 const DEALS_WITH_LATEST_CONVERSATION = `
 WITH linked AS (
   SELECT d.dealId, c.title, c.startTime
@@ -142,23 +142,31 @@ beforeAll(async () => {
 exports:
   - name: calls-duck
     resource: conversations
+    naming: api
+    metadata: false
     details: true
     filters: { source: calls }
     incremental: { cursor: startTime }
     destination: { type: duckdb, path: out/w.duckdb, table: conversations, shape: relational }
   - name: deals-duck
     resource: rows
+    naming: api
+    metadata: false
     filters: { source: crm, objectType: deal }
     incremental: { cursor: createdAt }
     destination: { type: duckdb, path: out/w.duckdb, table: deal_rows, shape: relational }
   - name: calls-parquet
     resource: conversations
+    naming: api
+    metadata: false
     details: true
     filters: { source: calls }
     incremental: { cursor: startTime }
     destination: { type: parquet, path: out/lake, table: conversations, mode: append, partition: { field: startTime, by: month } }
   - name: mirror-duck
     resource: conversations
+    naming: api
+    metadata: false
     details: true
     filters: { source: calls }
     incremental: { cursor: startTime }
@@ -166,6 +174,8 @@ exports:
     destination: { type: duckdb, path: out/mirror.duckdb, table: conversations, shape: relational }
   - name: mirror-sqlite
     resource: conversations
+    naming: api
+    metadata: false
     details: true
     filters: { source: calls }
     incremental: { cursor: startTime }
@@ -173,6 +183,8 @@ exports:
     destination: { type: sqlite-table, path: out/mirror.db, table: conversations, shape: relational }
   - name: mirror-pg
     resource: conversations
+    naming: api
+    metadata: false
     details: true
     filters: { source: calls }
     incremental: { cursor: startTime }
@@ -180,18 +192,26 @@ exports:
     destination: { type: postgres-table, url: "${PG_URL}", schema: ${PG_SCHEMA}, table: mirrored, shape: relational }
   - name: mirror-parquet
     resource: conversations
+    naming: api
+    metadata: false
     deletes: mirror
     destination: { type: parquet, path: out/nope, table: conversations }
   - name: crm-deals
     resource: deals
+    naming: api
+    metadata: false
     details: true
     destination: { type: duckdb, path: out/crm.duckdb, table: deals, shape: relational }
   - name: crm-meetings
     resource: conversations
+    naming: api
+    metadata: false
     details: true
     destination: { type: duckdb, path: out/crm.duckdb, table: conversations, shape: relational }
   - name: calls-pg
     resource: conversations
+    naming: api
+    metadata: false
     details: true
     filters: { source: calls }
     incremental: { cursor: startTime }

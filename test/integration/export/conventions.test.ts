@@ -1,0 +1,174 @@
+/**
+ * The analyst conventions end to end against the emulator, read back by
+ * readers that are not ferry's: Python's sqlite3, psql and a DuckDB
+ * connection of the test's own. A new export writes snake_case names, load
+ * metadata on every table, a `_ferry_loads` row per run, and with
+ * `deletes: soft` keeps a deleted record with its `_ferry_deleted_at`. An
+ * export that ran before layouts were recorded keeps the service's names.
+ */
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ServiceClient } from '../../../src/api/client.js';
+import { loadConfig } from '../../../src/config/index.js';
+import type { LoadedConfig } from '../../../src/config/index.js';
+import { startEmulator } from '../../../src/emulator/index.js';
+import type { RunningEmulator } from '../../../src/emulator/index.js';
+import { exportStateKey, inspectExport, runExport } from '../../../src/export/index.js';
+import { openStateStore } from '../../../src/state/index.js';
+import type { StateStore } from '../../../src/state/index.js';
+import { tempDir } from '../../unit/export/helpers.js';
+import { dropSchemas, freshSchema, PG_URL, postgresReachable } from '../../helpers/postgres.js';
+
+const pgAvailable = await postgresReachable();
+const schema = freshSchema('ferry_conv');
+const logger = pino({ level: 'silent' });
+const T0 = Date.parse('2024-03-01T09:00:00Z');
+const CALLS = 12;
+
+let emu: RunningEmulator;
+let client: ServiceClient;
+let sourceId: string;
+let dir: string;
+let config: LoadedConfig;
+let store: StateStore;
+
+async function run(name: string) {
+  const exp = config.exports.find((e) => e.name === name)!;
+  const { prepared, issues } = await inspectExport(config, exp);
+  expect(issues).toEqual([]);
+  return runExport(prepared!, { store, service: client }, { signal: new AbortController().signal, logger, batchSize: 5 });
+}
+
+/** Python's sqlite3 module, rows as JSON. */
+function python(file: string, sql: string): unknown[][] {
+  const script = 'import json,sqlite3,sys\nc=sqlite3.connect(sys.argv[1])\nprint(json.dumps(c.execute(sys.argv[2]).fetchall()))';
+  return JSON.parse(execFileSync('python3', ['-c', script, file, sql], { encoding: 'utf8' })) as unknown[][];
+}
+
+function psql(sql: string): string {
+  return execFileSync('psql', [PG_URL, '-At', '-F', '|', '-c', sql], { encoding: 'utf8' }).trim();
+}
+
+async function duck(sql: string): Promise<Record<string, unknown>[]> {
+  const instance = await DuckDBInstance.create(join(dir, 'out/warehouse.duckdb'));
+  const connection = await instance.connect();
+  try {
+    return (await connection.runAndReadAll(sql)).getRowObjectsJson();
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
+beforeAll(async () => {
+  emu = await startEmulator({ db: ':memory:' });
+  client = new ServiceClient({ baseUrl: emu.url, apiKey: emu.devKey ?? '', concurrency: 4, retry: { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 20 } });
+  sourceId = (await client.createSource({ name: 'calls', displayName: 'Calls' })).id;
+  for (let i = 0; i < CALLS; i++) {
+    await client.createConversation({
+      id: `call-${i}`, sourceId, public: true, createdAt: T0 + i * 60_000, startedAt: T0 + i * 60_000, displayName: `Call ${i}`,
+      participants: [{ id: 'agent', name: 'Agent' }, { email: `customer${i}@example.com` }],
+      transcript: [
+        { speakerName: 'Agent', text: `Hello ${i}`, timestamp: T0 + i * 60_000 + 1000 },
+        { speakerName: 'Customer', text: 'Grüße 👋', timestamp: T0 + i * 60_000 + 4000 },
+      ],
+    });
+  }
+  dir = tempDir();
+  const pgExport = pgAvailable
+    ? `  - name: calls-pg
+    resource: conversations
+    details: true
+    deletes: soft
+    destination: { type: postgres-table, url: "${PG_URL}", schema: ${schema}, table: conversations, shape: relational }
+`
+    : '';
+  writeFileSync(
+    join(dir, 'ferry.yaml'),
+    `version: 1
+exports:
+  - name: calls-sqlite
+    resource: conversations
+    details: true
+    deletes: soft
+    destination: { type: sqlite-table, path: out/warehouse.db, table: conversations, shape: relational }
+  - name: calls-duckdb
+    resource: conversations
+    details: true
+    deletes: soft
+    destination: { type: duckdb, path: out/warehouse.duckdb, table: conversations, shape: relational }
+  - name: calls-old
+    resource: conversations
+    destination: { type: sqlite-table, path: out/old.db, table: conversations }
+${pgExport}`,
+  );
+  config = await loadConfig(join(dir, 'ferry.yaml'));
+  store = await openStateStore(`sqlite:${join(dir, 'state.db')}`);
+}, 60_000);
+
+afterAll(async () => {
+  await store?.close();
+  await emu?.close();
+  if (pgAvailable) await dropSchemas(schema);
+});
+
+describe('analyst conventions', () => {
+  it('a new export writes snake_case names, load metadata on every table and a _ferry_loads row', async () => {
+    const summary = await run('calls-sqlite');
+    expect(summary).toMatchObject({ status: 'succeeded', exported: CALLS });
+    const file = join(dir, 'out/warehouse.db');
+    const columns = python(file, "SELECT name FROM pragma_table_info('conversations')").map((row) => row[0]);
+    expect(columns).toEqual(expect.arrayContaining(['conversation_id', 'source_id', 'start_time', 'end_time', '_ferry_loaded_at', '_ferry_load_id', '_ferry_deleted_at']));
+    expect(columns.some((name) => /[A-Z]/.test(String(name)))).toBe(false);
+    const childColumns = python(file, "SELECT name FROM pragma_table_info('conversation_transcript')").map((row) => row[0]);
+    expect(childColumns).toEqual(expect.arrayContaining(['conversation_id', 'position', 'speaker', 'text', 'start_time', '_ferry_load_id']));
+    expect(python(file, 'SELECT count(*), count(DISTINCT conversation_id), min(_ferry_load_id) = max(_ferry_load_id) FROM conversations')).toEqual([[CALLS, CALLS, 1]]);
+    expect(python(file, "SELECT count(*) FROM conversation_transcript WHERE text = 'Grüße 👋' AND _ferry_load_id = (SELECT min(_ferry_load_id) FROM conversations)")).toEqual([[CALLS]]);
+    expect(python(file, 'SELECT load_id, export_name, resource, table_name, records_read, records_written, records_deleted FROM _ferry_loads')).toEqual([
+      [summary.runId, 'calls-sqlite', 'conversations', 'conversations', CALLS, CALLS, 0],
+    ]);
+    expect(await store.exportLayout(exportStateKey('calls-sqlite'))).toEqual({ naming: 'snake_case', metadata: true });
+  });
+
+  it('an export that ran before layouts were recorded keeps the service names and no metadata', async () => {
+    const key = exportStateKey('calls-old');
+    await store.finishRun(await store.startRun(key), { status: 'succeeded', counts: { read: 0, pushed: 0, created: 0, updated: 0, unchanged: 0, failed: 0, deleted: 0, skipped: 0 } });
+    expect(await run('calls-old')).toMatchObject({ status: 'succeeded', exported: CALLS });
+    const columns = python(join(dir, 'out/old.db'), "SELECT name FROM pragma_table_info('conversations')").map((row) => row[0]);
+    expect(columns).toContain('conversationId');
+    expect(columns.filter((name) => String(name).startsWith('_ferry'))).toEqual([]);
+    expect(python(join(dir, 'out/old.db'), "SELECT count(*) FROM sqlite_master WHERE name = '_ferry_loads'")).toEqual([[0]]);
+    expect(await store.exportLayout(key)).toEqual({ naming: 'api', metadata: false });
+  });
+
+  it('deletes: soft keeps a deleted record, stamped, in SQLite, DuckDB and PostgreSQL', async () => {
+    expect(await run('calls-duckdb')).toMatchObject({ status: 'succeeded', exported: CALLS });
+    if (pgAvailable) expect(await run('calls-pg')).toMatchObject({ status: 'succeeded', exported: CALLS });
+    await client.deleteConversation({ remoteId: 'call-3', sourceId });
+    const names = ['calls-sqlite', 'calls-duckdb', ...(pgAvailable ? ['calls-pg'] : [])];
+    for (const name of names) expect(await run(name)).toMatchObject({ status: 'succeeded', exported: CALLS - 1, counts: expect.objectContaining({ deleted: 1 }) });
+    // A second run marks nothing again: the stamp stays the first one.
+    for (const name of names) expect(await run(name)).toMatchObject({ status: 'succeeded', counts: expect.objectContaining({ deleted: 0 }) });
+
+    const file = join(dir, 'out/warehouse.db');
+    expect(python(file, "SELECT count(*), count(_ferry_deleted_at), max(CASE WHEN _ferry_deleted_at IS NOT NULL THEN title END) FROM conversations")).toEqual([[CALLS, 1, 'Call 3']]);
+    expect(python(file, 'SELECT count(*), sum(records_deleted) FROM _ferry_loads')).toEqual([[3, 1]]);
+
+    expect(await duck("SELECT count(*)::INT AS n, count(_ferry_deleted_at)::INT AS gone, max(title) FILTER (_ferry_deleted_at IS NOT NULL) AS title FROM conversations")).toEqual([
+      { n: CALLS, gone: 1, title: 'Call 3' },
+    ]);
+    expect(await duck('SELECT count(*)::INT AS n FROM conversation_transcript')).toEqual([{ n: CALLS * 2 }]);
+    expect(await duck('SELECT count(*)::INT AS loads, sum(records_written)::INT AS written FROM _ferry_loads')).toEqual([{ loads: 3, written: CALLS + 2 * (CALLS - 1) }]);
+
+    if (pgAvailable) {
+      expect(psql(`SELECT count(*), count(_ferry_deleted_at), max(title) FILTER (WHERE _ferry_deleted_at IS NOT NULL) FROM "${schema}".conversations`)).toBe(`${CALLS}|1|Call 3`);
+      // The deleted call's participants keep the load that last wrote them; the others the newest.
+      expect(psql(`SELECT count(*), count(DISTINCT _ferry_load_id) FROM "${schema}".conversation_participants`)).toBe(`${CALLS * 2}|2`);
+      expect(psql(`SELECT count(*), sum(records_deleted) FROM "${schema}"._ferry_loads`)).toBe('3|1');
+    }
+  });
+});
