@@ -5,7 +5,8 @@
  * - stand-in: a list endpoint answering each page after 20 ms (as a remote
  *   service would), 10,000 conversations listed into a JSON Lines file; a
  *   single cursor chain (`read.slices: off`) against time windows at
- *   `service.concurrency: 8`. Goal ≥ 6×.
+ *   `service.concurrency: 8`, alternated BENCH_READ_REPEATS times (3), the
+ *   best of each kept. Goal ≥ 6×.
  * - emulator: 100,000 rows in `ferry emulator` (its own process, as a user
  *   runs it), a first export into postgres-table and into parquet; one chain
  *   (the read every export did before slicing, and still the default for a
@@ -31,6 +32,8 @@ const PG_URL = process.env.FERRY_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:
 const CONCURRENCY = 8;
 const STAND_IN_ITEMS = Number(process.env.BENCH_READ_STAND_IN ?? 10_000);
 const EMULATOR_ROWS = Number(process.env.BENCH_READ_ROWS ?? 100_000);
+/** Stand-in exports of each kind, alternated; the best of each is the figure. */
+const STAND_IN_REPEATS = Math.max(1, Number(process.env.BENCH_READ_REPEATS ?? 3));
 
 type Row = { name: string; value: number | string; goal?: string; ok?: boolean };
 
@@ -118,12 +121,17 @@ exports:
 `;
   try {
     const target = { url: server.url, apiKey: 'sk_live_bench' };
-    const chain = await timedExport(dir, yaml('off'), target, STAND_IN_ITEMS);
-    const sliced = await timedExport(dir, yaml('auto'), target, STAND_IN_ITEMS);
+    // Alternated, best of each: on a shared machine one run is as much the scheduler's figure as ferry's.
+    let chain = Infinity;
+    let sliced = Infinity;
+    for (let i = 0; i < STAND_IN_REPEATS; i++) {
+      chain = Math.min(chain, await timedExport(dir, yaml('off'), target, STAND_IN_ITEMS));
+      sliced = Math.min(sliced, await timedExport(dir, yaml('auto'), target, STAND_IN_ITEMS));
+    }
     const ratio = +(chain / sliced).toFixed(2);
     return [
-      { name: `stand-in 20 ms/page, ${STAND_IN_ITEMS} conversations: one cursor chain s`, value: +chain.toFixed(2) },
-      { name: `stand-in 20 ms/page: sliced at concurrency ${CONCURRENCY} s`, value: +sliced.toFixed(2) },
+      { name: `stand-in 20 ms/page, ${STAND_IN_ITEMS} conversations: one cursor chain s (best of ${STAND_IN_REPEATS})`, value: +chain.toFixed(2) },
+      { name: `stand-in 20 ms/page: sliced at concurrency ${CONCURRENCY} s (best of ${STAND_IN_REPEATS})`, value: +sliced.toFixed(2) },
       { name: 'stand-in 20 ms/page: sliced speed / one chain', value: ratio, goal: '≥ 6', ok: ratio >= 6 },
     ];
   } finally {
