@@ -11,7 +11,7 @@ import { collectState } from '../project/sync-state.js';
 import { configuredStateKeys, stateSyncNames } from '../project/sync-names.js';
 import { isRecord } from '../sdk/guards.js';
 import { redactUrl } from '../sdk/redact.js';
-import type { FailureEntry, RunCounts, RunEntry, StateStore } from '../state/index.js';
+import type { DeadLetterStore, FailureEntry, RunCounts, RunEntry, RunStore, StateStore } from '../state/index.js';
 
 export interface OverviewRow extends SyncStatus {
   kind: 'sync' | 'export';
@@ -114,7 +114,7 @@ export const FAILURE_SCAN_LIMIT = 5000;
  * code and remote id (while paging, at most {@link FAILURE_SCAN_LIMIT}
  * entries a request, so a huge dead-letter costs bounded memory and time).
  */
-export async function failurePage(store: StateStore, query: FailureQuery): Promise<{ total: number; failures: (FailureEntry & { code: string })[]; nextBeforeId: number | null; scanned: number }> {
+export async function failurePage(store: DeadLetterStore, query: FailureQuery): Promise<{ total: number; failures: (FailureEntry & { code: string })[]; nextBeforeId: number | null; scanned: number }> {
   const total = await store.failureCount(query.sync);
   const out: (FailureEntry & { code: string })[] = [];
   let beforeId = query.beforeId;
@@ -140,13 +140,13 @@ export async function failurePage(store: StateStore, query: FailureQuery): Promi
 }
 
 /** One dead-letter entry by id. */
-export async function failureById(store: StateStore, id: number): Promise<(FailureEntry & { code: string }) | undefined> {
+export async function failureById(store: DeadLetterStore, id: number): Promise<(FailureEntry & { code: string }) | undefined> {
   const [entry] = await store.failures({ beforeId: id + 1, limit: 1 });
   return entry && entry.id === id ? { ...entry, code: failureCode(entry) } : undefined;
 }
 
 /** A run of a sync by id, among its recent runs. */
-export async function runById(store: StateStore, sync: string, runId: string): Promise<RunEntry | undefined> {
+export async function runById(store: RunStore, sync: string, runId: string): Promise<RunEntry | undefined> {
   return (await store.runs({ sync, limit: 500 })).find((r) => r.runId === runId);
 }
 

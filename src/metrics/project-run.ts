@@ -7,7 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { LoadedConfig } from '../config/index.js';
-import type { StateStore } from '../state/index.js';
+import type { RunStore } from '../state/index.js';
 import type { FerryMetrics } from './registry.js';
 import type { SyncMetrics } from './sync-metrics.js';
 
@@ -30,7 +30,7 @@ export async function runMetricsFor(config: LoadedConfig, options: RunMetricsOpt
 }
 
 /** The sync's metrics, with its last success from the state store when this process has not seen one. */
-export async function syncMetricsFor(metrics: FerryMetrics, sync: string, store: StateStore): Promise<SyncMetrics> {
+export async function syncMetricsFor(metrics: FerryMetrics, sync: string, store: RunStore): Promise<SyncMetrics> {
   const syncMetrics = metrics.sync(sync);
   const last = (await store.runs({ sync, limit: HISTORY })).find((run) => (run.status === 'succeeded' || run.status === 'partial') && run.finishedAt !== null);
   if (last?.finishedAt) syncMetrics.restoreLastSuccess(new Date(last.finishedAt));

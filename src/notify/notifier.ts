@@ -8,7 +8,7 @@
 import type { Logger } from 'pino';
 import type { LoadedConfig } from '../config/index.js';
 import { redact } from '../sdk/redact.js';
-import type { StateStore } from '../state/index.js';
+import type { RunStore } from '../state/index.js';
 import { alertsForRun, overdueAlert } from './alerts.js';
 import type { Alert, FinishedRun } from './alerts.js';
 import { sendWebhook } from './webhook.js';
@@ -41,7 +41,7 @@ export class Notifier {
   }
 
   /** Alerts for syncs that have not succeeded within their expected interval, each stall once. */
-  async checkOverdue(store: StateStore, now: Date = new Date()): Promise<Alert[]> {
+  async checkOverdue(store: RunStore, now: Date = new Date()): Promise<Alert[]> {
     if (!this.enabled) return [];
     const alerts: Alert[] = [];
     for (const sync of this.#config.syncs) {

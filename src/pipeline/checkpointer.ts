@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { CursorPosition } from '../sdk/types.js';
-import type { RunCounts, StateStore } from '../state/index.js';
+import type { CursorStore, RunCounts, RunStore } from '../state/index.js';
 import { CheckpointTracker } from './checkpoint-tracker.js';
 
 export const CHECKPOINT_EVERY_UNITS = 500;
@@ -27,7 +27,7 @@ export class Checkpointer {
 
   /** `store` undefined: a dry run, which tracks positions but writes nothing. */
   constructor(
-    private readonly store: StateStore | undefined,
+    private readonly store: (CursorStore & RunStore) | undefined,
     private readonly sync: string,
     private readonly runId: string | null,
     private readonly counts: Readonly<RunCounts>,

@@ -8,14 +8,14 @@ import type { Logger } from 'pino';
 import { compileMapping } from '../mapping/index.js';
 import { FerryError } from '../sdk/errors.js';
 import type { Pusher } from '../sink/index.js';
-import type { RunCounts, StateStore } from '../state/index.js';
+import type { DeadLetterStore, LedgerStore, RunCounts } from '../state/index.js';
 import type { PreparedSync } from './prepare.js';
 import type { SeenIds } from './seen-ids.js';
 import { toUnits } from './units.js';
 
 export interface MirrorDeletesContext {
   prepared: PreparedSync;
-  store: StateStore;
+  store: LedgerStore & DeadLetterStore;
   runId: string | null;
   /** Undefined on a dry run: count what would be deleted, delete nothing. */
   pusher: Pusher | undefined;
@@ -49,7 +49,7 @@ export async function mirrorDeletes(ctx: MirrorDeletesContext): Promise<number |
  * when that is above `maxDeletePercent` of them, unless forced. Only counts:
  * the ids are listed again, a page at a time, as they are deleted.
  */
-export async function planDeletes(store: StateStore, sync: string, seen: Pick<SeenIds, 'has'>, maxDeletePercent: number, force: boolean): Promise<number> {
+export async function planDeletes(store: LedgerStore, sync: string, seen: Pick<SeenIds, 'has'>, maxDeletePercent: number, force: boolean): Promise<number> {
   let vanished = 0;
   for await (const _remoteId of vanishedIds(store, sync, seen)) vanished++;
   const live = await store.countLive(sync);
@@ -103,7 +103,7 @@ async function deleteVanished(ctx: MirrorDeletesContext, pusher: Pusher): Promis
 }
 
 /** The live ids of the ledger the read did not see, a page of the ledger at a time. */
-async function* vanishedIds(store: StateStore, sync: string, seen: Pick<SeenIds, 'has'>): AsyncIterable<string> {
+async function* vanishedIds(store: LedgerStore, sync: string, seen: Pick<SeenIds, 'has'>): AsyncIterable<string> {
   for await (const page of store.liveRemoteIdPages(sync)) {
     for (const remoteId of page) if (!seen.has(remoteId)) yield remoteId;
   }

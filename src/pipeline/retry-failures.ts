@@ -4,7 +4,7 @@
  * and pushed. A fix to the mapping, the object type or the service is picked
  * up; a fix in the source data is picked up by the next ordinary run instead.
  */
-import type { StateStore } from '../state/index.js';
+import type { DeadLetterStore, StateStore } from '../state/index.js';
 import type { SinkService } from '../sink/index.js';
 import type { PreparedSync } from './prepare.js';
 import { runSync } from './run-sync.js';
@@ -45,7 +45,7 @@ export async function retryFailures(
  * replayed twice in one retry.
  */
 export async function* replayUnits(
-  store: StateStore,
+  store: DeadLetterStore,
   sync: string,
   pageSize = REPLAY_PAGE,
   only?: readonly number[],

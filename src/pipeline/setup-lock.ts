@@ -8,7 +8,7 @@
  */
 import type { Logger } from 'pino';
 import { newOwnerId } from '../state/run-lease.js';
-import type { StateStore } from '../state/index.js';
+import type { LockStore } from '../state/index.js';
 import { sleep } from '../sdk/http-retry.js';
 
 /** Long enough for a slow setup (listing, creating, sampling nothing: the sampling is done before). */
@@ -26,7 +26,7 @@ export function setupLockKey(sync: string): string {
  * within the lease's length (its holder died), it runs anyway: setting up
  * twice still works (a 409 is recovered), it is only wasteful.
  */
-export async function withSetupLock<T>(store: StateStore, sync: string, log: Logger, signal: AbortSignal, setUp: () => Promise<T>): Promise<T> {
+export async function withSetupLock<T>(store: LockStore, sync: string, log: Logger, signal: AbortSignal, setUp: () => Promise<T>): Promise<T> {
   const key = setupLockKey(sync);
   const owner = newOwnerId();
   const giveUpAt = Date.now() + SETUP_LEASE_MS;

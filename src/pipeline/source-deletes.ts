@@ -10,12 +10,12 @@ import type { TargetType } from '../config/schema.js';
 import type { CompiledMapping } from '../mapping/index.js';
 import { isRecord } from '../sdk/guards.js';
 import type { Pusher } from '../sink/index.js';
-import type { RunCounts, StateStore } from '../state/index.js';
+import type { DeadLetterStore, LedgerStore, RunCounts } from '../state/index.js';
 import type { Unit } from './units.js';
 import { boundedFailure } from './dead-letter-excerpt.js';
 
 export interface SourceDeleteDeps {
-  store: StateStore;
+  store: LedgerStore & DeadLetterStore;
   sync: string;
   kind: TargetType;
   mapping: CompiledMapping;

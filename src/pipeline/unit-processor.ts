@@ -13,7 +13,7 @@ import { MappingEvaluationError, buildRequest, canonicalJson, fingerprintOfJson 
 import { isFerryError } from '../sdk/errors.js';
 import { isRecord } from '../sdk/guards.js';
 import type { ObjectTypeEvolver, Pusher, PushOutcome, ResolvedFields } from '../sink/index.js';
-import type { FailureWrite, FingerprintHit, RunCounts, StateStore } from '../state/index.js';
+import type { DeadLetterStore, FailureWrite, FingerprintHit, LedgerStore, RunCounts } from '../state/index.js';
 import type { Checkpointer } from './checkpointer.js';
 import type { DuplicateIds } from './duplicate-ids.js';
 import type { RunStop } from './run-stop.js';
@@ -43,7 +43,7 @@ export interface UnitSample {
 }
 
 export interface UnitProcessorDeps {
-  store: StateStore;
+  store: LedgerStore & DeadLetterStore;
   sync: LoadedSync;
   mapping: CompiledMapping;
   /** Decides "unchanged" before mapping; undefined: every unit is mapped. */

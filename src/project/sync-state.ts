@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { CursorPosition } from '../sdk/types.js';
-import type { RunEntry, StateStore } from '../state/index.js';
+import type { LockStore, RunEntry, StateStore } from '../state/index.js';
 import { readLease, RunLease } from '../state/run-lease.js';
 
 export interface LockState {
@@ -28,7 +28,7 @@ export interface SyncState {
 }
 
 /** Whether a run holds the sync's lock, read without touching it. */
-export async function lockState(store: StateStore, sync: string, lastRun: RunEntry | undefined): Promise<LockState> {
+export async function lockState(store: LockStore, sync: string, lastRun: RunEntry | undefined): Promise<LockState> {
   const lease = await readLease(store, sync);
   if (lease.state === 'free') return { held: false };
   if (lease.state === 'stale') return { held: false, since: lease.since, stale: lease.reason };

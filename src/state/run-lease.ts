@@ -9,7 +9,8 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { FerryError } from '../sdk/errors.js';
 import { codeOf } from '../sdk/guards.js';
-import type { LockHolder, StateStore } from './types.js';
+import type { LockStore } from './ports.js';
+import type { LockHolder } from './types.js';
 
 /** How long a lease lasts without renewal; renewed every third of it. */
 export const LEASE_TTL_MS = 60_000;
@@ -55,7 +56,7 @@ export function isOwnerGone(owner: string): boolean {
 }
 
 /** The lease of `key` as it stands, read-only. */
-export async function readLease(store: StateStore, key: string, nowMs = Date.now()): Promise<LeaseState> {
+export async function readLease(store: LockStore, key: string, nowMs = Date.now()): Promise<LeaseState> {
   const holder = await store.lockHolder(key);
   if (!holder) return { state: 'free' };
   const owner = parseOwnerId(holder.owner);
@@ -69,7 +70,7 @@ export class RunLease {
   private readonly renewal: NodeJS.Timeout;
 
   private constructor(
-    private readonly store: StateStore,
+    private readonly store: LockStore,
     readonly key: string,
     readonly owner: string,
     private readonly log: Logger,
@@ -83,7 +84,7 @@ export class RunLease {
    * Takes the lease of `key` or throws FERRY_SYNC_LOCKED. `label` names the
    * run for messages: `sync "deals"`, `export "calls"`.
    */
-  static async acquire(store: StateStore, key: string, label: string, log: Logger, ttlMs = LEASE_TTL_MS): Promise<RunLease> {
+  static async acquire(store: LockStore, key: string, label: string, log: Logger, ttlMs = LEASE_TTL_MS): Promise<RunLease> {
     const owner = newOwnerId();
     if (await store.acquireLock(key, owner, ttlMs)) return new RunLease(store, key, owner, log, ttlMs);
     const holder = await store.lockHolder(key);

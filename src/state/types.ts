@@ -1,12 +1,17 @@
 /**
- * The state store's contract. The runner talks only to {@link StateStore};
- * SQLite is the default backend and Postgres (shared state) can slot in
- * behind the same interface.
+ * The state store's contract: the records it keeps, and {@link StateStore},
+ * the composite of the narrow ports in ports.ts (ledger, dead-letter,
+ * cursors, runs, locks, learnt service limits, admin; and export-layouts.ts's
+ * export layouts). SQLite is the default
+ * backend and PostgreSQL (shared state) implements the same ports.
  */
-import type { ExportLayoutStore } from './export-layouts.js';
 import type { CursorPosition } from '../sdk/types.js';
+import type { ExportLayoutStore } from './export-layouts.js';
+import type { CursorStore, DeadLetterStore, LedgerStore, LockStore, RunStore, ServiceLimitStore, StateAdmin } from './ports.js';
 
 export type { CursorPosition };
+export type { CursorStore, DeadLetterStore, LedgerStore, LockStore, RunStore, ServiceLimitStore, StateAdmin } from './ports.js';
+export { STATE_PORTS, type StatePort, type UnlistedStateMethods } from './ports.js';
 
 /** What the service last acknowledged (or refused) for one record of a sync. */
 export interface LedgerEntry {
@@ -30,7 +35,7 @@ export interface LedgerEntry {
 }
 
 /** A dead-lettered record: mapped body, the service's answer, and where it came from. */
-/** Which dead-letter entries {@link StateStore.failures} lists. */
+/** Which dead-letter entries {@link DeadLetterStore.failures} lists. */
 export interface FailureFilter {
   sync?: string;
   limit?: number;
@@ -106,14 +111,14 @@ export type FailureWrite = Omit<FailureEntry, 'id' | 'createdAt' | 'attempts'> &
   replaces?: number;
 };
 
-/** Which parts of a sync's state {@link StateStore.reset} clears; omitted = all three. */
+/** Which parts of a sync's state {@link StateAdmin.reset} clears; omitted = all three. */
 export interface ResetSelection {
   cursor?: boolean;
   ledger?: boolean;
   failures?: boolean;
 }
 
-/** Who holds a sync's lock, as {@link StateStore.lockHolder} reports it. */
+/** Who holds a sync's lock, as {@link LockStore.lockHolder} reports it. */
 export interface LockHolder {
   /** The id the holder passed to `acquireLock` (opaque to the store). */
   owner: string;
@@ -123,105 +128,23 @@ export interface LockHolder {
 }
 
 /**
- * The state store's contract. Every method returns a promise so that a
- * networked backend (PostgreSQL) can implement it; the SQLite backend does its
- * work synchronously and returns settled promises.
+ * The whole state store: every port (src/state/ports.ts) in one object, for
+ * the callers that need them all (opening a project's state, a sync's run,
+ * the wrappers that decorate a store). A caller that needs one concern takes
+ * its narrow port instead. Every method returns a promise so that a
+ * networked backend (PostgreSQL) can implement it; the SQLite backend does
+ * its work synchronously and returns settled promises.
  *
- * Ordering: writes (`recordAcknowledged`, `recordFailure`, `recordDeleted`) are
- * buffered in the order they are called, and `checkpoint`/`flush` commit every
- * write whose call was made before theirs, even if the caller has not awaited
- * it yet. Reads see every write called before them.
+ * Ordering, across the ports: writes (`recordAcknowledged`, `recordFailure`,
+ * `recordDeleted`) are buffered in the order they are called, and
+ * `checkpoint`/`flush` commit every write whose call was made before theirs,
+ * even if the caller has not awaited it yet. Reads see every write called
+ * before them.
  *
  * The behaviour every backend must show is written down as a conformance
- * suite: test/support/state-store-conformance.ts.
+ * suite, one part per port: test/support/state-store-conformance.ts.
  */
-export interface StateStore extends ExportLayoutStore {
-  // ledger
-  /** Batched lookup of the ledger for many remote ids (pending writes are committed first when they touch these ids). */
-  fingerprints(sync: string, remoteIds: readonly string[]): Promise<Map<string, FingerprintHit>>;
-  /**
-   * The no-op re-run's look-up: for each pair (`remoteIds[i]`,
-   * `sourcePrints[i]`), whether the ledger holds that id as pushed with
-   * exactly that source fingerprint. Only the other pairs' entries come back
-   * as objects, so a batch of unchanged records costs one query and no
-   * per-record allocation. Pending writes are committed first when they
-   * touch these ids, as for {@link fingerprints}.
-   */
-  unchangedAtSource(sync: string, remoteIds: readonly string[], sourcePrints: readonly string[]): Promise<SourceLook>;
-  ledgerEntry(sync: string, remoteId: string): Promise<LedgerEntry | undefined>;
-  /**
-   * Remote ids with status `pushed`, in ascending order, page by page so memory
-   * stays flat (for `deletes: mirror`). Pages rather than single ids: one
-   * promise per page, not per id. Writes made while iterating must not fail.
-   */
-  liveRemoteIdPages(sync: string): AsyncIterable<readonly string[]>;
-  countLive(sync: string): Promise<number>;
-  /**
-   * Whether any record of the sync is in the ledger as pushed: a look at one
-   * index entry, where {@link countLive} walks them all. A run that finds
-   * none knows, before asking per batch, that nothing it reads can be
-   * unchanged or an update.
-   */
-  hasLive(sync: string): Promise<boolean>;
-
-  // writes: buffered, committed in batched transactions
-  recordAcknowledged(e: AcknowledgedWrite): Promise<void>;
-  recordFailure(f: FailureWrite): Promise<void>;
-  recordDeleted(sync: string, remoteId: string): Promise<void>;
-
-  // cursors
-  cursor(sync: string): Promise<CursorPosition | undefined>;
-  /**
-   * Commits every buffered ledger write and, in the same transaction, moves the
-   * sync's cursor to `cursor` (`undefined` leaves the cursor where it is).
-   */
-  checkpoint(sync: string, cursor: CursorPosition | undefined): Promise<void>;
-  /** Commits buffered writes without moving any cursor. */
-  flush(): Promise<void>;
-
-  // runs
-  startRun(sync: string): Promise<string>;
-  updateRun(runId: string, counts: RunCounts): Promise<void>;
-  /** Commits buffered writes, then marks the run finished and snapshots the sync's cursor into it. */
-  finishRun(runId: string, r: { status: RunStatus; counts: RunCounts; error?: string | null }): Promise<void>;
-  /** Newest first. */
-  runs(filter?: { sync?: string; limit?: number }): Promise<RunEntry[]>;
-  lastRun(sync: string): Promise<RunEntry | undefined>;
-
-  // dead-letter
-  /** Newest first; `beforeId`: only entries older than that one (pages of a long dead-letter, by id). */
-  failures(filter?: FailureFilter): Promise<FailureEntry[]>;
-  failureCount(sync?: string): Promise<number>;
-  removeFailure(id: number): Promise<void>;
-  purgeFailures(sync?: string): Promise<number>;
-
-  // locks
-  /**
-   * Takes the sync's lease for `owner` when it is free, expired, already
-   * `owner`'s, or held by `options.takeOverFrom` (the caller has proven that
-   * holder dead). Taking over someone else's lease marks the sync's runs still
-   * `running` as `aborted`, in the same transaction. False when another owner
-   * holds a live lease.
-   */
-  acquireLock(sync: string, owner: string, ttlMs: number, options?: { takeOverFrom?: string }): Promise<boolean>;
-  /** Extends the lease if `owner` still holds it (even if it lapsed, as long as nobody took it). */
-  renewLock(sync: string, owner: string, ttlMs: number): Promise<boolean>;
-  releaseLock(sync: string, owner: string): Promise<void>;
-  /** Who holds the sync's lock (expired leases included), without taking it. */
-  lockHolder(sync: string): Promise<LockHolder | undefined>;
-
-  // what runs learnt of the service
-  /** The limits the last run that learnt any found for each service, by service (see {@link ServiceLimits}). */
-  serviceLimits(): Promise<ServiceLimits[]>;
-  /** Keep what a run learnt of `limits.service` (replacing what an earlier run learnt of it). */
-  recordServiceLimits(limits: ServiceLimits): Promise<void>;
-
-  // admin
-  syncs(): Promise<string[]>;
-  reset(sync: string, what?: ResetSelection): Promise<void>;
-  /** Commits buffered ledger writes (never a cursor) and closes the store. */
-  close(): Promise<void>;
-}
+export interface StateStore extends LedgerStore, DeadLetterStore, CursorStore, RunStore, LockStore, ServiceLimitStore, ExportLayoutStore, StateAdmin {}
 
 /**
  * The concurrency and request rate a run's push settled on against a
@@ -241,7 +164,7 @@ export interface ServiceLimits {
   learntAt: string;
 }
 
-/** One ledger hit of {@link StateStore.fingerprints}. */
+/** One ledger hit of {@link LedgerStore.fingerprints}. */
 export interface FingerprintHit {
   fingerprint: string;
   status: LedgerEntry['status'];
@@ -250,11 +173,11 @@ export interface FingerprintHit {
   sourceFingerprint?: string;
 }
 
-/** What {@link StateStore.unchangedAtSource} found for a batch of (remote id, source fingerprint) pairs. */
+/** What {@link LedgerStore.unchangedAtSource} found for a batch of (remote id, source fingerprint) pairs. */
 export interface SourceLook {
   /** Per pair, by index: 1 when the ledger holds the id as pushed with exactly this source fingerprint, else 0. */
   unchanged: Uint8Array;
-  /** The ledger entries of the ids of the other pairs, as {@link StateStore.fingerprints} gives them (an id the ledger lacks is absent). */
+  /** The ledger entries of the ids of the other pairs, as {@link LedgerStore.fingerprints} gives them (an id the ledger lacks is absent). */
   others: Map<string, FingerprintHit>;
 }
 

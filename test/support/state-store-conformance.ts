@@ -3,14 +3,22 @@
  *
  *   describeStateStoreConformance('sqlite', () => sqliteHarness());
  *
+ * One part per port of src/state/ports.ts (ledger, dead-letter, cursors,
+ * runs, locks, learnt service limits, admin); `ports` runs only some, for a
+ * backend that implements only those. A part may use other ports to set up
+ * or commit (a ledger test checkpoints), never to check what it tests.
+ *
  * A harness points at one fresh, empty store location per test; every
  * `open()` is a new connection to it (so a second `open()` sees only what the
  * first committed). Backend-specific behaviour (file layout, corrupt files,
  * transaction rollback under a sabotaged disk) is tested next to the backend.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { emptyCounts, RUN_COUNTS_ZERO } from '../../src/state/index.js';
-import type { CursorPosition, FailureWrite, StateStore } from '../../src/state/index.js';
+import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
+import { emptyCounts, RUN_COUNTS_ZERO, STATE_PORTS } from '../../src/state/index.js';
+import type { CursorPosition, FailureWrite, StatePort, StateStore, UnlistedStateMethods } from '../../src/state/index.js';
+
+/** Every port, in the order the suite runs them. */
+const ALL_PORTS = Object.keys(STATE_PORTS) as StatePort[];
 
 export interface StateStoreOpenOptions {
   /** Milliseconds since the epoch; the store must use it for leases and run times. */
@@ -44,8 +52,30 @@ async function collect(pages: AsyncIterable<readonly string[]>): Promise<string[
   return out;
 }
 
-export function describeStateStoreConformance(name: string, createHarness: () => Promise<StateStoreHarness> | StateStoreHarness): void {
+export function describeStateStoreConformance(
+  name: string,
+  createHarness: () => Promise<StateStoreHarness> | StateStoreHarness,
+  ports: readonly StatePort[] = ALL_PORTS,
+): void {
   describe(`StateStore conformance: ${name}`, () => {
+    it('lists every method of the store under one port', () => {
+      expectTypeOf<UnlistedStateMethods>().toEqualTypeOf<never>();
+      const listed = Object.values(STATE_PORTS).flat();
+      expect(new Set(listed).size).toBe(listed.length);
+    });
+
+    /** One port's part of the contract: its methods exist, then its behaviour. */
+    const port = (which: StatePort, body: () => void): void => {
+      if (!ports.includes(which)) return;
+      describe(`${which} port`, () => {
+        it(`implements every method of the ${which} port`, async () => {
+          const store = await fresh();
+          for (const method of STATE_PORTS[which]) expect(typeof (store as unknown as Record<string, unknown>)[method], method).toBe('function');
+        });
+        body();
+      });
+    };
+
     const opened: StateStore[] = [];
     const harnesses: StateStoreHarness[] = [];
     afterEach(async () => {
@@ -71,7 +101,7 @@ export function describeStateStoreConformance(name: string, createHarness: () =>
     const ack = (store: StateStore, remoteId: string, fingerprint = `fp-${remoteId}`, sync = 'deals') =>
       store.recordAcknowledged({ sync, remoteId, fingerprint, recordId: `rec-${remoteId}`, origin: `deals.csv:${remoteId}` });
 
-    describe('ledger', () => {
+    port('ledger', () => {
       it('round-trips an acknowledgement', async () => {
         const store = await fresh();
         await ack(store, 'a');
@@ -309,7 +339,7 @@ export function describeStateStoreConformance(name: string, createHarness: () =>
       });
     });
 
-    describe('cursors and checkpoints', () => {
+    port('cursors', () => {
       it('commits buffered acknowledgements and the cursor together', async () => {
         const where = await location();
         const store = await where.open();
@@ -416,7 +446,7 @@ export function describeStateStoreConformance(name: string, createHarness: () =>
       });
     });
 
-    describe('runs', () => {
+    port('runs', () => {
       it('starts, updates and finishes a run with counts, duration and the committed cursor', async () => {
         const clock = fakeClock();
         const store = await fresh({ now: clock.now });
@@ -490,7 +520,7 @@ export function describeStateStoreConformance(name: string, createHarness: () =>
       });
     });
 
-    describe('dead-letter', () => {
+    port('deadLetter', () => {
       it('replaces an older open failure of the same record and counts attempts', async () => {
         const store = await fresh();
         await store.recordFailure(failure('deals', 'a', { reason: 'first' }));
@@ -600,7 +630,7 @@ export function describeStateStoreConformance(name: string, createHarness: () =>
       });
     });
 
-    describe('locks', () => {
+    port('locks', () => {
       it('lets one owner hold a sync at a time, independently per sync', async () => {
         const store = await fresh();
         expect(await store.acquireLock('deals', 'p1', 60_000)).toBe(true);
@@ -673,7 +703,7 @@ export function describeStateStoreConformance(name: string, createHarness: () =>
       });
     });
 
-    describe('learnt service limits', () => {
+    port('serviceLimits', () => {
       it('keeps the last limits learnt per service across connections, and replaces them', async () => {
         const at = await location();
         const store = await at.open();
@@ -690,7 +720,22 @@ export function describeStateStoreConformance(name: string, createHarness: () =>
       });
     });
 
-    describe('admin', () => {
+    port('exportLayouts', () => {
+      it('keeps an export\'s layout across connections, replaces it, and knows none of an export never recorded', async () => {
+        const at = await location();
+        const first = await at.open();
+        expect(await first.exportLayout('export:deals')).toBeUndefined();
+        await first.recordExportLayout('export:deals', { naming: 'snake_case', metadata: true });
+        await first.recordExportLayout('export:notes', { naming: 'api', metadata: false });
+        await first.recordExportLayout('export:deals', { naming: 'api', metadata: true });
+        const second = await at.open();
+        expect(await second.exportLayout('export:deals')).toEqual({ naming: 'api', metadata: true });
+        expect(await second.exportLayout('export:notes')).toEqual({ naming: 'api', metadata: false });
+        expect(await second.exportLayout('export:other')).toBeUndefined();
+      });
+    });
+
+    port('admin', () => {
       const seed = async (store: StateStore, sync: string) => {
         await store.recordAcknowledged({ sync, remoteId: 'a', fingerprint: 'f', recordId: 'r' });
         await store.recordFailure(failure(sync, 'b'));
