@@ -8,7 +8,9 @@
  * record of both processes, ferry's start-up, ferry at c16, the stand-in's
  * own HTTP limit (autocannon), and that the client's bodies equal ferry's.
  *
- * BENCH_PUSH_ZERO_ROWS (default 30000), BENCH_PUSH_ZERO_PAIRS (default 3).
+ * BENCH_PUSH_ZERO_ROWS (default 30000), BENCH_PUSH_ZERO_PAIRS (default 3);
+ * BENCH_CPU_PROF=<dir> writes a `node --cpu-prof` profile of each ferry run
+ * with the defaults into <dir> (docs/performance.md reads one by phase).
  */
 import { FERRY_BIN, measuredNode, type CliRun, type ProcessFigures } from './support/ferry-cli.js';
 import { C16, httpLimit, withPushKit } from './support/push-kit.js';
@@ -16,6 +18,8 @@ import { judged, median, ratio, type BenchRow } from './support/rows.js';
 
 const zeroRows = Number(process.env.BENCH_PUSH_ZERO_ROWS ?? 30_000);
 const pairsWanted = Number(process.env.BENCH_PUSH_ZERO_PAIRS ?? 3);
+const profileDir = process.env.BENCH_CPU_PROF;
+const nodeFlags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
 
 export function run(): Promise<BenchRow[]> {
   return withPushKit('push-zero', async ({ standIn, dir, csv, ferry, reference }) => {
@@ -24,7 +28,7 @@ export function run(): Promise<BenchRow[]> {
     const pairs: { ferry: number; client: number; ferryRun: CliRun; clientRun: ProcessFigures }[] = [];
     for (let pair = 0; pair < pairsWanted; pair++) {
       await standIn.mode({ kind: 'instant' });
-      const ferryRun = await ferry(zero, {});
+      const ferryRun = await ferry(zero, {}, { nodeFlags });
       const ferryRate = await standIn.serviceRate();
       await standIn.mode({ kind: 'instant' });
       const clientRun = await reference(zero);

@@ -4,7 +4,8 @@
  * push is at with why neither is higher. Off a TTY there is no bar; the JSON
  * logs carry progress instead.
  */
-import cliProgress from 'cli-progress';
+import { createRequire } from 'node:module';
+import type CliProgress from 'cli-progress';
 import { describeLimits } from '../sink/index.js';
 import type { PushLimits } from '../sink/index.js';
 import type { RunCounts } from '../state/index.js';
@@ -17,6 +18,8 @@ export interface ProgressDisplay {
 
 export function createProgress(sync: string, total?: number): ProgressDisplay {
   if (!process.stderr.isTTY) return { update() {}, stop() {} };
+  // Loaded only for a bar: off a TTY (a cron job, --json into a pipe) a run does not pay for it.
+  const cliProgress = createRequire(import.meta.url)('cli-progress') as typeof CliProgress;
   const bar = new cliProgress.SingleBar(
     {
       stream: process.stderr,

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import semver from 'semver';
+import type Semver from 'semver';
 import { BUILTIN_CONNECTORS_DIR, RUNS_COMPILED, ferryPackageVersion, ferryRoot } from '../sdk/ferry-package.js';
 import { FerryError } from '../sdk/errors.js';
 import { isRecord, messageOf } from '../sdk/guards.js';
@@ -268,6 +268,8 @@ function checkPeerRange(entry: string, type: string): void {
  * (a tag, a URL): a plugin is not refused over a range nobody can read.
  */
 function satisfiesPeerRange(version: string, range: string): boolean | undefined {
+  // Loaded at the first plugin checked: a run with the built-in connectors alone does not pay for it.
+  const semver = createRequire(import.meta.url)('semver') as typeof Semver;
   if (semver.valid(version) === null || semver.validRange(range) === null) return undefined;
   return semver.satisfies(version, range);
 }

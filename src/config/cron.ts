@@ -3,13 +3,22 @@
  * them, checked when the config loads so a typo fails `ferry check`, not a
  * worker at 3 a.m.
  */
-import cronParser from 'cron-parser';
+import { createRequire } from 'node:module';
+import type CronParser from 'cron-parser';
 import { z } from 'zod';
+
+/**
+ * The cron parser, loaded at the first schedule: a run of a config without
+ * one does not pay for loading it and luxon (CommonJS, so a synchronous require).
+ */
+export function cronParser(): typeof CronParser {
+  return createRequire(import.meta.url)('cron-parser') as typeof CronParser;
+}
 
 /** The parser's complaint about `expression`, or undefined when it is a valid cron expression. */
 export function cronProblem(expression: string): string | undefined {
   try {
-    cronParser.parseExpression(expression, { tz: 'UTC' });
+    cronParser().parseExpression(expression, { tz: 'UTC' });
     return undefined;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);

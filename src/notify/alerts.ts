@@ -3,7 +3,7 @@
  * a finished run (failed, or too many records rejected) or from a sync's run
  * history (no success within its expected interval). Pure: no I/O.
  */
-import cronParser from 'cron-parser';
+import { cronParser } from '../config/cron.js';
 import type { LoadedConfig } from '../config/index.js';
 import type { NotifyConfig } from '../config/notify.js';
 import type { RunCounts, RunEntry } from '../state/index.js';
@@ -81,7 +81,7 @@ export function alertsForRun(notify: NotifyConfig, run: FinishedRun, now: Date =
 export function expectedIntervalMs(notify: NotifyConfig, sync: LoadedConfig['syncs'][number], now: Date): number | undefined {
   if (notify.notSucceededWithin !== undefined) return notify.notSucceededWithin;
   if (sync.schedule === undefined) return undefined;
-  const times = cronParser.parseExpression(sync.schedule, { tz: 'UTC', currentDate: now });
+  const times = cronParser().parseExpression(sync.schedule, { tz: 'UTC', currentDate: now });
   const first = times.next().getTime();
   const second = times.next().getTime();
   return 2 * (second - first);

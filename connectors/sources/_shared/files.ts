@@ -7,11 +7,13 @@
 import { createReadStream } from 'node:fs';
 import { access, constants, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import iconv from 'iconv-lite';
+import { createRequire } from 'node:module';
+import type Iconv from 'iconv-lite';
 import { glob, isDynamicPattern } from 'tinyglobby';
 import { z } from 'zod';
 import { formatBytes } from '../../../src/sdk/bytes.js';
 import { FerryError, messageOf, type ConnectorLogger, type IncrementalRead, type SkippedInput } from '../../../src/sdk/index.js';
+import { isUtf8Encoding } from './utf8-check.js';
 
 /** `path`: a file or a glob, relative to the YAML file's directory. */
 export const pathOption = z.string().min(1);
@@ -19,7 +21,8 @@ export const pathOption = z.string().min(1);
 /** Any encoding iconv-lite knows (utf8, latin1, windows-1252, utf16le, …). */
 export const encodingOption = z
   .string()
-  .refine((name) => iconv.encodingExists(name), { message: 'unknown encoding (try utf8, latin1, windows-1252, utf16le)' })
+  // iconv-lite (its codec tables) is loaded only for an encoding other than UTF-8.
+  .refine((name) => isUtf8Encoding(name) || (createRequire(import.meta.url)('iconv-lite') as typeof Iconv).encodingExists(name), { message: 'unknown encoding (try utf8, latin1, windows-1252, utf16le)' })
   .default('utf8')
   .describe('Text encoding of the files: any encoding iconv-lite knows (utf8, latin1, windows-1252, utf16le, …).');
 
