@@ -26,6 +26,7 @@ import type { BreakerState, BreakerStats } from '../sdk/transport/breaker.js';
 import { OriginPolicy } from '../sdk/transport/origins.js';
 import { HttpTransport } from '../sdk/transport/transport.js';
 import type { SendOptions, TransportAnswer, TransportObserver } from '../sdk/transport/transport.js';
+import type { RequestControl } from '../sdk/transport/control/request-control.js';
 import { bodyText } from '../sdk/transport/wire.js';
 import { ServiceError, serviceErrorFromResponse } from './service-error.js';
 
@@ -111,6 +112,8 @@ export interface ServiceClientOptions {
   dispatcher?: Dispatcher;
   /** Cap on one answer's body. @default 64 MiB */
   maxResponseBytes?: number;
+  /** Adaptive concurrency and rate for every call without its own (exports, setup calls); none by default. */
+  control?: RequestControl;
 }
 
 export interface RequestOptions {
@@ -127,6 +130,8 @@ export interface RequestOptions {
    * serialising `body` a second time. It must be `body` as JSON.
    */
   json?: string;
+  /** Admits the call's attempts (adaptive concurrency and rate) instead of the client's own control: a sync's, with its bounds. */
+  control?: RequestControl;
 }
 
 export interface CallOptions<N extends EndpointName> extends RequestOptions {
@@ -213,6 +218,7 @@ export class ServiceClient {
       },
       breaker: new CircuitBreaker(onBreaker ? { onStateChange: (state, info) => onBreaker.call(observer, { state, ...info }) } : {}),
       observer: transportObserver(observer),
+      ...(options.control ? { control: options.control } : {}),
       errors: {
         unreachable: 'FERRY_SERVICE_UNREACHABLE',
         tooLarge: 'FERRY_SERVICE_ERROR',
@@ -267,7 +273,7 @@ export class ServiceClient {
     // Plain literals, no spreads: this runs once per push (see withOptions).
     const attempt = this.#transport.attempt(
       { method: endpoint.method, url: request.path, headers: this.#headers(request.body), body: request.body },
-      { label: name, signal, hold: options.hold, timeoutMs: options.timeoutMs, credentials: endpoint.scope === 'none' ? false : undefined },
+      { label: name, signal, hold: options.hold, timeoutMs: options.timeoutMs, credentials: endpoint.scope === 'none' ? false : undefined, control: options.control },
     );
     return attempt.then(
       (raw) => {
@@ -330,6 +336,7 @@ export class ServiceClient {
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       ...(this.#gate ? { gate: this.#gate } : {}),
       ...(endpoint.scope === 'none' ? { credentials: false as const } : {}),
+      ...(options.control ? { control: options.control } : {}),
     };
     const started = performance.now();
     let raw: TransportAnswer;

@@ -5,7 +5,7 @@
  * run — its request limits, its flags, what a failure's summary says — has
  * one home.
  */
-import { CONCURRENCY_CAP } from '../sink/concurrency-limit.js';
+import { CONCURRENCY_CAP } from '../sdk/transport/control/concurrency-limit.js';
 import type { Logger } from 'pino';
 import type { LoadedConfig } from '../config/index.js';
 import { isFerryError } from '../sdk/errors.js';

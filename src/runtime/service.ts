@@ -10,6 +10,7 @@ import type { ClientObserver, RequestGate } from '../api/client.js';
 import type { LoadedConfig } from '../config/index.js';
 import type { RunningEmulator } from '../emulator/index.js';
 import { FerryError } from '../sdk/errors.js';
+import { RequestControl } from '../sdk/transport/control/request-control.js';
 
 export interface ServiceConnection {
   client: ServiceClient;
@@ -59,6 +60,12 @@ export async function openService(
     timeoutMs: service.timeoutMs,
     retry: { maxAttempts: service.maxAttempts, ...(options.rideOutages ? { outageBudgetMs: service.outageBudgetSeconds * 1000 } : {}) },
     ...(options.observer ? { observer: options.observer } : {}),
+    // Every call without its own control (exports, setup, reads) is paced by what the service's answers teach; a
+    // sync's pushes bring their own (its bounds may differ).
+    control: new RequestControl({
+      ...(service.concurrency === undefined ? {} : { concurrency: service.concurrency }),
+      ...(service.maxRequestsPerSecond === undefined ? {} : { maxRequestsPerSecond: service.maxRequestsPerSecond }),
+    }),
     // The embedded emulator is this process's own: no budget to share with anyone.
     ...(options.gate && !emulator ? { gate: options.gate } : {}),
   });

@@ -76,6 +76,9 @@ export type {
 export { OriginPolicy } from './transport/origins.js';
 export type { OriginPolicyOptions, OriginVerdict } from './transport/origins.js';
 export { TokenBucket } from './transport/token-bucket.js';
+export { RequestControl } from './transport/control/request-control.js';
+export type { ControlStats, ControlTicket, LearntLimits, RateReason, RequestControlOptions } from './transport/control/request-control.js';
+export type { ConcurrencyReason } from './transport/control/concurrency-limit.js';
 export { bodyText, fetchWire } from './transport/wire.js';
 export type { AnswerHeaders, FetchFunction, Wire, WireAnswer, WireLimits, WireRequest } from './transport/wire.js';
 

@@ -1,10 +1,11 @@
 /**
- * Pushes mapped records to the service: as many requests in flight as the
- * adaptive concurrency limit finds the service serves without queueing
- * (src/sink/concurrency-limit.ts; `concurrency`, when set, bounds it), paced
- * by an adaptive rate limit that finds what the service accepts (bounded by
- * `maxRequestsPerSecond` when set), retried by the SDK's retry policy,
- * with bounded queues so a fast reader cannot pile up bodies in memory.
+ * Pushes mapped records to the service, with bounded queues so a fast reader
+ * cannot pile up bodies in memory, retried by the SDK's retry policy. How many
+ * go at once and how fast is the request path's business: every attempt is
+ * admitted by this push's RequestControl (src/sdk/transport/control/: the
+ * adaptive concurrency and rate, bounded by `concurrency` and
+ * `maxRequestsPerSecond` when set), which the transport enters before the
+ * request and tells its answer.
  *
  * A record waiting to retry (Retry-After, backoff) holds no request slot:
  * other records go meanwhile, so 429s and 5xx that do not grow with the rate
@@ -29,12 +30,11 @@ import type { DeletedRecordResponse, RecordResponse } from '../api/schemas/read.
 import { monotonicClock, systemClock } from '../sdk/clock.js';
 import type { Clock } from '../sdk/clock.js';
 import { abortedError } from '../sdk/http-retry.js';
-import { CONCURRENCY_CAP, ConcurrencyLimit, INITIAL_CONCURRENCY } from './concurrency-limit.js';
-import type { ConcurrencyReason } from './concurrency-limit.js';
-import { AdaptiveRateLimiter } from './rate-limiter.js';
-import type { RateDecision } from './rate-controller.js';
-import { errorBodyOf, rejectionReason, statusOf } from './service-port.js';
-import { Slots } from './slots.js';
+import { CONCURRENCY_CAP } from '../sdk/transport/control/concurrency-limit.js';
+import type { ConcurrencyReason } from '../sdk/transport/control/concurrency-limit.js';
+import { RequestControl } from '../sdk/transport/control/request-control.js';
+import type { LearntLimits, RateReason } from '../sdk/transport/control/request-control.js';
+import { errorBodyOf, rejectionReason } from './service-port.js';
 import type { RecordKind, SinkCallOptions, SinkService } from './service-port.js';
 
 export type SinkLogger = Pick<ConnectorLogger, 'debug' | 'info' | 'warn'>;
@@ -105,14 +105,7 @@ export interface PusherStats {
   heldByCeiling: number;
 }
 
-/** Why the rate is not higher. */
-export type RateReason =
-  /** The service answered 429 above it: its limit, as found. */
-  | 'throttled'
-  /** `maxRequestsPerSecond` held requests back. */
-  | 'bound'
-  /** No limit found, and the rate does not bind: something else sets the pace. */
-  | 'unlimited';
+export type { LearntLimits, RateReason };
 
 /** The concurrency and rate a push settled on, and why neither is higher: the summary's, `--json`'s and the metrics'. */
 export interface PushLimits {
@@ -160,12 +153,6 @@ const RATE_WHY: Record<RateReason, string> = {
   unlimited: 'no limit found',
 };
 
-/** What a run learnt of the service, to start the next one near it (`ferry status` shows it). */
-export interface LearntLimits {
-  concurrency: number;
-  /** Requests per second the service accepted, when it showed a limit (429s). */
-  rate?: number;
-}
 
 export interface PusherOptions {
   service: SinkService;
@@ -204,8 +191,8 @@ export interface PusherOptions {
 }
 
 type Attempt<T> = () => Promise<T>;
-/** What one attempt came to, and when its request went. */
-type Attempted<R> = { ok: true; response: R; sentAt: number; inFlight: number } | { ok: false; error: unknown; sentAt: number; inFlight: number };
+/** What one attempt came to. */
+type Attempted<R> = { ok: true; response: R } | { ok: false; error: unknown };
 type Job = { kind: RecordKind; remoteId: string };
 /** How often a service that stays down is reported while the run rides it out. */
 const OUTAGE_LOG_INTERVAL_MS = 30_000;
@@ -221,36 +208,10 @@ const UNLIKELY_STREAK = 1e-9;
 const MAX_ATTEMPTS_WHILE_SERVING = 20;
 /** Answers the transient-failure share is averaged over (an exponential moving average past the first ones). */
 const SHARE_MEMORY = 2000;
-/**
- * The slow start begins at this many requests per second per request slot
- * (what the slots allow against a service answering in 25 ms), but at least
- * START_LEAST, and doubles every ~35 ms from there while the rate binds: a
- * fast service loses a fraction of a second, a rate-limited one is not sprayed.
- * Before the first answers, the slots bound what goes out whatever the rate
- * (concurrency requests per round trip), so a higher start adds at most a few
- * 429s at a limited service: 10 per slot cost c64 at 20 ms about 1 % of a
- * ten-second run, 40 adds 3-9 429s against a 100 req/s bucket at c16.
- */
-const START_PER_SLOT = 40;
-const START_LEAST = 50;
-/**
- * The rate controller's ceiling without `maxRequestsPerSecond`: a number
- * (the token bucket's burst is a share of the rate), far above anything one
- * process sends; the slow start grows only while the rate binds, so it is
- * never reached by growth alone.
- */
-const UNBOUNDED_RATE = 100_000;
-
 export class Pusher {
   private readonly service: SinkService;
-  private readonly slots: Slots;
-  private readonly concurrencyLimit: ConcurrencyLimit;
-  private readonly concurrencyBound: number | undefined;
-  private readonly rateBound: number | undefined;
-  /** Requests sent and not answered, and the most there were at once. */
-  private sentInFlight = 0;
-  private peakInFlight = 0;
-  private readonly limiter: AdaptiveRateLimiter;
+  /** Admits every attempt on the request path: adaptive concurrency and rate (see the module comment). */
+  readonly control: RequestControl;
   private readonly clock: Clock;
   private readonly sleepFn: (ms: number, signal?: AbortSignal) => Promise<void>;
   private readonly random: () => number;
@@ -272,9 +233,8 @@ export class Pusher {
   /** `signal.aborted`, kept by the abort event. */
   private aborted: boolean;
   private readonly counters = { requests: 0, retries: 0, throttled: 0, succeeded: 0, rejected: 0 };
-  /** Records pushed and not settled; of those, waiting for their first slot; and waiting to retry. */
+  /** Records pushed and not settled; of those, waiting to retry. */
   private unsettled = 0;
-  private queued = 0;
   private waitingToRetry = 0;
   private readonly changed = new Set<() => void>();
   /** Callers of {@link waitForCapacity} waiting for room (see {@link wakeRoomWaiters}). */
@@ -320,40 +280,30 @@ export class Pusher {
       },
       { once: true },
     );
-    this.callOptions = { retry: false, hold: this.halt.signal };
+    // A virtual clock in tests paces the control too; in production it runs on the monotonic clock.
+    const controlClock = options.clock || options.sleep ? { now: () => this.clock.now(), sleep } : monotonicClock;
+    this.control = new RequestControl({
+      ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+      ...(options.maxRequestsPerSecond === undefined ? {} : { maxRequestsPerSecond: options.maxRequestsPerSecond }),
+      ...(options.learnt ? { learnt: options.learnt } : {}),
+      ...(options.minRequestsPerSecond === undefined ? {} : { minRequestsPerSecond: options.minRequestsPerSecond }),
+      ...(options.rateWindow ? { rateWindow: options.rateWindow } : {}),
+      clock: controlClock,
+      onRateChange: (decision, retryAfterMs) =>
+        this.logger.debug({ rate: Math.round(decision.rate * 10) / 10, change: decision.change, retryAfterMs }, 'push rate changed'),
+    });
+    this.callOptions = { retry: false, hold: this.halt.signal, control: this.control };
     this.policy = {
       ...DEFAULT_RETRY,
       maxAttempts: Math.max(1, options.maxAttempts),
       outageBudgetMs: options.outageBudgetMs ?? 0,
       ...definedOnly({ baseDelayMs: options.baseDelayMs, maxDelayMs: options.maxDelayMs, minDelayMs: options.minDelayMs, maxRetryAfterMs: options.maxRetryAfterMs }),
     };
-    this.concurrencyBound = options.concurrency;
-    this.rateBound = options.maxRequestsPerSecond;
     const cap = options.concurrency ?? CONCURRENCY_CAP;
     this.fixedMaxQueued = options.maxQueued;
     // Room for a second of Retry-After waits when a tenth of 20k records/s is refused (~2 MB of bodies), so that
     // 429s that do not grow with the rate do not hold the reader; still bounded against a service refusing everything.
     this.maxWaitingToRetry = options.maxWaitingToRetry ?? Math.max(2000, Math.min(cap, 64) * 128);
-    // A virtual clock in tests paces the limiter too; in production it runs on the monotonic clock.
-    const limiterClock = options.clock || options.sleep ? { now: () => this.clock.now(), sleep } : monotonicClock;
-    // Where a run starts: near what the last one learnt (halfway from the cold start, so a service that got slower
-    // meanwhile is not hit at the old figures at once), else the cold start.
-    const initial = options.learnt ? Math.max(INITIAL_CONCURRENCY, Math.round(options.learnt.concurrency * 0.75)) : INITIAL_CONCURRENCY;
-    this.concurrencyLimit = new ConcurrencyLimit({ max: cap, initial }, limiterClock.now());
-    this.slots = new Slots(this.concurrencyLimit.limit);
-    const ceiling = options.maxRequestsPerSecond ?? UNBOUNDED_RATE;
-    // A configured concurrency says what the user expects of the service; without one, a modest cold start.
-    const coldStart = options.concurrency === undefined ? START_LEAST : Math.max(START_LEAST, options.concurrency * START_PER_SLOT);
-    // A rate learnt before starts the slow start a little below it: the limit shows again within a second, not a burst past it.
-    const start = options.learnt?.rate !== undefined ? Math.max(START_LEAST, options.learnt.rate * 0.9) : coldStart;
-    this.limiter = new AdaptiveRateLimiter({
-      maxPerSecond: ceiling,
-      concurrency: this.concurrencyLimit.limit,
-      startPerSecond: Math.min(ceiling, start),
-      ...(options.minRequestsPerSecond === undefined ? {} : { minPerSecond: options.minRequestsPerSecond }),
-      ...options.rateWindow,
-      clock: limiterClock,
-    });
     this.lastAnswerAt = this.clock.now();
   }
 
@@ -420,7 +370,7 @@ export class Pusher {
    * that a 429 does not hold the run's end for a whole Retry-After.
    */
   endOfInput(): void {
-    this.limiter.finish();
+    this.control.finish();
   }
 
   /** Resolves when nothing is queued, in flight or waiting to retry. */
@@ -430,34 +380,35 @@ export class Pusher {
 
   /** Records waiting for a first request slot before `waitForCapacity` holds the reader: four per request the limit allows now. */
   get maxQueued(): number {
-    return this.fixedMaxQueued ?? Math.max(16, this.concurrencyLimit.limit * 4);
+    return this.fixedMaxQueued ?? Math.max(16, this.control.concurrency * 4);
   }
 
-  private rateReason(): RateReason {
-    if (this.rateBound !== undefined && this.limiter.heldByCeiling > 0 && this.limiter.currentRate >= this.rateBound) return 'bound';
-    return this.limiter.inSlowStart ? 'unlimited' : 'throttled';
+  /** Records waiting for their turn (their key's, or a request slot): neither in flight nor waiting to retry. */
+  private get queued(): number {
+    return Math.max(0, this.unsettled - this.waitingToRetry - this.control.inFlight);
   }
 
   stats(): PusherStats {
+    const control = this.control.stats();
     return {
       ...this.counters,
-      currentRate: this.limiter.currentRate,
-      rateReason: this.rateReason(),
-      concurrency: this.concurrencyLimit.limit,
-      concurrencyReason: this.concurrencyLimit.reason,
-      concurrencyBound: this.concurrencyBound,
-      peakInFlight: this.peakInFlight,
-      noLoadRoundTripMs: this.concurrencyLimit.noLoadRoundTripMs,
-      ceiling: this.rateBound,
-      heldByCeiling: this.limiter.heldByCeiling,
-      inFlight: this.sentInFlight,
+      currentRate: control.rate,
+      rateReason: control.rateReason,
+      concurrency: control.concurrency,
+      concurrencyReason: control.concurrencyReason,
+      concurrencyBound: control.concurrencyBound,
+      peakInFlight: control.peakInFlight,
+      noLoadRoundTripMs: control.noLoadRoundTripMs,
+      ceiling: control.rateBound,
+      heldByCeiling: control.heldByCeiling,
+      inFlight: control.inFlight,
       queued: this.queued,
       waitingToRetry: this.waitingToRetry,
     };
   }
 
   private send(job: PushJob): Promise<RecordResponse> {
-    const opts: SinkCallOptions = job.json === undefined ? this.callOptions : { retry: false, hold: this.halt.signal, json: job.json };
+    const opts: SinkCallOptions = job.json === undefined ? this.callOptions : { retry: false, hold: this.halt.signal, control: this.control, json: job.json };
     // The mapper validated the body against this endpoint's schema; the port takes the typed shape.
     switch (job.kind) {
       case 'conversation': return this.service.createConversation(job.body as ConversationRequest, opts);
@@ -475,7 +426,6 @@ export class Pusher {
   ): Promise<O | PushRejection> {
     if (this.fatal) return Promise.reject(this.fatal);
     this.unsettled++;
-    this.queued++;
     // One map per kind, keyed by the id itself: no key string to build and hash per record.
     const tails = this.tails[job.kind];
     const before = tails.get(job.remoteId);
@@ -514,23 +464,22 @@ export class Pusher {
     let failures = 0;
     let firstFailureAt: number | undefined;
     for (let n = 1; ; n++) {
-      const sent = await this.attemptOnce(job, attempt, n === 1);
+      const sent = await this.attemptOnce(job, attempt);
       const now = this.clock.now();
-      this.noteCapacity(sent);
       if (sent.ok) {
         this.noteAnswer(false);
         this.lastAnswerAt = now;
-        this.logRate(this.limiter.onAnswer(false, undefined, sent.sentAt));
         this.counters.succeeded += 1;
         return onOk(sent.response);
       }
+      // Stopped meanwhile (a wait for a slot or the breaker was cut): the reason it stopped, not the cut wait.
+      if (this.fatal) throw this.fatal;
       const failure = classifyFailure(sent.error, now);
       if (failure.kind === 'fatal') throw sent.error;
       if (failure.kind === 'auth') throw this.setFatal(authError(job, failure.status, sent.error));
       if (failure.kind === 'permanent') {
         this.noteAnswer(false);
         this.lastAnswerAt = now;
-        if (failure.status !== null) this.limiter.onAnswer(false, undefined, sent.sentAt);
         return onRejected(this.rejected(job, failure.status, sent.error));
       }
       // Transient. A 429 is the service pacing, not failing: it counts as a
@@ -538,11 +487,8 @@ export class Pusher {
       firstFailureAt ??= now;
       const outage = this.lastAnswerAt <= firstFailureAt && signalsOutage(failure.status);
       if (failure.status !== 429 || this.lastAnswerAt <= firstFailureAt) failures += 1;
-      if (failure.status === 429) this.throttled(failure.retryAfterMs, sent.sentAt);
-      else {
-        this.noteAnswer(true);
-        if (failure.status !== null) this.limiter.onAnswer(false, undefined, sent.sentAt);
-      }
+      if (failure.status === 429) this.counters.throttled += 1;
+      else this.noteAnswer(true);
       // Past maxAttempts while the service serves others, the streak decides how many more (attemptsWhileServing).
       const serving = failures >= this.policy.maxAttempts && !outage && this.lastAnswerAt > firstFailureAt;
       const policy = serving ? { ...this.policy, maxAttempts: this.attemptsWhileServing() } : this.policy;
@@ -551,18 +497,6 @@ export class Pusher {
       if (outage) this.reportOutage(now, failure.status, sent.error);
       this.counters.retries += 1;
       await this.waitToRetry(next.delayMs);
-    }
-  }
-
-  /** One answer's round trip and status, to the concurrency limit; the slots and the pacer follow the limit it gives. */
-  private noteCapacity(sent: Attempted<unknown>): void {
-    const status = sent.ok ? 200 : (statusOf(sent.error) ?? null);
-    const limit = this.concurrencyLimit.onAnswer({ status, roundTripMs: this.limiter.now() - sent.sentAt, inFlight: sent.inFlight }, this.limiter.now());
-    if (limit !== this.slots.capacity) {
-      this.slots.resize(limit);
-      this.limiter.setConcurrency(limit);
-      // More room in the queue too: readers held at the old size may go on.
-      this.notify();
     }
   }
 
@@ -591,87 +525,23 @@ export class Pusher {
   }
 
   /**
-   * One attempt in a request slot: the slot is held only while paced and
-   * sent. Written with `then` rather than as an async function: a promise
-   * only where something waits (once per record, and more on a full queue).
+   * One attempt, admitted on the request path by the control: a failed
+   * request is an outcome ({ ok: false }); a stopped run rejects. Written
+   * with `then` rather than as an async function: one promise per attempt.
    */
-  private attemptOnce<R>(job: Job, attempt: Attempt<R>, first: boolean): Promise<Attempted<R>> {
-    let slot: Promise<void> | undefined;
-    try {
-      this.checkStopped(job);
-      slot = this.slots.acquire();
-    } catch (error) {
-      if (first) this.leaveQueue();
-      return Promise.reject(error);
-    }
-    if (slot === undefined) {
-      if (first) this.leaveQueue();
-      return this.inSlot(job, attempt);
-    }
-    return slot.then(() => {
-      if (first) this.leaveQueue();
-      return this.inSlot(job, attempt);
-    });
-  }
-
-  /** Out of the queue once it has a slot, or once it never will. */
-  private leaveQueue(): void {
-    this.queued--;
-    this.notify();
-  }
-
-  /** Holding a slot: waits for the rate's turn, then sends. The slot is released whatever happens. */
-  private inSlot<R>(job: Job, attempt: Attempt<R>): Promise<Attempted<R>> {
-    let turn: Promise<void> | undefined;
-    try {
-      this.checkStopped(job);
-      turn = this.limiter.tryAcquire(this.signal);
-    } catch (error) {
-      this.slots.release();
-      return Promise.reject(error);
-    }
-    if (turn === undefined) return this.sendInSlot(job, attempt);
-    return turn.then(
-      () => this.sendInSlot(job, attempt),
-      (error: unknown) => {
-        this.slots.release();
-        throw error;
-      },
-    );
-  }
-
-  /** Sends, holding a slot and a turn: a failed request is an outcome ({ ok: false }); a stopped run rejects. */
-  private sendInSlot<R>(job: Job, attempt: Attempt<R>): Promise<Attempted<R>> {
-    // When it went (not when it began to wait for its turn): a 429 to a request sent before the last decrease is old news.
-    const sentAt = this.limiter.now();
-    try {
-      this.checkStopped(job);
-    } catch (error) {
-      this.slots.release();
-      return Promise.reject(error);
-    }
-    this.counters.requests += 1;
-    const inFlight = ++this.sentInFlight;
-    if (inFlight > this.peakInFlight) this.peakInFlight = inFlight;
+  private attemptOnce<R>(job: Job, attempt: Attempt<R>): Promise<Attempted<R>> {
     let sending: Promise<R>;
     try {
+      this.checkStopped(job);
+      this.counters.requests += 1;
       sending = attempt();
     } catch (error) {
-      this.sentInFlight--;
-      this.slots.release();
-      return Promise.resolve({ ok: false, error, sentAt, inFlight });
+      if (this.fatal || this.aborted) return Promise.reject(error);
+      return Promise.resolve({ ok: false, error });
     }
     return sending.then(
-      (response): Attempted<R> => {
-        this.sentInFlight--;
-        this.slots.release();
-        return { ok: true, response, sentAt, inFlight };
-      },
-      (error: unknown): Attempted<R> => {
-        this.sentInFlight--;
-        this.slots.release();
-        return { ok: false, error, sentAt, inFlight };
-      },
+      (response): Attempted<R> => ({ ok: true, response }),
+      (error: unknown): Attempted<R> => ({ ok: false, error }),
     );
   }
 
@@ -683,16 +553,6 @@ export class Pusher {
       this.waitingToRetry--;
       this.notify();
     }
-  }
-
-  private throttled(retryAfterMs: number | undefined, sentAt: number): void {
-    this.counters.throttled += 1;
-    this.logRate(this.limiter.onAnswer(true, retryAfterMs, sentAt), retryAfterMs);
-  }
-
-  private logRate(decision: RateDecision, retryAfterMs?: number): void {
-    if (decision.change === 'none') return;
-    this.logger.debug({ rate: Math.round(decision.rate * 10) / 10, change: decision.change, retryAfterMs }, 'push rate changed');
   }
 
   private rejected(job: Job, status: number | null, error: unknown): PushRejection {

@@ -5,6 +5,7 @@
  * sink be tested without HTTP and keeps it independent of client internals.
  */
 import { errorBodyFacts } from '../api/service-error.js';
+import type { RequestControl } from '../sdk/transport/control/request-control.js';
 import type { RecordKeyQuery, ObjectTypeListQuery, SourceListQuery } from '../api/schemas/query.js';
 import type {
   DeletedRecordResponse,
@@ -34,6 +35,8 @@ export interface SinkCallOptions {
   json?: string;
   /** Stops a wait for the outage breaker (the run stopped), not a request already sent. */
   hold?: AbortSignal;
+  /** Admits the attempt (adaptive concurrency and rate) on the request path. */
+  control?: RequestControl;
 }
 
 export interface SinkService {

@@ -7,5 +7,6 @@ export * from './transport.js';
 export * from './breaker.js';
 export * from './origins.js';
 export * from './token-bucket.js';
+export * from './control/request-control.js';
 export { bodyText, fetchWire, readCapped, ResponseTooLarge } from './wire.js';
 export type { AnswerHeaders, FetchFunction, Wire, WireAnswer, WireLimits, WireRequest } from './wire.js';

@@ -1,29 +1,23 @@
 /**
- * The transport's token bucket: a fixed request rate with a burst, callers
- * served in order. A source API's `maxRequestsPerSecond` is paced by it, so
- * a third-party API (and its quota) is not read as fast as the network
- * allows. (The pushes to the service are paced by the sink's adaptive
- * limiter, which learns the rate from 429s; see docs/sink.md.)
+ * A fixed request rate with a burst, callers served in order: a source API's
+ * `maxRequestsPerSecond`, so a third-party API (and its quota) is not read as
+ * fast as the network allows. It is the request path's one token bucket
+ * (control/rate-limiter.ts) held at a fixed rate: nothing tells it answers,
+ * so it never moves from the rate it was given.
  */
 import type { Clock } from '../clock.js';
+import { AdaptiveRateLimiter } from './control/rate-limiter.js';
 
 /** A fixed-rate token bucket (see the module comment). */
 export class TokenBucket {
-  private tokens: number;
-  private updated: number;
-  private tail: Promise<void> = Promise.resolve();
+  private readonly bucket: AdaptiveRateLimiter;
 
   /**
    * @param ratePerSecond sustained requests per second
    * @param capacity burst size; one second's worth (at least 1) by default
    */
-  constructor(
-    private readonly ratePerSecond: number,
-    private readonly clock: Clock,
-    private readonly capacity: number = Math.max(1, Math.floor(ratePerSecond)),
-  ) {
-    this.tokens = this.capacity;
-    this.updated = clock.now();
+  constructor(ratePerSecond: number, clock: Clock, capacity: number = Math.max(1, Math.floor(ratePerSecond))) {
+    this.bucket = new AdaptiveRateLimiter({ maxPerSecond: ratePerSecond, minPerSecond: ratePerSecond, burstSeconds: capacity / ratePerSecond, startFull: true, clock });
   }
 
   /**
@@ -31,22 +25,6 @@ export class TokenBucket {
    * @param signal - stops the wait (FERRY_ABORTED)
    */
   take(signal?: AbortSignal): Promise<void> {
-    const turn = this.tail.then(() => this.wait(signal));
-    // A failed (aborted) wait must not block later callers.
-    this.tail = turn.catch(() => undefined);
-    return turn;
-  }
-
-  private async wait(signal?: AbortSignal): Promise<void> {
-    for (;;) {
-      const now = this.clock.now();
-      this.tokens = Math.min(this.capacity, this.tokens + ((now - this.updated) / 1000) * this.ratePerSecond);
-      this.updated = now;
-      if (this.tokens >= 1) {
-        this.tokens -= 1;
-        return;
-      }
-      await this.clock.sleep(Math.ceil(((1 - this.tokens) / this.ratePerSecond) * 1000), signal);
-    }
+    return this.bucket.acquire(signal);
   }
 }

@@ -18,6 +18,7 @@ import type { BreakerTicket } from './breaker.js';
 import { OriginPolicy } from './origins.js';
 import type { OriginVerdict } from './origins.js';
 import type { TokenBucket } from './token-bucket.js';
+import type { ControlTicket, RequestControl } from './control/request-control.js';
 import { fetchWire, ResponseTooLarge } from './wire.js';
 import type { AnswerHeaders, Wire, WireAnswer, WireRequest } from './wire.js';
 
@@ -110,6 +111,8 @@ export interface TransportOptions {
   breaker?: CircuitBreaker;
   /** Paces every attempt (a source's `maxRequestsPerSecond`). */
   bucket?: TokenBucket;
+  /** Adaptive concurrency and rate (control/request-control.ts): every attempt is admitted by it and tells it its answer. */
+  control?: RequestControl;
   gate?: AttemptGate;
   observer?: TransportObserver;
   wire?: Wire;
@@ -146,6 +149,8 @@ export interface SendOptions {
   from?: URL;
   /** `false`: do not add the transport's credentials (the request carries its own, as an OAuth token request does). */
   credentials?: false;
+  /** Admits this request's attempts instead of the transport's own control (a sync's, with its own bounds). */
+  control?: RequestControl;
 }
 
 /** Options of {@link HttpTransport.attempt} (undefined values allowed: the hot path builds them without spreads). */
@@ -161,6 +166,8 @@ export interface AttemptOptions {
   label?: string | undefined;
   /** `false`: do not add the transport's credentials (a call that needs none). */
   credentials?: false | undefined;
+  /** Admits the attempt instead of the transport's own control. */
+  control?: RequestControl | undefined;
 }
 
 /**
@@ -213,6 +220,7 @@ export class HttpTransport {
     const label = options.label ?? `${request.method} ${pathOf(request.url)}`;
     const observer = this.options.observer;
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    const control = options.control ?? this.options.control;
     let current = request;
     // A path is on the home origin by construction; a URL is checked.
     let verdict: OriginVerdict = typeof current.url === 'string' ? 'credentials' : origins.check(current.url, options.from, options.reachedBy ?? 'send a request');
@@ -223,13 +231,22 @@ export class HttpTransport {
       await this.options.gate?.acquire(signal);
       await options.gate?.acquire(signal);
       if (options.paced !== false) await this.options.bucket?.take(signal);
-      const entered = this.breaker.enter(signal);
-      const ticket = entered instanceof Promise ? await entered : entered;
+      const admitted = control?.enter(signal);
+      const admission = admitted instanceof Promise ? await admitted : admitted;
+      let ticket: BreakerTicket;
       let sent: WireRequest;
+      try {
+        const entered = this.breaker.enter(signal);
+        ticket = entered instanceof Promise ? await entered : entered;
+      } catch (error) {
+        if (admission) control?.leave(admission, 'unsent');
+        throw error;
+      }
       try {
         sent = await this.prepare(current, options.credentials === false && verdict === 'credentials' ? 'as-is' : verdict, signal);
       } catch (error) {
         this.breaker.leave(ticket, 'unsent');
+        if (admission) control?.leave(admission, 'unsent');
         throw error;
       }
       const started = this.now();
@@ -237,6 +254,7 @@ export class HttpTransport {
       try {
         answer = await this.wire(sent, { signal, origin: origins.home, timeoutMs, maxBytes: this.maxResponseBytes });
       } catch (caught) {
+        if (admission) control?.leave(admission, signal?.aborted ? 'unsent' : null);
         const outcome = this.unanswered(caught, ticket, signal, label, current.url);
         observer?.onAnswer?.({ label, method: sent.method, url: current.url, status: null, errorCode: outcome.errorCode, latencyMs: this.now() - started, attempt });
         failingSince ??= started;
@@ -248,6 +266,7 @@ export class HttpTransport {
       }
       const { status, headers } = answer;
       this.breaker.leave(ticket, signalsOutage(status) ? 'down' : 'up');
+      if (admission) control?.leave(admission, status, status === 429 ? this.retryAfter(headers) : undefined);
       observer?.onAnswer?.({ label, method: sent.method, url: current.url, status, latencyMs: this.now() - started, attempt, headers });
       const location = options.followRedirects === false ? undefined : redirectTarget(status, headers, this.absolute(current.url, origins));
       if (location !== undefined) {
@@ -259,7 +278,7 @@ export class HttpTransport {
       }
       if (isRetryableStatus(status)) {
         failingSince = signalsOutage(status) ? (failingSince ?? started) : undefined;
-        const retryAfterMs = parseRetryAfter(headers['retry-after'], this.options.wallClock?.() ?? Date.now());
+        const retryAfterMs = this.retryAfter(headers);
         const outage = failingSince === undefined ? {} : { outageMs: this.outageMs(failingSince) };
         const next = nextRetry(retryAfterMs, { failures: attempt, ...outage }, policy, this.options.random);
         if (next.retry) {
@@ -274,20 +293,41 @@ export class HttpTransport {
 
   /**
    * One attempt at a path on the home origin, for a caller that runs its own
-   * queue and retries (the pusher): through the breaker and the observer like
-   * every attempt of {@link send}, but with no retry, no redirect followed
-   * and no gate or bucket. Written with `then` rather than as an async
+   * queue and retries (the pusher): admitted by the control, through the
+   * breaker and the observer like every attempt of {@link send}, but with no
+   * retry, no redirect followed and no gate or fixed bucket. Written with `then` rather than as an async
    * function: at thousands of pushes a second, each promise saved counts.
    * Resolves with the answer whatever its status; rejects with the
    * `unreachable` code (no answer), `tooLarge`, or FERRY_ABORTED.
    */
   attempt(request: WireRequest & { url: string }, options: AttemptOptions = {}): Promise<TransportAnswer> {
-    const entered = this.breaker.enter(options.signal ?? options.hold);
-    if (entered instanceof Promise) return entered.then((ticket) => this.attemptWith(ticket, request, options));
-    return this.attemptWith(entered, request, options);
+    const control = options.control ?? this.options.control;
+    if (control === undefined) return this.pastControl(undefined, undefined, request, options);
+    const admitted = control.enter(options.signal ?? options.hold);
+    if (admitted instanceof Promise) return admitted.then((admission) => this.pastControl(control, admission, request, options));
+    return this.pastControl(control, admitted, request, options);
   }
 
-  private attemptWith(ticket: BreakerTicket, request: WireRequest & { url: string }, options: AttemptOptions): Promise<TransportAnswer> {
+  /** Admitted by the control (when there is one): through the breaker. */
+  private pastControl(control: RequestControl | undefined, admission: ControlTicket | undefined, request: WireRequest & { url: string }, options: AttemptOptions): Promise<TransportAnswer> {
+    const entered = this.breaker.enter(options.signal ?? options.hold);
+    if (!(entered instanceof Promise)) return this.attemptWith(entered, control, admission, request, options);
+    return entered.then(
+      (ticket) => this.attemptWith(ticket, control, admission, request, options),
+      (error: unknown) => {
+        if (admission) control?.leave(admission, 'unsent');
+        throw error;
+      },
+    );
+  }
+
+  private attemptWith(
+    ticket: BreakerTicket,
+    control: RequestControl | undefined,
+    admission: ControlTicket | undefined,
+    request: WireRequest & { url: string },
+    options: AttemptOptions,
+  ): Promise<TransportAnswer> {
     const { signal } = options;
     const label = options.label ?? `${request.method} ${request.url}`;
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
@@ -304,20 +344,29 @@ export class HttpTransport {
       sending = prepared instanceof Promise ? prepared.then(send) : send(prepared);
     } catch (error) {
       this.breaker.leave(ticket, 'unsent');
+      if (admission) control?.leave(admission, 'unsent');
       return Promise.reject(error);
     }
     return sending.then(
       (answer) => {
-        this.breaker.leave(ticket, signalsOutage(answer.status) ? 'down' : 'up');
-        observer?.onAnswer?.({ label, method: request.method, url: request.url, status: answer.status, latencyMs: this.now() - started, attempt: 1, headers: answer.headers });
-        return { status: answer.status, headers: answer.headers, body: answer.body, url: request.url, attempts: 1 };
+        const { status } = answer;
+        this.breaker.leave(ticket, signalsOutage(status) ? 'down' : 'up');
+        if (admission) control?.leave(admission, status, status === 429 ? this.retryAfter(answer.headers) : undefined);
+        observer?.onAnswer?.({ label, method: request.method, url: request.url, status, latencyMs: this.now() - started, attempt: 1, headers: answer.headers });
+        return { status, headers: answer.headers, body: answer.body, url: request.url, attempts: 1 };
       },
       (caught: unknown) => {
+        if (admission) control?.leave(admission, signal?.aborted ? 'unsent' : null);
         const outcome = this.unanswered(caught, ticket, signal, label, request.url);
         observer?.onAnswer?.({ label, method: request.method, url: request.url, status: null, errorCode: outcome.errorCode, latencyMs: this.now() - started, attempt: 1 });
         throw this.unreachable(label, request.url, 1, outcome.errorCode, outcome.error, timeoutMs);
       },
     );
+  }
+
+  /** An answer's Retry-After, in ms (undefined: none usable). */
+  private retryAfter(headers: AnswerHeaders): number | undefined {
+    return parseRetryAfter(headers['retry-after'], this.options.wallClock?.() ?? Date.now());
   }
 
   /** A request's URL as a URL (a path is on the policy's home origin). */

@@ -10,7 +10,7 @@ import type { CreateObjectTypeRequest, CreateSourceRequest, UpdateObjectTypeRequ
 import type { RecordKeyQuery } from '../../../src/api/schemas/query.js';
 import type { FieldType } from '../../../src/sdk/types.js';
 import type { Clock } from '../../../src/sdk/clock.js';
-import { abortedError } from '../../../src/sdk/http-retry.js';
+import { abortedError, classifyFailure } from '../../../src/sdk/http-retry.js';
 
 /** Shaped like the client's ServiceError: what the sink reads off a failure. */
 export class FakeServiceError extends Error {
@@ -200,7 +200,24 @@ export class FakeService implements SinkService {
     }
   }
 
-  private async push(kind: PushKind, body: Record<string, unknown>, options?: SinkCallOptions): Promise<RecordResponse> {
+  /**
+   * A record call as the client makes it: admitted by the call's control (the
+   * request path's adaptive concurrency and rate), which hears the answer.
+   */
+  private admitted<T>(call: () => Promise<T>, options: SinkCallOptions | undefined): Promise<T> {
+    if (!options?.control) return call();
+    return options.control.admitted(call, options.hold, (error) => {
+      const failure = classifyFailure(error, this.clock.now());
+      const status = typeof (error as { status?: unknown }).status === 'number' ? (error as { status: number }).status : null;
+      return { status, retryAfterMs: failure.kind === 'transient' ? failure.retryAfterMs : undefined };
+    });
+  }
+
+  private push(kind: PushKind, body: Record<string, unknown>, options?: SinkCallOptions): Promise<RecordResponse> {
+    return this.admitted(() => this.pushNow(kind, body, options), options);
+  }
+
+  private async pushNow(kind: PushKind, body: Record<string, unknown>, options?: SinkCallOptions): Promise<RecordResponse> {
     this.log(`create:${kind}`, [body], options);
     this.pushes += 1;
     const n = this.pushes;
@@ -223,7 +240,11 @@ export class FakeService implements SinkService {
   createRow(body: object, options?: SinkCallOptions) { return this.push('row', body as Record<string, unknown>, options); }
   createDocument(body: object, options?: SinkCallOptions) { return this.push('document', body as Record<string, unknown>, options); }
 
-  private async del(kind: PushKind, query: RecordKeyQuery, options?: SinkCallOptions) {
+  private del(kind: PushKind, query: RecordKeyQuery, options?: SinkCallOptions): Promise<DeletedRecordResponse> {
+    return this.admitted(() => this.delNow(kind, query, options), options);
+  }
+
+  private async delNow(kind: PushKind, query: RecordKeyQuery, options?: SinkCallOptions): Promise<DeletedRecordResponse> {
     this.log(`delete:${kind}`, [query], options);
     await Promise.resolve();
     const scripted = this.script.shift();

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { SlowStart, binomialTail } from '../../../src/sink/slow-start.js';
+import { SlowStart, binomialTail } from '../../../../../src/sdk/transport/control/slow-start.js';
 
 /** A fixed pattern with every tenth answer a 429: a service refusing 10 % at random, whatever the rate. */
 const tenth = (i: number) => i % 10 === 7;

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
-import { Pacer } from '../../../src/sink/pacer.js';
-import { AdaptiveRateLimiter } from '../../../src/sink/rate-limiter.js';
-import { TimerClock } from './fake-service.js';
+import { Pacer } from '../../../../../src/sdk/transport/control/pacer.js';
+import { AdaptiveRateLimiter } from '../../../../../src/sdk/transport/control/rate-limiter.js';
+import { TimerClock } from '../../../sink/fake-service.js';
 
 /** The delays a train of `n` requests, all ready at `now`, gets from the pacer. */
 function train(pacer: Pacer, now: number, n: number): number[] {

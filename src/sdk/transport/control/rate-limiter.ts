@@ -12,9 +12,9 @@
  * A request that has its token may still wait for the {@link Pacer}, which
  * spreads requests over the service's round trip instead of sending trains.
  */
-import { onAbort } from '../sdk/abort-listeners.js';
-import { abortedError } from '../sdk/http-retry.js';
-import type { Clock } from '../sdk/clock.js';
+import { onAbort } from '../../abort-listeners.js';
+import { abortedError } from '../../http-retry.js';
+import type { Clock } from '../../clock.js';
 import { Pacer } from './pacer.js';
 import { RateController } from './rate-controller.js';
 import type { RateDecision } from './rate-controller.js';
@@ -35,6 +35,8 @@ export interface AdaptiveRateOptions {
   /** Window sizes of the controller (tests use small ones). */
   minWindowMs?: number;
   minWindowAnswers?: number;
+  /** Start with a full burst of tokens (a fixed-rate bucket), not one. @default false */
+  startFull?: boolean;
 }
 
 const RESOLVED = Promise.resolve();
@@ -85,8 +87,8 @@ export class AdaptiveRateLimiter {
     );
     // A cold start sends one request, not a burst: the service's own bucket may be low after setup calls.
     // Nothing is earned before the first request (the pusher is made long before the first record reaches it).
-    this.tokens = 1;
-    this.refilledAt = Number.NaN;
+    this.tokens = options.startFull ? this.burst() : 1;
+    this.refilledAt = options.startFull ? now : Number.NaN;
   }
 
   /** Requests so far that waited for a token while the rate stood at the configured ceiling. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConcurrencyLimit, INITIAL_CONCURRENCY } from '../../../src/sink/concurrency-limit.js';
+import { ConcurrencyLimit, INITIAL_CONCURRENCY } from '../../../../../src/sdk/transport/control/concurrency-limit.js';
 
 /**
  * A discrete-event simulation on a virtual clock: a client that keeps as many

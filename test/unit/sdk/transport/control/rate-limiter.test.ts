@@ -1,8 +1,8 @@
 import { describe, it, expect } from 'vitest';
-import { AdaptiveRateLimiter } from '../../../src/sink/rate-limiter.js';
-import { RateController } from '../../../src/sink/rate-controller.js';
-import { monotonicClock } from '../../../src/sdk/clock.js';
-import { FakeClock, TimerClock } from './fake-service.js';
+import { AdaptiveRateLimiter } from '../../../../../src/sdk/transport/control/rate-limiter.js';
+import { RateController } from '../../../../../src/sdk/transport/control/rate-controller.js';
+import { monotonicClock } from '../../../../../src/sdk/clock.js';
+import { FakeClock, TimerClock } from '../../../sink/fake-service.js';
 
 /**
  * A token bucket service on the virtual clock: answers `throttled` when its
