@@ -73,7 +73,17 @@ export class ApiClient {
   /** One request through the transport; its refusals (origin, size) and failures get this stream's place and a log line. */
   private async send(request: TransportRequest, context: RequestContext, shown: string, link: { how: string; from: URL } | undefined) {
     try {
-      return await this.transport.send(request, { signal: context.signal, label: shown, ...(link ? { reachedBy: link.how, from: link.from } : {}) });
+      return await this.transport.send(request, {
+        signal: context.signal,
+        label: shown,
+        // One warning per retry, with the URL as shown everywhere (secrets masked).
+        onRetry: (event) => {
+          const fields = { url: this.redactor.url(request.url), attempt: event.attempt, waitMs: event.delayMs };
+          if (event.status === undefined) context.logger.warn({ ...fields, code: event.errorCode }, 'source API unreachable; retrying');
+          else context.logger.warn({ ...fields, status: event.status }, 'source API answered a transient error; retrying');
+        },
+        ...(link ? { reachedBy: link.how, from: link.from } : {}),
+      });
     } catch (error) {
       if (!(error instanceof FerryError)) {
         throw new FerryError('FERRY_SOURCE_UNREACHABLE', `${shown} failed: ${this.redactor.text(error instanceof Error ? error.message : String(error))}`, {

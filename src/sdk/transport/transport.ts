@@ -151,6 +151,8 @@ export interface SendOptions {
   credentials?: false;
   /** Admits this request's attempts instead of the transport's own control (a sync's, with its own bounds). */
   control?: RequestControl;
+  /** Told of this request's retries, after the transport's observer (a caller's log line). Must not throw. */
+  onRetry?: (event: RetryEvent) => void;
 }
 
 /** Options of {@link HttpTransport.attempt} (undefined values allowed: the hot path builds them without spreads). */
@@ -260,7 +262,9 @@ export class HttpTransport {
         failingSince ??= started;
         const next = nextRetry(undefined, { failures: attempt, outageMs: this.outageMs(failingSince) }, policy, this.options.random);
         if (!next.retry) throw this.unreachable(label, current.url, attempt, outcome.errorCode, outcome.error, timeoutMs);
-        observer?.onRetry?.({ label, errorCode: outcome.errorCode, attempt, delayMs: next.delayMs });
+        const event: RetryEvent = { label, errorCode: outcome.errorCode, attempt, delayMs: next.delayMs };
+        observer?.onRetry?.(event);
+        options.onRetry?.(event);
         await this.sleepFn(next.delayMs, signal);
         continue;
       }
@@ -282,7 +286,9 @@ export class HttpTransport {
         const outage = failingSince === undefined ? {} : { outageMs: this.outageMs(failingSince) };
         const next = nextRetry(retryAfterMs, { failures: attempt, ...outage }, policy, this.options.random);
         if (next.retry) {
-          observer?.onRetry?.({ label, status, attempt, delayMs: next.delayMs, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+          const event: RetryEvent = { label, status, attempt, delayMs: next.delayMs, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+          observer?.onRetry?.(event);
+          options.onRetry?.(event);
           await this.sleepFn(next.delayMs, signal);
           continue;
         }

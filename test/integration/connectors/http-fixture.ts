@@ -98,13 +98,13 @@ export const silent = { debug() {}, info() {}, warn() {}, error() {} };
 export function context<Schema extends z.ZodType>(
   source: SourceDefinition<Schema>,
   input: z.input<Schema> | z.output<Schema>,
-  extra: { incremental?: IncrementalRead; signal?: AbortSignal; parsed?: boolean } = {},
+  extra: { incremental?: IncrementalRead; signal?: AbortSignal; parsed?: boolean; logger?: ReadContext<unknown>['logger'] } = {},
 ): ReadContext<z.output<Schema>> {
   return {
     options: extra.parsed ? (input as z.output<Schema>) : source.options.parse(input),
     baseDir: process.cwd(),
     syncName: 'test-sync',
-    logger: silent,
+    logger: extra.logger ?? silent,
     signal: extra.signal ?? new AbortController().signal,
     ...(extra.incremental ? { incremental: extra.incremental } : {}),
   };

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpSource } from '../../../connectors/sources/http/index.js';
 import { isFerryError, type FerryError } from '../../../src/sdk/index.js';
-import { items, readAll, rejection, startApi, VirtualClock, type TestApi } from './http-fixture.js';
+import { items, readAll, rejection, silent, startApi, VirtualClock, type TestApi } from './http-fixture.js';
 
 let api: TestApi | undefined;
 afterEach(async () => {
@@ -58,6 +58,21 @@ describe('http source retries', () => {
     expect(records).toHaveLength(12);
     expect(clock.sleeps).toEqual([7000]);
     expect(api.requests).toHaveLength(2);
+  });
+
+  it('logs one warning per retry, with the URL as shown everywhere (the query key masked)', async () => {
+    let calls = 0;
+    api = await startApi(() => (++calls <= 2 ? { status: calls === 1 ? 503 : 429 } : { json: ALL }));
+    const warnings: { fields: Record<string, unknown>; message: string }[] = [];
+    const logger = { ...silent, warn: (fields: Record<string, unknown>, message: string) => void warnings.push({ fields, message }) };
+    const options = { baseUrl: api.url, path: '/items', auth: { type: 'apiKey' as const, in: 'query' as const, name: 'hapikey', value: 'key-abcdef' } };
+    await readAll(createHttpSource({ clock: new VirtualClock() }), options, { logger });
+    expect(warnings.map((w) => [w.message, w.fields.status, w.fields.attempt])).toEqual([
+      ['source API answered a transient error; retrying', 503, 1],
+      ['source API answered a transient error; retrying', 429, 2],
+    ]);
+    expect(JSON.stringify(warnings)).not.toContain('key-abcdef');
+    expect(String(warnings[0]!.fields.url)).toContain('/items');
   });
 
   it('honours Retry-After as an HTTP date', async () => {
