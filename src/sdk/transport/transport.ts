@@ -270,7 +270,7 @@ export class HttpTransport {
       }
       const { status, headers } = answer;
       this.breaker.leave(ticket, signalsOutage(status) ? 'down' : 'up');
-      if (admission) control?.leave(admission, status, status === 429 ? this.retryAfter(headers) : undefined);
+      if (admission) control?.leave(admission, status, status === 429 ? this.retryAfter(headers) : undefined, headers);
       observer?.onAnswer?.({ label, method: sent.method, url: current.url, status, latencyMs: this.now() - started, attempt, headers });
       const location = options.followRedirects === false ? undefined : redirectTarget(status, headers, this.absolute(current.url, origins));
       if (location !== undefined) {
@@ -357,7 +357,7 @@ export class HttpTransport {
       (answer) => {
         const { status } = answer;
         this.breaker.leave(ticket, signalsOutage(status) ? 'down' : 'up');
-        if (admission) control?.leave(admission, status, status === 429 ? this.retryAfter(answer.headers) : undefined);
+        if (admission) control?.leave(admission, status, status === 429 ? this.retryAfter(answer.headers) : undefined, answer.headers);
         observer?.onAnswer?.({ label, method: request.method, url: request.url, status, latencyMs: this.now() - started, attempt: 1, headers: answer.headers });
         return { status, headers: answer.headers, body: answer.body, url: request.url, attempts: 1 };
       },

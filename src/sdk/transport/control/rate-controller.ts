@@ -82,7 +82,10 @@ const SAME_LIMIT = 0.05;
 const MAX_CONFIRMED = 2;
 
 export class RateController {
-  readonly ceiling: number;
+  /** The configured ceiling. */
+  private readonly configured: number;
+  /** The rate the service's own headers announce (RateLimit-Policy and the like), when they do. */
+  private announced = Number.POSITIVE_INFINITY;
   private readonly floor: number;
   private readonly minWindowMs: number;
   private readonly minWindowAnswers: number;
@@ -114,7 +117,7 @@ export class RateController {
   private finishing = false;
 
   constructor(options: RateControllerOptions, now: number) {
-    this.ceiling = options.ceiling;
+    this.configured = options.ceiling;
     this.floor = Math.min(options.floor ?? 0.5, this.ceiling);
     this.minWindowMs = options.minWindowMs ?? 250;
     this.minWindowAnswers = options.minWindowAnswers ?? 20;
@@ -123,6 +126,28 @@ export class RateController {
     this.recent = new RecentCount();
     this.answered = new RecentCount();
     this.window = { start: now, accepted: 0, throttled: 0, limited: false };
+  }
+
+  /** The rate never exceeds this: the configured ceiling, or the rate the service announced when lower. */
+  get ceiling(): number {
+    return Math.min(this.configured, this.announced);
+  }
+
+  /**
+   * The service's headers announce its limit (`rate` requests per second):
+   * used at once — the rate goes just below it, the slow start (a search for
+   * a limit now known) ends, and it bounds the rate until announced otherwise.
+   */
+  announce(rate: number, now: number): RateDecision {
+    if (!(rate > 0) || rate === this.announced) return { change: 'none' };
+    this.announced = Math.max(rate, this.floor);
+    this.slowStart = undefined;
+    this.limit = this.announced;
+    this.limitMeasured = true;
+    this.window = { start: now, accepted: 0, throttled: 0, limited: false };
+    const before = this.current;
+    this.current = clamp(this.announced * BELOW_LIMIT, this.floor, this.ceiling);
+    return { change: this.current < before ? 'decrease' : 'increase', rate: this.current };
   }
 
   /** Requests per second allowed now. */

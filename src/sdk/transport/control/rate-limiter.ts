@@ -202,6 +202,37 @@ export class AdaptiveRateLimiter {
     return decision;
   }
 
+  /** The service announced its rate (its headers): the controller takes it at once. */
+  announce(rate: number): RateDecision {
+    const now = this.clock.now();
+    this.refill(now);
+    const decision = this.controller.announce(rate, now);
+    if (decision.change !== 'none') this.rescheduled(now);
+    return decision;
+  }
+
+  /**
+   * The service said none is left until `ms` from now (RateLimit-Remaining: 0
+   * and its reset): new requests wait until then, without lowering the rate.
+   */
+  holdFor(ms: number): void {
+    const now = this.clock.now();
+    if (!(ms > 0) || now + ms <= this.heldUntil) return;
+    this.heldUntil = now + ms;
+    this.tokens = 0;
+    this.cuts++;
+    this.controller.restartWindow(this.heldUntil);
+    this.rescheduled(now);
+  }
+
+  /** The line waits at the new rate (or hold) from now on. */
+  private rescheduled(now: number): void {
+    if (!this.wakeup) return;
+    this.wakeup.abort();
+    this.wakeup = undefined;
+    this.scheduleWakeup(now);
+  }
+
   /** Set the timer for when the next token is earned (or the hold ends), unless one is set. */
   private scheduleWakeup(now: number): void {
     if (this.wakeup) return;

@@ -26,6 +26,8 @@ import type { ConcurrencyReason } from './concurrency-limit.js';
 import { AdaptiveRateLimiter } from './rate-limiter.js';
 import type { RateDecision } from './rate-controller.js';
 import { Slots } from './slots.js';
+import { announcedLimit, announcedRate, hasRateHeaders } from './rate-headers.js';
+import type { AnswerHeaders } from '../wire.js';
 
 /** Why the rate is not higher. */
 export type RateReason =
@@ -56,6 +58,8 @@ export interface RequestControlOptions {
   rateWindow?: { minWindowMs?: number; minWindowAnswers?: number };
   /** Monotonic milliseconds and sleep. @default the monotonic clock */
   clock?: Clock;
+  /** Epoch ms, for a reset given as an epoch time. @default Date.now */
+  wallClock?: () => number;
   /** Told of every change of the rate (a debug log). Must not throw. */
   onRateChange?: (decision: Exclude<RateDecision, { change: 'none' }>, retryAfterMs: number | undefined) => void;
 }
@@ -112,6 +116,7 @@ export class RequestControl {
   private readonly rateBound: number | undefined;
   private readonly concurrencyBound: number | undefined;
   private readonly onRateChange: RequestControlOptions['onRateChange'];
+  private readonly wallClock: () => number;
   private inFlightNow = 0;
   private peak = 0;
 
@@ -120,6 +125,7 @@ export class RequestControl {
     this.rateBound = options.maxRequestsPerSecond;
     this.concurrencyBound = options.concurrency;
     this.onRateChange = options.onRateChange;
+    this.wallClock = options.wallClock ?? Date.now;
     const cap = options.concurrency ?? CONCURRENCY_CAP;
     // Near what the last run learnt (a quarter below: a service that got slower meanwhile is not hit at the old figure).
     const initial = options.learnt ? Math.max(INITIAL_CONCURRENCY, Math.round(options.learnt.concurrency * 0.75)) : INITIAL_CONCURRENCY;
@@ -182,9 +188,10 @@ export class RequestControl {
    * The attempt that held `ticket` is over: `status` its HTTP status, null
    * when nothing was answered (refused, reset, timed out), `unsent` when it
    * never went. A 429 lowers the rate (with its Retry-After); every answer's
-   * round trip and status steer the concurrency.
+   * round trip and status steer the concurrency. `headers`: the answer's,
+   * for the limit a service announces (RateLimit-*, X-RateLimit-*).
    */
-  leave(ticket: ControlTicket, status: number | null | 'unsent', retryAfterMs?: number): void {
+  leave(ticket: ControlTicket, status: number | null | 'unsent', retryAfterMs?: number, headers?: AnswerHeaders): void {
     this.inFlightNow--;
     this.slots.release();
     if (status === 'unsent') return;
@@ -196,9 +203,21 @@ export class RequestControl {
     }
     // No answer says nothing about the rate (an outage is the breaker's business).
     if (status === null) return;
+    if (headers !== undefined && hasRateHeaders(headers)) this.announced(headers);
     const throttled = status === 429;
     const decision = this.limiter.onAnswer(throttled, throttled ? retryAfterMs : undefined, ticket.sentAt);
     if (decision.change !== 'none') this.onRateChange?.(decision, throttled ? retryAfterMs : undefined);
+  }
+
+  /** What the service's headers say of its limit, used at once: its rate bounds ours; none left waits for the reset. */
+  private announced(headers: AnswerHeaders): void {
+    const limit = announcedLimit(headers, this.wallClock());
+    const rate = announcedRate(limit);
+    if (rate !== undefined) {
+      const decision = this.limiter.announce(rate);
+      if (decision.change !== 'none') this.onRateChange?.(decision, undefined);
+    }
+    if (limit.remaining === 0 && limit.resetMs !== undefined) this.limiter.holdFor(limit.resetMs);
   }
 
   /**
