@@ -24,6 +24,7 @@ const GROUPS = [
   'push-bucket',
   'push-faults',
   'push-rss',
+  'outage',
   'noop-rerun',
   'adaptive',
   'export',

@@ -5,10 +5,10 @@
  * everything for OUTAGE_S seconds, starting START_S seconds after the first
  * write. Prints the requests the stand-in saw while it was down, the extra
  * seconds (outage run − plain run − outage), and whether every record landed
- * exactly once. Not part of `npm run bench` (it takes a minute): run it as
+ * exactly once. A row group of `npm run bench` (about a minute); alone:
  *
- *   npx tsx bench/outage.ts            # 5,000 records, 10 ms, c8, 20 s outage from 3 s
- *   OUTAGE_S=3 RECORDS=3000 npx tsx bench/outage.ts
+ *   BENCH_ONLY=outage npm run bench        # 5,000 records, 10 ms, c8, 20 s outage from 3 s
+ *   OUTAGE_S=3 RECORDS=3000 BENCH_ONLY=outage npm run bench
  *
  * ferry runs in a process of its own (`ferry run`, bench/support/ferry-cli.ts).
  */
@@ -18,6 +18,8 @@ import { join } from 'node:path';
 import { writeDealsCsv } from './support/deals.js';
 import { ferryCliRun } from './support/ferry-cli.js';
 import { StandInService } from '../test/support/stand-in/service.js';
+import { judged } from './support/rows.js';
+import type { BenchRow } from './support/rows.js';
 
 const RECORDS = Number(process.env.RECORDS ?? 5000);
 const LATENCY_MS = Number(process.env.LATENCY_MS ?? 10);
@@ -34,7 +36,7 @@ interface Outcome {
   stored: number;
 }
 
-async function once(csv: string, outage: boolean): Promise<Outcome> {
+async function once(dir: string, csv: string, outage: boolean): Promise<Outcome> {
   const service = await new StandInService({ kind: 'latency', ms: LATENCY_MS }).start();
   let downAt = 0;
   let upAt = 0;
@@ -68,17 +70,22 @@ async function once(csv: string, outage: boolean): Promise<Outcome> {
   return outcome;
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'ferry-outage-'));
-try {
-  const csv = join(dir, 'deals.csv');
-  await writeDealsCsv(csv, RECORDS);
-  const plain = await once(csv, false);
-  const down = await once(csv, true);
-  console.log(JSON.stringify({ records: RECORDS, latencyMs: LATENCY_MS, concurrency: CONCURRENCY, startS: START_S, outageS: OUTAGE_S, plain, outage: down }));
-  console.log(
-    `outage of ${OUTAGE_S} s: ${down.requestsWhileDown} requests while down; run ${down.seconds.toFixed(1)} s against ${plain.seconds.toFixed(1)} s without, ` +
-      `${(down.seconds - plain.seconds - OUTAGE_S).toFixed(1)} s extra; status ${down.status}; ${down.stored} of ${RECORDS} records stored`,
-  );
-} finally {
-  rmSync(dir, { recursive: true, force: true });
+/** The group's rows: requests while down, time beyond the plain run plus the outage, and the run's verdict. */
+export async function run(): Promise<BenchRow[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'ferry-outage-'));
+  try {
+    const csv = join(dir, 'deals.csv');
+    await writeDealsCsv(csv, RECORDS);
+    const plain = await once(dir, csv, false);
+    const down = await once(dir, csv, true);
+    const extra = +(down.seconds - plain.seconds - OUTAGE_S).toFixed(1);
+    const exactlyOnce = down.status === 'succeeded' && down.stored === RECORDS ? 1 : 0;
+    return judged([
+      { name: `requests seen while down (${OUTAGE_S} s outage from ${START_S} s, ${RECORDS} records, ${LATENCY_MS} ms, c${CONCURRENCY})`, value: down.requestsWhileDown, goal: '≤ 100' },
+      { name: `seconds beyond the no-outage run (${plain.seconds.toFixed(1)} s) + the outage`, value: extra, goal: '≤ 5' },
+      { name: `exit 0 and every record stored exactly once (status ${down.status ?? 'none'}, ${down.stored} of ${RECORDS})`, value: exactlyOnce, goal: '= 1' },
+    ]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
