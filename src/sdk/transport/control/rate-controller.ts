@@ -2,7 +2,7 @@
  * Finds and holds the request rate a service accepts, congestion-control
  * style, from the answers it gives (docs/sink.md has the reasoning):
  *
- * - A slow start (src/sink/slow-start.ts), when a start rate below the
+ * - A slow start (slow-start.ts), when a start rate below the
  *   ceiling is given, grows the rate multiplicatively until the service shows
  *   a limit, and drops to just below the limit it found.
  * - Answers are counted in windows (at least `minWindowMs` and
