@@ -35,7 +35,7 @@ interface PrintableSummary {
   sync: string;
   status: string;
   durationMs: number;
-  counts: { read: number; created: number; updated: number; unchanged: number; failed: number; deleted: number; skipped: number; duplicates?: number };
+  counts: { read: number; created: number; updated: number; unchanged: number; failed: number; deleted: number; skipped: number; duplicates?: number; repaired?: number };
   duplicates?: readonly { remoteId: string; origin: string }[];
   visible?: number;
   wouldDelete?: number;
@@ -73,12 +73,18 @@ export function printRunSummaries(summaries: readonly PrintableSummary[], option
   printTable(header, rows);
   for (const s of summaries) {
     for (const change of s.changes) console.log(`  ${s.sync}: ${change.kind} ${change.name}`);
+    if ((s.counts.repaired ?? 0) > 0) console.log(`  ${s.sync}: ${repairedNote(s.counts.repaired ?? 0)}`);
     if ((s.counts.duplicates ?? 0) > 0) console.log(`  ${s.sync}: ${duplicatesNote(s.counts.duplicates ?? 0, s.duplicates ?? [])}`);
     if (s.counts.failed > 0) console.log(`  ${s.sync}: ${s.counts.failed} record(s) in the dead-letter; see \`ferry failures list ${s.sync}\``);
     if (s.limits) console.log(`  ${s.sync}: pushed at ${describeLimits(s.limits)}`);
     if (s.error) console.log(`  ${s.sync}: ${s.error.replace(/\n/g, '\n  ')}`);
   }
   if (options.dryRun) console.log('\nDry run: nothing was pushed. Run without --dry-run to push.');
+}
+
+/** Records the source kept after changing them: counted once among the read (the table's other columns), named here. */
+export function repairedNote(count: number): string {
+  return `${count} input(s) repaired and kept (a ragged row, bytes replaced, a cue fixed, …): their records are counted once in the columns above; each repair is warned about in the log`;
 }
 
 /** Records of one read that repeated an id: the first won, these were not pushed. */

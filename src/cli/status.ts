@@ -9,7 +9,7 @@ import type { SyncStatus } from '../project/status.js';
 import { configuredStateKeys, quietLogger, stateSyncNames, withProjectState } from './context.js';
 import { formatAge, formatCount, formatCursor, formatDuration, formatTable, formatTimestamp, truncate } from './format.js';
 import type { RegisterCommand } from './main.js';
-import { duplicatesNote, printJson } from './output.js';
+import { duplicatesNote, printJson, repairedNote } from './output.js';
 
 const COUNT_COLUMNS = ['read', 'created', 'updated', 'unchanged', 'failed', 'skipped', 'deleted'] as const;
 
@@ -51,6 +51,8 @@ export function formatStatus(statuses: readonly SyncStatus[], now: number): stri
   const sections = [table];
   for (const s of statuses) {
     if (s.lastRun?.error) sections.push(`${s.sync}: last run ended with: ${s.lastRun.error}`);
+    const repaired = s.lastRun?.counts.repaired ?? 0;
+    if (repaired > 0) sections.push(`${s.sync}: last run: ${repairedNote(repaired)}`);
     const duplicates = s.lastRun?.counts.duplicates ?? 0;
     if (duplicates > 0) sections.push(`${s.sync}: last run: ${duplicatesNote(duplicates, [])} (the run's log names them)`);
     if (s.sourceLag) sections.push(`${s.sync}: ${formatLag(s.sourceLag)}`);

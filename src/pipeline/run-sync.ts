@@ -359,8 +359,10 @@ class SyncRun {
       syncName: sync.name,
       logger: this.log,
       signal: this.stop.readSignal,
-      reportSkipped: () => {
-        this.counts.skipped++;
+      // Skipped input yielded no record; a repaired one did, and is counted as read (and pushed or failed) too.
+      reportSkipped: (input) => {
+        if (input.action === 'repaired') this.counts.repaired = (this.counts.repaired ?? 0) + 1;
+        else this.counts.skipped++;
       },
       ...(sync.incremental
         ? {

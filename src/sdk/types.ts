@@ -255,8 +255,9 @@ export interface ReadContext<Options> extends ConnectorContext<Options> {
    * skipped on request (`onInvalidLine: skip`), a ragged row repaired, bytes
    * that were not valid in the file's encoding and were replaced. Nothing may
    * change data silently, so call it once for each such line or row. ferry
-   * counts every report as `skipped` in the run summary, `ferry status` and
-   * `--json`; it does not log them, so warn about each yourself, once
+   * counts a `skipped` report as `skipped` and a `repaired` one (its record
+   * is read, and counted as such) as `repaired` in the run summary,
+   * `ferry status` and `--json`; it does not log them, so warn about each yourself, once
    * (several hundred identical warnings help nobody: warn about the first
    * few one by one and then give a total). Absent outside a run, e.g. when a
    * test calls `read()` directly: call it as `ctx.reportSkipped?.(…)`.

@@ -74,6 +74,12 @@ export interface RunCounts {
   skipped: number;
   /** Records not pushed because an earlier record of the same read had their id (the first wins); absent in older runs. */
   duplicates?: number;
+  /**
+   * Records a source yielded after changing them (a ragged CSV row, bytes
+   * replaced by U+FFFD): they are counted once among read, pushed or failed
+   * like any record, and here as well; absent in older runs and when none.
+   */
+  repaired?: number;
 }
 
 export type RunStatus = 'running' | 'succeeded' | 'partial' | 'failed' | 'aborted';

@@ -78,7 +78,7 @@ describe('transcript source (spawned)', () => {
     );
     const first = await ferry(['run', 'meetings', '--json'], { cwd: dir, env });
     expect(first.code, first.stderr).toBe(0);
-    expect(countsOf(first, 'meetings')).toMatchObject({ read: 6, created: 6, failed: 0, skipped: 8 });
+    expect(countsOf(first, 'meetings')).toMatchObject({ read: 6, created: 6, failed: 0, skipped: 4, repaired: 4 });
     expect(first.stderr).toContain('broken-2024-01-01T00-00-00Z.vtt:9: cue ends');
 
     const again = await ferry(['run', 'meetings', '--json'], { cwd: dir, env });

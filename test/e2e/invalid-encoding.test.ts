@@ -37,11 +37,11 @@ syncs:
 }
 
 describe('invalid UTF-8 in a CSV', () => {
-  it('replace (default): counts the lines as skipped and warns once with their numbers', async () => {
+  it('replace (default): counts the lines as repaired (once: they are read) and warns once with their numbers', async () => {
     const run = await ferry(['run', '--json'], { cwd: project('') });
     expect(run.code).toBe(0);
     const summary = jsonOf(run) as { syncs: { counts: { read: number; skipped: number } }[] };
-    expect(summary.syncs[0]?.counts).toMatchObject({ read: 4, skipped: 2 });
+    expect(summary.syncs[0]?.counts).toMatchObject({ read: 4, skipped: 0, repaired: 2 });
     const warnings = run.stderr.split('\n').filter((line) => line.includes('not valid utf8'));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain('data/people.csv: 2 line(s)');

@@ -1,7 +1,9 @@
 /**
- * Input a source skips or repairs is counted as `skipped` in the run summary,
- * `ferry status` and `--json`, and each is warned about once (discover's
- * sampling used to repeat read's warnings).
+ * Input a source skips is counted as `skipped`, input it repairs (a ragged
+ * row, kept) as `repaired`, in the run summary, `ferry status` and `--json`:
+ * each record once (issue 46: a ragged row was counted as pushed and as
+ * skipped). Each is warned about once (discover's sampling used to repeat
+ * read's warnings).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,7 +39,9 @@ syncs:
 
 interface Counts {
   read: number;
+  pushed: number;
   skipped: number;
+  repaired?: number;
 }
 
 describe('skipped and repaired input', () => {
@@ -46,9 +50,10 @@ describe('skipped and repaired input', () => {
     const run = await ferry(['run', '--json'], { cwd: dir });
     expect(run.code).toBe(0);
     const summary = jsonOf(run) as { syncs: { sync: string; counts: Counts }[] };
-    expect(summary.syncs.map((s) => [s.sync, s.counts.read, s.counts.skipped])).toEqual([
-      ['people', 4, 2],
-      ['events', 2, 2],
+    // people: 4 rows read and pushed, 2 of them ragged (kept: repaired, not skipped); events: 2 lines skipped, 2 read.
+    expect(summary.syncs.map((s) => [s.sync, s.counts.read, s.counts.pushed, s.counts.skipped, s.counts.repaired ?? 0])).toEqual([
+      ['people', 4, 4, 0, 2],
+      ['events', 2, 2, 2, 0],
     ]);
     const warnings = run.stderr.split('\n').filter((line) => line.includes('"level":40'));
     for (const where of ['people.csv:3', 'people.csv:4', 'events.jsonl:2', 'events.jsonl:3']) {
@@ -59,9 +64,12 @@ describe('skipped and repaired input', () => {
     const [header, ...rows] = status.stdout.split('\n');
     const column = header!.split(/ {2,}/).indexOf('SKIPPED');
     expect(column).toBeGreaterThan(0);
-    expect(rows.find((row) => row.startsWith('people'))!.trim().split(/ {2,}/)[column]).toBe('2');
+    expect(rows.find((row) => row.startsWith('people'))!.trim().split(/ {2,}/)[column]).toBe('0');
+    expect(rows.find((row) => row.startsWith('events'))!.trim().split(/ {2,}/)[column]).toBe('2');
+    expect(status.stdout).toContain('people: last run: 2 input(s) repaired and kept');
     const statusJson = jsonOf(await ferry(['status', '--json'], { cwd: dir })) as { syncs: { sync: string; lastRun: { counts: Counts } }[] };
     expect(statusJson.syncs.find((s) => s.sync === 'events')?.lastRun.counts.skipped).toBe(2);
+    expect(statusJson.syncs.find((s) => s.sync === 'people')?.lastRun.counts).toMatchObject({ skipped: 0, repaired: 2 });
   });
 
   it('shows a skipped column in the run table', async () => {
@@ -71,5 +79,14 @@ describe('skipped and repaired input', () => {
     const column = header!.split(/ {2,}/).indexOf('skipped');
     expect(column).toBeGreaterThan(0);
     expect(row!.split(/ {2,}/)[column]).toBe('2');
+  });
+
+  it('names the repaired rows under the run table, counted once in its columns', async () => {
+    const run = await ferry(['run', 'people'], { cwd: project() });
+    const [header, row] = run.stdout.split('\n');
+    const cells = row!.split(/ {2,}/);
+    const at = (name: string) => cells[header!.split(/ {2,}/).indexOf(name)];
+    expect([at('read'), at('created'), at('skipped')]).toEqual(['4', '4', '0']);
+    expect(run.stdout).toContain('people: 2 input(s) repaired and kept');
   });
 });

@@ -36,7 +36,7 @@ export class InputProblems {
   finishFile(file: string): void {
     const seen = this.perFile.get(file) ?? 0;
     if (seen > SHOWN_PER_FILE) {
-      this.ctx.logger.warn({ file, count: seen }, `${file}: ${seen} problems in all (the first ${SHOWN_PER_FILE} are above); each is counted as skipped in the run summary`);
+      this.ctx.logger.warn({ file, count: seen }, `${file}: ${seen} problems in all (the first ${SHOWN_PER_FILE} are above); each is counted (skipped or repaired) in the run summary`);
     }
   }
 }

@@ -1,7 +1,7 @@
 /**
  * What a file source does with bytes that are not valid in the file's
  * encoding (`onInvalidEncoding`): `replace` reads them as U+FFFD, reports each
- * line as repaired (counted as skipped in the run summary) and warns once per
+ * line as repaired (counted as repaired in the run summary) and warns once per
  * file with the first line numbers; `reject` stops the read naming file:line.
  */
 import { z } from 'zod';

@@ -7,7 +7,7 @@ export const jsonlOptions = z.strictObject({
   path: pathOption.describe('A file or a glob, relative to the YAML file; several files are read in sorted order. Example: calls/*.json.'),
   format: z.enum(['auto', 'jsonl', 'json']).default('auto').describe('jsonl: one JSON value per line; json: a document (an array is split into its elements, an object is one record); auto: json for *.json, jsonl otherwise.'),
   encoding: encodingOption,
-  onInvalidEncoding: invalidEncodingOption.describe('Bytes that are not valid UTF-8: replace reads them as U+FFFD, counts each line as skipped and warns once per file with the line numbers; reject stops the read at the first, naming file:line.'),
+  onInvalidEncoding: invalidEncodingOption.describe('Bytes that are not valid UTF-8: replace reads them as U+FFFD, counts each line as repaired and warns once per file with the line numbers; reject stops the read at the first, naming file:line.'),
   compression: compressionOption.describe('auto: gunzip files ending in .gz.'),
   pointer: z.string().optional().describe('Take a part of each value (JSON pointer `/a/b` or dot path `a.b`); an array there yields one record per element.'),
   includeFileName: z.boolean().default(false).describe('Add `_file` (the path relative to the YAML file) to every record, e.g. to group by file.'),

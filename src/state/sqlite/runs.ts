@@ -21,6 +21,7 @@ const countsSchema = z.object({
   deleted: z.number().default(0),
   skipped: z.number().default(0),
   duplicates: z.number().optional(),
+  repaired: z.number().optional(),
 });
 
 export interface RunRow {
