@@ -135,18 +135,19 @@ export async function* capture(ctx: ReadContext<PostgresCdcOptions>): AsyncGener
     repl = await connect(ctx, true);
     let start: { lsn: bigint; skip?: { txn: string; n: number } };
     if (!resume) {
-      start = { lsn: yield* freshSnapshot(ctx, sql, repl, tables, { slot, publication }) };
+      start = { lsn: yield* freshSnapshot(ctx, sql, repl, tables, { slot, publication }, confirmations) };
     } else {
       const confirmedFlush = await requireSlot(ctx, sql, resume, { slot, publication }, tables);
-      if (resume.phase === 'snapshot' && confirmedFlush !== undefined && confirmedFlush > parseLsn(resume.lsn)) {
-        // The slot was confirmed past its consistent point, which happens only once every snapshot row
-        // was stored (Confirmations.restAt): the snapshot finished; the stream merely had nothing of ours.
+      if (resume.phase === 'snapshot' && (resume.last === true || (confirmedFlush !== undefined && confirmedFlush > parseLsn(resume.lsn)))) {
+        // The snapshot finished: its last row landed (the token says so), or the slot was confirmed past its
+        // consistent point, which happens only once every snapshot row was stored (Confirmations.restAt).
+        // The stream merely had nothing of ours yet.
         start = { lsn: parseLsn(resume.lsn) };
       } else if (resume.phase === 'snapshot') {
         // The exported snapshot died with the killed run: the rest is read as the tables are now.
         await sql.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
         let rows = 0;
-        for await (const record of snapshotRows(ctx, sql, tables, resume.lsn, resume.table, resume.after)) {
+        for await (const record of snapshotRows(ctx, sql, tables, resume.lsn, resume.table, resume.after, confirmations)) {
           rows++;
           yield record;
         }
@@ -226,6 +227,7 @@ async function* freshSnapshot(
   repl: pg.Client,
   tables: CapturedTable[],
   names: { slot: string; publication: string },
+  confirmations: Confirmations,
 ): AsyncGenerator<SourceRecord, bigint> {
   const { options, logger } = ctx;
   if (await dropSlot(sql, names.slot)) logger.warn({ slot: names.slot }, 'dropped the existing replication slot: a new snapshot starts (first run for this state, or --full-refresh)');
@@ -241,7 +243,7 @@ async function* freshSnapshot(
   // The exported snapshot lives as long as the replication connection runs nothing else: the whole snapshot reads in it.
   await sql.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
   await sql.query(`SET TRANSACTION SNAPSHOT ${sqlText(snapshot)}`);
-  yield* snapshotRows(ctx, sql, tables, lsn, 0, undefined);
+  yield* snapshotRows(ctx, sql, tables, lsn, 0, undefined, confirmations);
   await sql.query('COMMIT');
   return parseLsn(lsn);
 }
@@ -290,28 +292,57 @@ function keyText(data: SourceData, keys: readonly string[]): string {
   return keys.map((name) => keyPart(data[name])).join('\u001f');
 }
 
-/** The snapshot from table `fromTable` (after key `after` in it), in key-ordered chunks of `snapshotChunkRows`. */
-async function* snapshotRows(ctx: ReadContext<PostgresCdcOptions>, sql: pg.Client, tables: CapturedTable[], lsn: string, fromTable: number, after: string[] | undefined): AsyncGenerator<SourceRecord> {
+/**
+ * The snapshot from table `fromTable` (after key `after` in it), in
+ * key-ordered chunks of `snapshotChunkRows`. The last row of the whole
+ * snapshot carries `last` in its token, so a run that stored it does not
+ * take the snapshot for interrupted. Each row is noted as yielded before it
+ * goes (Confirmations.lastYielded): nothing is confirmed to the slot while a
+ * snapshot row is not yet stored.
+ */
+async function* snapshotRows(
+  ctx: ReadContext<PostgresCdcOptions>,
+  sql: pg.Client,
+  tables: CapturedTable[],
+  lsn: string,
+  fromTable: number,
+  after: string[] | undefined,
+  confirmations: Confirmations,
+): AsyncGenerator<SourceRecord> {
   const { options, signal } = ctx;
   const slot = namesOf(options, ctx.syncName).slot;
-  for (let t = fromTable; t < tables.length; t++) {
-    const table = tables[t]!;
+  const chunk = options.snapshotChunkRows;
+  const query = (table: CapturedTable, from: string[] | undefined, select: string, limit: number) => {
     const order = table.keys.map(q).join(', ');
     const casts = table.keys.map((key) => table.info.columns.find((c) => c.name === key)?.castType ?? 'text');
-    let last = t === fromTable ? after : undefined;
+    const where = from ? `WHERE (${order}) > (${casts.map((cast, i) => `$${i + 1}::${cast}`).join(', ')})` : '';
+    return { text: `SELECT ${select} FROM ${q(options.schema)}.${q(table.name)} ${where} ORDER BY ${order} LIMIT ${limit}`, values: from ?? [] };
+  };
+  // The last table with rows to read: its last row is the snapshot's last.
+  let lastTable = -1;
+  for (let t = tables.length - 1; t >= fromTable && lastTable < 0; t--) {
+    const probe = await sql.query(query(tables[t]!, t === fromTable ? after : undefined, '1', 1));
+    if (probe.rows.length > 0) lastTable = t;
+  }
+  for (let t = fromTable; t <= lastTable; t++) {
+    const table = tables[t]!;
+    let from = t === fromTable ? after : undefined;
     for (;;) {
       if (signal.aborted) return;
-      const where = last ? `WHERE (${order}) > (${casts.map((cast, i) => `$${i + 1}::${cast}`).join(', ')})` : '';
-      const result = await sql.query<Record<string, SourceValue>>({
-        text: `SELECT * FROM ${q(options.schema)}.${q(table.name)} ${where} ORDER BY ${order} LIMIT ${options.snapshotChunkRows}`,
-        values: last ?? [],
-      });
-      for (const row of result.rows) {
-        last = table.keys.map((key) => keyPart(row[key]));
-        const token: CaptureToken = { v: 1, phase: 'snapshot', slot, lsn, table: t, after: last };
-        yield { data: row, origin: originOf(options.schema, table.name, last.join('\u001f')), checkpoint: tokenText(token) };
+      // One row more than a chunk: whether another chunk follows.
+      const result = await sql.query<Record<string, SourceValue>>(query(table, from, '*', chunk + 1));
+      const more = result.rows.length > chunk;
+      const rows = more ? result.rows.slice(0, chunk) : result.rows;
+      for (let i = 0; i < rows.length; i++) {
+        const row = rows[i]!;
+        from = table.keys.map((key) => keyPart(row[key]));
+        const last = t === lastTable && !more && i === rows.length - 1;
+        const token: CaptureToken = { v: 1, phase: 'snapshot', slot, lsn, table: t, after: from, ...(last ? { last: true } : {}) };
+        const text = tokenText(token);
+        confirmations.lastYielded = text;
+        yield { data: row, origin: originOf(options.schema, table.name, from.join('\u001f')), checkpoint: text };
       }
-      if (result.rows.length < options.snapshotChunkRows) break;
+      if (!more) break;
     }
   }
 }

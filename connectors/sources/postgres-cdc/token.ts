@@ -4,7 +4,8 @@
  *
  * - `snapshot`: the initial read is under way; resume it after `after` (the
  *   key of the last landed row) in table `table` (an index into the sync's
- *   tables), then stream from `lsn` (the slot's consistent point).
+ *   tables), then stream from `lsn` (the slot's consistent point). `last`:
+ *   that row was the snapshot's last, so nothing of it is left to read.
  * - `stream`: streaming; resume from `lsn` (the end of the last transaction
  *   wholly landed before this one) and skip the first `n` changes of the
  *   transaction whose commit is at `txn` (they landed too).
@@ -12,7 +13,7 @@
 import { FerryError } from '../../../src/sdk/index.js';
 
 export type CaptureToken =
-  | { v: 1; phase: 'snapshot'; slot: string; lsn: string; table: number; after: string[] }
+  | { v: 1; phase: 'snapshot'; slot: string; lsn: string; table: number; after: string[]; last?: true }
   | { v: 1; phase: 'stream'; slot: string; lsn: string; txn: string; n: number };
 
 export function parseToken(text: string | undefined, sync: string): CaptureToken | undefined {
