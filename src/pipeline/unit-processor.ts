@@ -4,12 +4,18 @@
  * (acknowledged, unchanged or dead-lettered) before the unit counts as
  * finished for the checkpoint. Pushes run concurrently; {@link drain} waits
  * for every outcome to be recorded.
+ *
+ * This is the apply half: what a unit becomes (invalid, duplicate,
+ * unchanged, create, update) is decided by the pure plan in
+ * src/mapping/plan.ts from the facts gathered here; this class gathers them
+ * (builds, asks the ledger once per batch) and carries the decisions out
+ * (pushes, records, settles).
  */
 import type { Logger } from 'pino';
 import type { LoadedSync } from '../config/index.js';
 import type { TargetType } from '../config/schema.js';
 import type { CompiledMapping } from '../mapping/index.js';
-import { MappingEvaluationError, buildRequest, canonicalJson, fingerprintOfJson } from '../mapping/index.js';
+import { MappingEvaluationError, buildRequest, canonicalJson, fingerprintOfJson, planBatch } from '../mapping/index.js';
 import { isFerryError } from '../sdk/errors.js';
 import { isRecord } from '../sdk/guards.js';
 import type { ObjectTypeEvolver, Pusher, PushOutcome, ResolvedFields } from '../sink/index.js';
@@ -169,6 +175,7 @@ export class UnitProcessor {
       const entry = mapping instanceof Promise ? await mapping : mapping;
       const building = this.build(entry);
       const built = building instanceof Promise ? await building : building;
+      // The plan's first two rules (src/mapping/plan.ts) need no ledger: applied as the unit is built.
       if (!built.ok) {
         await this.deadLetterInvalid(unit, ticket, built);
         continue;
@@ -184,10 +191,12 @@ export class UnitProcessor {
     }
     if (ready.length === 0) return !this.deps.stop.failed;
     const ledger = await this.ledgerFor(ready.map((r) => r.remoteId), early);
-    for (const unit of ready) {
+    const decisions = planBatch(ready, ledger);
+    for (let i = 0; i < ready.length; i++) {
       if (this.deps.stop.stopping) return false;
-      const decided = this.decide(unit, ledger.get(unit.remoteId));
-      if (decided) await decided;
+      const unit = ready[i]!;
+      const applied = this.apply(unit, decisions[i]!, ledger.get(unit.remoteId));
+      if (applied) await applied;
     }
     return !this.deps.stop.failed;
   }
@@ -283,14 +292,14 @@ export class UnitProcessor {
   }
 
   /**
-   * Unchanged (nothing to send), or create/update: counted on a dry run,
-   * pushed otherwise. No promise of its own for a push while the pusher has room (once per record).
+   * Carries out the plan's decision for a built unit: unchanged (nothing to
+   * send), or create/update: counted on a dry run, pushed otherwise. No
+   * promise of its own for a push while the pusher has room (once per record).
    */
-  private decide(ready: ReadyUnit, known: FingerprintHit | undefined): Promise<void> | undefined {
+  private apply(ready: ReadyUnit, action: 'unchanged' | 'create' | 'update', known: FingerprintHit | undefined): Promise<void> | undefined {
     const { counts } = this.deps;
     const { unit, ticket, body } = ready;
-    if (known?.status === 'pushed' && known.fingerprint === ready.print) return this.unchangedBody(ready, known);
-    const action = known?.status === 'pushed' ? 'update' : 'create';
+    if (action === 'unchanged') return this.unchangedBody(ready, known!);
     const { pusher } = this.deps;
     if (!pusher) {
       counts[action === 'update' ? 'updated' : 'created']++;
