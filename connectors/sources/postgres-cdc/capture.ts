@@ -548,6 +548,6 @@ function reportGone(ctx: ReadContext<PostgresCdcOptions>, table: CapturedTable, 
   for (const c of fresh) table.goneLogged.add(c);
   ctx.logger.warn(
     { table: `${ctx.options.schema}.${table.name}`, columns: fresh, key: origin.key },
-    `an update left the large (TOASTed) value of ${fresh.join(', ')} unchanged, and the column was dropped before ferry read it back (no longer exists): such records go without it (counted as skipped; REPLICA IDENTITY FULL makes the WAL carry the value)`,
+    `an update left the large (TOASTed) value of ${fresh.join(', ')} unchanged, and the column was dropped before ferry read it back (no longer exists): such records go without it (counted as repaired; REPLICA IDENTITY FULL makes the WAL carry the value)`,
   );
 }
