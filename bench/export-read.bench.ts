@@ -27,6 +27,7 @@ import { loadConfig } from '../src/config/index.js';
 import { startEmulator } from '../src/emulator/index.js';
 import { inspectExport, runExport } from '../src/export/index.js';
 import { openStateStore } from '../src/state/index.js';
+import { ferryEmulator } from './support/ferry-cli.js';
 
 const PG_URL = process.env.FERRY_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const CONCURRENCY = 8;
@@ -192,31 +193,12 @@ export async function seedRows(db: string, count: number): Promise<void> {
   }
 }
 
-/** `ferry emulator --db <db>` in its own process; resolves with its URL and key once it listens. */
-export async function spawnEmulator(db: string): Promise<Target & { stop: () => void }> {
-  const child = spawn(process.execPath, [resolve(import.meta.dirname, '../bin/ferry.js'), 'emulator', '--db', db, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  const ready = await new Promise<Target>((resolvePromise, reject) => {
-    const timer = setTimeout(() => reject(new Error(`ferry emulator did not start: ${out}`)), 30_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
-      const key = /\n\s+(sk_live_\S+)/.exec(out)?.[1];
-      if (url && key) {
-        clearTimeout(timer);
-        resolvePromise({ url, apiKey: key });
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`ferry emulator exited ${code}: ${out}`)));
-  });
-  return { ...ready, cpuMs: () => processCpuMs(child.pid), stop: () => child.kill('SIGTERM') };
-}
-
 export async function emulatorRows(count = EMULATOR_ROWS): Promise<Row[]> {
   const dir = mkdtempSync(join(tmpdir(), 'ferry-bench-read-rows-'));
   const db = join(dir, 'emulator.db');
   await seedRows(db, count);
-  const emulator = await spawnEmulator(db);
+  const running = await ferryEmulator(db);
+  const emulator = { ...running, cpuMs: () => processCpuMs(running.pid) };
   const admin = new pg.Client({ connectionString: PG_URL });
   await admin.connect();
   const schema = `ferry_bench_read_${process.pid}`;

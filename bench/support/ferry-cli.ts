@@ -58,7 +58,7 @@ export function ferryCliRun(dir: string, csvPath: string, baseUrl: string, setti
 }
 
 /** `ferry emulator --db <db> --port 0` in a process of its own; its URL and development key once it listens. */
-export async function ferryEmulator(db: string): Promise<{ url: string; apiKey: string; stop: () => void }> {
+export async function ferryEmulator(db: string): Promise<{ url: string; apiKey: string; pid: number | undefined; stop: () => void }> {
   const child = spawn(process.execPath, [FERRY_BIN, 'emulator', '--db', db, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   const ready = await new Promise<{ url: string; apiKey: string }>((resolvePromise, reject) => {
@@ -74,5 +74,5 @@ export async function ferryEmulator(db: string): Promise<{ url: string; apiKey: 
     });
     child.on('exit', (code) => reject(new Error(`ferry emulator exited ${code}: ${out}`)));
   });
-  return { ...ready, stop: () => child.kill('SIGTERM') };
+  return { ...ready, pid: child.pid, stop: () => child.kill('SIGTERM') };
 }

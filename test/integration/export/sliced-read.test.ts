@@ -11,9 +11,9 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../../src/api/client.js';
 import { loadConfig } from '../../../src/config/index.js';
-import { inspectExport, runExport } from '../../../src/export/index.js';
+import { inspectExport, runExport, type PreparedExport } from '../../../src/export/index.js';
 import { SERVICE_RESOURCES } from '../../../src/sdk/index.js';
-import { openStateStore } from '../../../src/state/index.js';
+import { openStateStore, type StateStore } from '../../../src/state/index.js';
 import { ListStandIn, standInConversation } from '../../support/list-stand-in.js';
 import { tempDir } from '../../unit/export/helpers.js';
 
@@ -28,28 +28,41 @@ function bunched(): Record<string, unknown>[] {
   });
 }
 
+/** A stand-in list over HTTP, ferry's client to it and a state store, for one test; closed after it. */
+async function withStandIn(
+  bounds: 'inclusive' | 'exclusive',
+  yaml: string,
+  test: (setup: { dir: string; standIn: ListStandIn; client: ServiceClient; store: StateStore; prepared: PreparedExport }) => Promise<void>,
+): Promise<void> {
+  const dir = tempDir();
+  const standIn = new ListStandIn({ items: bunched(), window: SERVICE_RESOURCES.conversations.window!, itemsKey: 'conversations', bounds, order: 'time' });
+  const server = await standIn.listen('/v1/conversations');
+  const client = new ServiceClient({ baseUrl: server.url, apiKey: 'sk_live_test', concurrency: 8 });
+  const store = await openStateStore(`sqlite:${join(dir, 'state.db')}`);
+  try {
+    writeFileSync(join(dir, 'ferry.yaml'), yaml);
+    const config = await loadConfig(join(dir, 'ferry.yaml'));
+    const { prepared } = await inspectExport(config, config.exports[0]!);
+    await test({ dir, standIn, client, store, prepared: prepared! });
+  } finally {
+    await store.close();
+    await client.close();
+    await server.close();
+  }
+}
+
 describe.each(['inclusive', 'exclusive'] as const)('an export sliced in time windows, service bounds %s', (bounds) => {
   it('writes every record once, and again once on a re-run', async () => {
-    const dir = tempDir();
-    const standIn = new ListStandIn({ items: bunched(), window: SERVICE_RESOURCES.conversations.window!, itemsKey: 'conversations', bounds, order: 'time' });
-    const server = await standIn.listen('/v1/conversations');
-    const client = new ServiceClient({ baseUrl: server.url, apiKey: 'sk_live_test', concurrency: 8 });
-    const store = await openStateStore(`sqlite:${join(dir, 'state.db')}`);
-    try {
-      writeFileSync(
-        join(dir, 'ferry.yaml'),
-        `version: 1
+    const yaml = `version: 1
 exports:
   - name: calls
     resource: conversations
     naming: api
     metadata: false
     destination: { type: sqlite-table, path: out.db, table: calls }
-`,
-      );
-      const config = await loadConfig(join(dir, 'ferry.yaml'));
-      const { prepared } = await inspectExport(config, config.exports[0]!);
-      const run = () => runExport(prepared!, { store, service: client }, { signal: new AbortController().signal, logger: pino({ level: 'silent' }), detailConcurrency: 8 });
+`;
+    await withStandIn(bounds, yaml, async ({ dir, standIn, client, store, prepared }) => {
+      const run = () => runExport(prepared, { store, service: client }, { signal: new AbortController().signal, logger: pino({ level: 'silent' }), detailConcurrency: 8 });
       const first = await run();
       expect(first).toMatchObject({ status: 'succeeded', exported: COUNT });
       // It read in windows: bounded queries, several in flight.
@@ -63,34 +76,20 @@ exports:
       } finally {
         db.close();
       }
-    } finally {
-      await store.close();
-      await client.close();
-      await server.close();
-    }
+    });
   });
 });
 
 describe('an export whose destination fails while the read goes on', () => {
   it('fails with the write\'s error, writes nothing after it and leaves the watermark', async () => {
-    const dir = tempDir();
-    const standIn = new ListStandIn({ items: bunched(), window: SERVICE_RESOURCES.conversations.window!, itemsKey: 'conversations', bounds: 'exclusive', order: 'time' });
-    const server = await standIn.listen('/v1/conversations');
-    const client = new ServiceClient({ baseUrl: server.url, apiKey: 'sk_live_test', concurrency: 8 });
-    const store = await openStateStore(`sqlite:${join(dir, 'state.db')}`);
-    try {
-      writeFileSync(
-        join(dir, 'ferry.yaml'),
-        `version: 1
+    const yaml = `version: 1
 exports:
   - name: calls
     resource: conversations
     incremental: { cursor: startTime }
     destination: { type: sqlite-table, path: out.db, table: calls }
-`,
-      );
-      const config = await loadConfig(join(dir, 'ferry.yaml'));
-      const prepared = (await inspectExport(config, config.exports[0]!)).prepared!;
+`;
+    await withStandIn('exclusive', yaml, async ({ client, store, prepared }) => {
       const writes: number[] = [];
       const failing = {
         ...prepared,
@@ -113,10 +112,6 @@ exports:
       expect(summary).toMatchObject({ status: 'failed', exported: 100, cursor: null });
       expect(summary.error).toMatch(/disk full/);
       expect(writes).toEqual([100, 100]);
-    } finally {
-      await store.close();
-      await client.close();
-      await server.close();
-    }
+    });
   });
 });
