@@ -17,13 +17,14 @@ afterEach(async () => {
   })));
 });
 
-async function serve(headersFor: (n: number) => Record<string, string>): Promise<{ url: string; arrivals: number[] }> {
+async function serve(headersFor: (n: number) => Record<string, string | undefined>): Promise<{ url: string; arrivals: number[] }> {
   const arrivals: number[] = [];
   const server = createServer((req, res) => {
     arrivals.push(performance.now());
     req.resume();
     req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/json', ...headersFor(arrivals.length) });
+      const headers = Object.fromEntries(Object.entries(headersFor(arrivals.length)).filter((entry): entry is [string, string] => entry[1] !== undefined));
+      res.writeHead(200, { 'content-type': 'application/json', ...headers });
       res.end(JSON.stringify({ status: 'ok', org_id: '00000000-0000-4000-8000-000000000001', scopes: [] }));
     });
   });
