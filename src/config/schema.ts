@@ -221,8 +221,10 @@ const serviceFields = z.strictObject({
   baseUrl: z
     .string()
     .min(1)
+    // A base URL with /v1 would send /v1/v1/… and get a bare 404 for every record.
+    .refine((url) => !/\/v1\/?$/i.test(url.trim()), { message: 'must not end in /v1: ferry adds /v1 to every path; give the service\'s root (https://api.example.com, not https://api.example.com/v1)' })
     .default('embedded')
-    .describe('Base URL of the service, or "embedded" to start the emulator in-process.'),
+    .describe('Base URL of the service without /v1 (ferry adds it), or "embedded" to start the emulator in-process.'),
   apiKey: z.string().optional().describe('API key (use ${FERRY_API_KEY}); not needed for the embedded emulator.'),
   concurrency: z
     .number()

@@ -29,6 +29,7 @@ import type { Unit } from './units.js';
 import type { LoopSlices } from './fast/loop-slices.js';
 import { applySourceDelete } from './source-deletes.js';
 import { boundedFailure } from './dead-letter-excerpt.js';
+import { explainMissingFields } from '../mapping/missing-fields.js';
 
 /** A unit with its mapping's result: the mapped object, or why mapping failed. */
 export interface MappedUnit {
@@ -464,7 +465,8 @@ export class UnitProcessor {
     this.deps.counts.failed++;
     if (!this.deps.dryRun) {
       const remoteId = remoteIdOf(body);
-      const described = field && !reason.includes(field) ? `${field}: ${reason}` : reason;
+      const named = explainMissingFields(reason, this.deps.sync.target.map ?? {}, unit.input);
+      const described = field && !named.includes(field.replace(/\.value$/, '')) ? `${field}: ${named}` : named;
       await this.deps.store.recordFailure(this.failure(unit, { remoteId, kind: 'invalid', reason: described, status: null, errorBody: null, body: body ?? null }));
     }
     this.deps.onSample?.({ origin: unit.origin, input: unit.input, error: reason, action: 'invalid' });
