@@ -12,8 +12,11 @@
  */
 import { createHash } from 'node:crypto';
 import { isRecord } from '../sdk/guards.js';
+import { snakeCase } from '../sdk/names.js';
 import type { ExportConventions } from '../sdk/types.js';
 import type { StateStore } from '../state/index.js';
+
+export { snakeCase };
 
 /** The layout of exports made before layouts were recorded. */
 export const API_LAYOUT: Readonly<ExportConventions> = Object.freeze({ naming: 'api', metadata: false });
@@ -35,24 +38,6 @@ export async function resolveConventions(
   const layout: ExportConventions = { naming: options.naming ?? base.naming, metadata: options.metadata ?? base.metadata };
   if (recorded?.naming !== layout.naming || recorded.metadata !== layout.metadata) await store.recordExportLayout(exportKey, layout);
   return layout;
-}
-
-/**
- * A name in snake_case: a lower-case letter or digit before an upper-case
- * one starts a word (`conversationId` → `conversation_id`, `HTTPStatus` →
- * `http_status`), anything but letters and digits becomes one `_`, leading
- * underscores stay (`_ferry_load_id`), trailing ones go.
- */
-export function snakeCase(name: string): string {
-  const lead = /^_*/.exec(name)![0];
-  const words = name
-    .slice(lead.length)
-    .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, '$1_$2')
-    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1_$2')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, '_')
-    .replace(/^_+|_+$/g, '');
-  return lead + words || '_';
 }
 
 /**

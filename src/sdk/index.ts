@@ -15,6 +15,7 @@
 // Defining a connector, and the shapes it reads and writes.
 export { defineDestination, defineSource } from './define.js';
 export { FIELD_TYPES, SDK_VERSION, TARGET_TYPES } from './types.js';
+export { snakeCase } from './names.js';
 export type {
   BufferedIterator,
   ConnectorContext,

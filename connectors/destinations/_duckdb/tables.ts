@@ -20,13 +20,14 @@ import { collectKeys } from '../_export/flatten.js';
 import { lastByKey } from '../_export/columns.js';
 import { assertKeys, keyOf } from '../_export/key.js';
 import { loadsSql } from '../_export/loads.js';
-import { DELETED_AT_COLUMN, isChildTableOf, shapeBatch, TableProblem, type Row, type TableBatch, type TableShape } from '../_export/shape.js';
+import { DELETED_AT_COLUMN, isChildTableOf, isTypeTableOf, TYPE_COLUMN, shapeBatch, TableProblem, type Row, type TableBatch, type TableShape } from '../_export/shape.js';
 
 const DUCK_TYPES: Record<ColumnKind, string> = {
   boolean: 'BOOLEAN',
   integer: 'BIGINT',
   number: 'DOUBLE',
   timestamp: 'TIMESTAMPTZ',
+  date: 'DATE',
   text: 'VARCHAR',
   json: 'JSON',
 };
@@ -53,6 +54,8 @@ export class DuckTables {
   readonly #destination: string;
   readonly #tables = new Map<string, Map<string, StoredKind>>();
   readonly #written: string[] = [];
+  /** Columns (table, NUL, column) known to hold text, which stay VARCHAR. */
+  readonly #textual = new Set<string>();
   /** Per child table: whether each of its rows had its parent in the parent table when checked this run; `next` when the next chance checks. */
   readonly #parented = new Map<string, boolean | 'next'>();
 
@@ -74,8 +77,16 @@ export class DuckTables {
 
   /** Load one batch's tables, the parent table first and then its child tables; the caller owns the transaction. */
   async load(shaped: readonly TableBatch[]): Promise<void> {
-    const [parent, ...children] = shaped;
+    // Parents first (one table, or one per object type of rows), then the child tables of a single parent table.
+    const parents = shaped.filter((batch) => !batch.replace);
+    const children = shaped.filter((batch) => batch.replace);
+    const [parent] = parents;
     if (parent === undefined) return;
+    if (parents.length > 1) {
+      for (const each of parents) await this.#loadTable(each, {});
+      for (const child of children) await this.#loadTable(child, {});
+      return;
+    }
     const inserted = await this.#loadTable(parent, { countInserted: children.length > 0 });
     const newParentsIn = inserted === parent.rows.length ? parent.table : undefined;
     for (const child of children) await this.#loadTable(child, { newParentsIn });
@@ -86,7 +97,13 @@ export class DuckTables {
     const known = this.#tables.get(batch.table) ?? (await this.#readColumns(batch.table));
     // A child table seen only through empty arrays has nothing to replace until it exists.
     if (batch.rows.length === 0 && (!batch.replace || known.size === 0)) return undefined;
-    const kinds = inferColumns(batch.rows, { timestamps: true, omitNullColumns: true });
+    // The analyst layout (typed) creates a column of only nulls all the same, as every destination does: typed by a hint, else VARCHAR.
+    const kinds = inferColumns(batch.rows, {
+      timestamps: true,
+      omitNullColumns: !batch.typed,
+      ...(batch.typed ? { dates: true } : {}),
+      ...(batch.hints ? { hints: batch.hints } : {}),
+    });
     // A column with only nulls so far is created when a value shows its type; an existing one is set to null.
     for (const name of collectKeys(batch.rows)) if (!kinds.has(name) && (known.has(name) || name === batch.key)) kinds.set(name, 'text');
     const columns = await this.#ensureTable(batch, kinds);
@@ -129,6 +146,12 @@ export class DuckTables {
     return deleted;
   }
 
+  /** The tables of one object type's rows of `table` (`rows_deal`), which deletions reach as they reach `table`. */
+  async typeTables(table: string): Promise<string[]> {
+    const reader = await this.#connection.runAndReadAll('SELECT table_name FROM information_schema.columns WHERE table_schema = current_schema() AND column_name = $1', [TYPE_COLUMN]);
+    return reader.getRowObjectsJS().map((row) => String(row.table_name)).filter((name) => isTypeTableOf(table, name) && !isChildTableOf(table, name));
+  }
+
   /** Note a completed run in `_ferry_loads`; the caller owns the transaction. */
   async recordLoad(load: ExportLoad, table: string): Promise<void> {
     const sql = loadsSql(load, table, { types: DUCK_TYPES, placeholder: (n) => `$${n}` });
@@ -156,6 +179,19 @@ export class DuckTables {
       if (columns.has(name)) continue;
       await this.#connection.run(`ALTER TABLE ${target} ADD COLUMN ${quoteIdentifier(name)} ${DUCK_TYPES[kind]}`);
       columns.set(name, kind);
+    }
+    if (batch.typed) {
+      // A VARCHAR column that has held only nulls (created before a value showed its type) takes the type of its first values.
+      for (const [name, kind] of kinds) {
+        if (columns.get(name) !== 'text' || kind === 'text' || this.#textual.has(`${batch.table}\u0000${name}`)) continue;
+        const held = await this.#connection.runAndReadAll(`SELECT 1 FROM ${target} WHERE ${quoteIdentifier(name)} IS NOT NULL LIMIT 1`);
+        if (held.currentRowCount > 0) {
+          this.#textual.add(`${batch.table}\u0000${name}`);
+          continue;
+        }
+        await this.#connection.run(`ALTER TABLE ${target} ALTER ${quoteIdentifier(name)} TYPE ${DUCK_TYPES[kind]}`);
+        columns.set(name, kind);
+      }
     }
     const typed = columns;
     for (const { column, from, to } of widenings(kinds, (name) => ferryKind(typed.get(name)), batch.rows)) {

@@ -5,17 +5,46 @@
  */
 import { isRecord } from '../../../src/sdk/index.js';
 
-export type ColumnKind = 'boolean' | 'integer' | 'number' | 'timestamp' | 'text' | 'json';
+export type ColumnKind = 'boolean' | 'integer' | 'number' | 'timestamp' | 'date' | 'text' | 'json';
 
 export interface InferOptions {
   /** Strings that are ISO-8601 instants (with a zone) and Dates are timestamps, not text. @default false */
   timestamps?: boolean;
   /** Leave out columns that hold only nulls (they say nothing of their type; a later batch adds them typed). @default false: they are text */
   omitNullColumns?: boolean;
+  /** Strings that are calendar dates (`2024-03-01`) are dates, not text. @default false */
+  dates?: boolean;
+  /** Kinds known from the data's shape (a row's fieldType): they type a column of only nulls, and make integers numbers up front. */
+  hints?: Readonly<Record<string, ColumnKind>>;
+}
+
+/** A row field's fieldType (src/sdk FIELD_TYPES) as a column kind. */
+export function kindOfFieldType(fieldType: unknown): ColumnKind | undefined {
+  switch (fieldType) {
+    case 'int':
+      return 'integer';
+    case 'double':
+      return 'number';
+    case 'boolean':
+      return 'boolean';
+    case 'datetime':
+      return 'timestamp';
+    case 'date':
+      return 'date';
+    case 'list':
+      return 'json';
+    case 'string':
+    case 'textarea':
+      return 'text';
+    default:
+      return undefined;
+  }
 }
 
 /** An ISO-8601 date-time with seconds and an explicit zone, as the service writes them. */
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:?\d{2})$/;
+/** A calendar date, as the service writes a `date` field. */
+const ISO_DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 
 /** The kind a value asks for; `undefined` for null (it says nothing). */
 export function kindOf(value: unknown, options: InferOptions = {}): ColumnKind | undefined {
@@ -24,6 +53,7 @@ export function kindOf(value: unknown, options: InferOptions = {}): ColumnKind |
   if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
   if (typeof value === 'bigint') return 'integer';
   if (options.timestamps && (value instanceof Date || (typeof value === 'string' && ISO_INSTANT.test(value)))) return 'timestamp';
+  if (options.dates && typeof value === 'string' && ISO_DATE.test(value)) return 'date';
   if (typeof value === 'string' || value instanceof Date) return 'text';
   if (Array.isArray(value) || isRecord(value)) return 'json';
   return 'text';
@@ -50,6 +80,13 @@ export function inferColumns(records: readonly Readonly<Record<string, unknown>>
       const kind = kindOf(record[name], options);
       if (known === undefined) kinds.set(name, kind);
       else if (kind !== undefined && kind !== known) kinds.set(name, widen(known, kind));
+    }
+  }
+  const hints = options.hints;
+  if (hints) {
+    for (const [name, kind] of kinds) {
+      const hint = hints[name];
+      if (hint !== undefined && (kind === undefined || (kind === 'integer' && hint === 'number'))) kinds.set(name, hint);
     }
   }
   const entries = [...kinds].filter(([, kind]) => kind !== undefined || !options.omitNullColumns);

@@ -39,7 +39,11 @@ export async function openDuckdbWriter(ctx: ConnectorContext<DuckdbOptions>): Pr
     async retain(request) {
       try {
         const soft = request.mode === 'soft' ? { deletedAt: request.deletedAt ?? new Date().toISOString() } : undefined;
-        return await inTransaction(connection, () => tables.retain(options.table, options.key ?? request.key, request.keys, soft));
+        return await inTransaction(connection, async () => {
+          let deleted = 0;
+          for (const table of [options.table, ...(request.stream === 'rows' ? await tables.typeTables(options.table) : [])]) deleted += await tables.retain(table, options.key ?? request.key, request.keys, soft);
+          return deleted;
+        });
       } catch (cause) {
         throw failure(`cannot delete from ${options.table} in ${file}: ${messageOf(cause)}`, cause);
       }

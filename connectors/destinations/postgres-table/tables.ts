@@ -10,12 +10,23 @@ import type pg from 'pg';
 import { inChunks, type ConnectorLogger, type ExportLoad, type LiveKeys } from '../../../src/sdk/index.js';
 import { columnNamed, inferColumns, keyText, quoteIdentifier, widenings, type ColumnKind } from '../_export/columns.js';
 import { loadsSql } from '../_export/loads.js';
-import { DELETED_AT_COLUMN, isChildTableOf, LOADS_TABLE, TableProblem, type TableBatch } from '../_export/shape.js';
+import { CHILD_ID_COLUMN, DELETED_AT_COLUMN, isChildTableOf, isTypeTableOf, TYPE_COLUMN, LOADS_TABLE, TableProblem, type TableBatch } from '../_export/shape.js';
 import { copyRows } from './copy.js';
 
-const SQL_TYPES: Record<ColumnKind, string> = { boolean: 'boolean', integer: 'numeric', number: 'numeric', timestamp: 'timestamptz', text: 'text', json: 'jsonb' };
+const SQL_TYPES: Record<ColumnKind, string> = { boolean: 'boolean', integer: 'numeric', number: 'numeric', timestamp: 'timestamptz', date: 'date', text: 'text', json: 'jsonb' };
+/** The analyst layout's types (naming: snake_case): integers bigint, decimals double precision, and timestamps and dates found in strings. */
+const TYPED_SQL_TYPES: Record<ColumnKind, string> = { ...SQL_TYPES, integer: 'bigint', number: 'double precision' };
 /** information_schema data types ferry creates, as kinds; other types are the user's and never widened. */
-const KINDS_OF_TYPES: Readonly<Record<string, ColumnKind>> = { boolean: 'boolean', numeric: 'number', 'timestamp with time zone': 'timestamp', text: 'text', jsonb: 'json' };
+const KINDS_OF_TYPES: Readonly<Record<string, ColumnKind>> = {
+  boolean: 'boolean',
+  numeric: 'number',
+  bigint: 'integer',
+  'double precision': 'number',
+  'timestamp with time zone': 'timestamp',
+  date: 'date',
+  text: 'text',
+  jsonb: 'json',
+};
 /** The temporary table of the keys a mirroring export keeps. */
 const LIVE = 'ferry_live_keys';
 /** Live keys per COPY under `deletes: mirror`: a few hundred KB of text each, never the whole list at once. */
@@ -63,7 +74,7 @@ export class PostgresTables {
   async write(batch: TableBatch): Promise<void> {
     // A child table seen only through empty arrays has nothing to replace until it exists.
     if (batch.rows.length === 0 && (!batch.replace || !(await this.#exists(batch.table)))) return;
-    const kinds = inferColumns(batch.rows);
+    const kinds = inferColumns(batch.rows, batch.typed ? { timestamps: true, dates: true, ...(batch.hints ? { hints: batch.hints } : {}) } : {});
     if (batch.replace && !kinds.has(batch.replace.column)) kinds.set(batch.replace.column, 'text');
     const state = await this.#ensureTable(batch, kinds);
     await this.#load(batch, state, [...kinds.keys()]);
@@ -96,6 +107,15 @@ export class PostgresTables {
     );
     for (const { table_name: child } of children.rows) if (isChildTableOf(table, child)) await this.#client.query(gone(child));
     return deleted;
+  }
+
+  /** The tables of one object type's rows of `table` (`rows_deal`), which deletions reach as they reach `table`. */
+  async typeTables(table: string): Promise<string[]> {
+    const result = await this.#client.query<{ table_name: string }>(
+      'SELECT table_name FROM information_schema.columns WHERE table_schema = COALESCE($1, current_schema()) AND column_name = $2',
+      [this.#schema ?? null, TYPE_COLUMN],
+    );
+    return result.rows.map((row) => row.table_name).filter((name) => isTypeTableOf(table, name) && !isChildTableOf(table, name));
   }
 
   /** Note a completed run in `_ferry_loads`, beside the table. */
@@ -131,30 +151,39 @@ export class PostgresTables {
       state = { columns: await this.#readColumns(batch.table) };
       this.#tables.set(batch.table, state);
     }
-    await this.#addColumns(batch.table, state, kinds);
+    await this.#addColumns(batch, state, kinds);
     await this.#widenColumns(batch, state, kinds);
     await this.#ensureIndexes(batch, state);
     return state;
   }
 
-  async #addColumns(table: string, state: TableState, kinds: Map<string, ColumnKind>): Promise<void> {
+  async #addColumns(batch: TableBatch, state: TableState, kinds: Map<string, ColumnKind>): Promise<void> {
+    const { table } = batch;
+    const types = batch.typed ? TYPED_SQL_TYPES : SQL_TYPES;
     const target = this.#qualified(table);
     if (state.columns.size === 0) {
-      const definitions = [...kinds].map(([name, kind]) => `${quoteIdentifier(name)} ${SQL_TYPES[kind]}`);
+      const definitions = [...kinds].map(([name, kind]) => `${quoteIdentifier(name)} ${types[kind]}`);
+      // The analyst layout's new tables get a primary key: the record's key, or a child row's own.
+      const primary = batch.typed ? (batch.key ?? (kinds.has(CHILD_ID_COLUMN) ? CHILD_ID_COLUMN : undefined)) : undefined;
+      if (primary !== undefined && kinds.has(primary)) definitions.push(`PRIMARY KEY (${quoteIdentifier(primary)})`);
       await this.#client.query(`CREATE TABLE IF NOT EXISTS ${target} (${definitions.join(', ')})`);
       state.columns = await this.#readColumns(table);
+      if (primary !== undefined && batch.key === primary) state.uniqueKey = primary;
     }
     const added = [...kinds].filter(([name]) => !state.columns.has(name));
     if (added.length === 0) return;
-    await this.#client.query(`ALTER TABLE ${target} ${added.map(([name, kind]) => `ADD COLUMN IF NOT EXISTS ${quoteIdentifier(name)} ${SQL_TYPES[kind]}`).join(', ')}`);
+    await this.#client.query(`ALTER TABLE ${target} ${added.map(([name, kind]) => `ADD COLUMN IF NOT EXISTS ${quoteIdentifier(name)} ${types[kind]}`).join(', ')}`);
     state.columns = await this.#readColumns(table);
   }
 
   async #widenColumns(batch: TableBatch, state: TableState, kinds: Map<string, ColumnKind>): Promise<void> {
     const widened = widenings(kinds, (name) => KINDS_OF_TYPES[state.columns.get(name) ?? ''], batch.rows);
     if (widened.length === 0) return;
-    // Every widening ends in text (numbers stay numeric): any value has a text form.
-    const changes = widened.map(({ column }) => `ALTER COLUMN ${quoteIdentifier(column)} TYPE text USING ${quoteIdentifier(column)}::text`);
+    // Integers (bigint) widen to double precision; every other widening ends in text (numeric stays numeric): any value has a text form.
+    const changes = widened.map(({ column, to }) => {
+      const type = to === 'number' ? 'double precision' : 'text';
+      return `ALTER COLUMN ${quoteIdentifier(column)} TYPE ${type} USING ${quoteIdentifier(column)}::${type}`;
+    });
     await this.#client.query(`ALTER TABLE ${this.#qualified(batch.table)} ${changes.join(', ')}`);
     for (const { column, from, to } of widened) {
       this.#logger.warn({ table: batch.table, column, from: SQL_TYPES[from], to: SQL_TYPES[to] }, 'postgres-table: a column now holds other values; its type was widened');
@@ -173,12 +202,23 @@ export class PostgresTables {
       await this.#client.query(`CREATE INDEX IF NOT EXISTS ${quoteIdentifier(index)} ON ${target} (${quoteIdentifier(batch.replace.column)})`);
       state.parentIndexed = true;
     }
+    if (batch.key !== undefined && state.uniqueKey !== batch.key && batch.typed && (await this.#hasUniqueIndex(batch.table, batch.key))) state.uniqueKey = batch.key;
     if (batch.key !== undefined && state.uniqueKey !== batch.key) {
       // A unique index, not a primary key, so a table that already existed can take upserts too.
       const index = `${batch.table}__${batch.key}__key`.slice(0, 63);
       await this.#client.query(`CREATE UNIQUE INDEX IF NOT EXISTS ${quoteIdentifier(index)} ON ${target} (${quoteIdentifier(batch.key)})`);
       state.uniqueKey = batch.key;
     }
+  }
+
+  /** Whether a unique index (a primary key included) covers exactly this column. */
+  async #hasUniqueIndex(table: string, column: string): Promise<boolean> {
+    const result = await this.#client.query(
+      `SELECT 1 FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+        WHERE i.indrelid = $1::regclass AND i.indisunique AND i.indnatts = 1 AND a.attname = $2 LIMIT 1`,
+      [this.#qualified(table), column],
+    );
+    return (result.rowCount ?? 0) > 0;
   }
 
   /**

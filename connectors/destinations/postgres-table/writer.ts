@@ -42,7 +42,8 @@ export async function openPostgresWriter(ctx: ConnectorContext<PostgresTableOpti
       try {
         await client.query('BEGIN');
         const soft = request.mode === 'soft' ? { deletedAt: request.deletedAt ?? new Date().toISOString() } : undefined;
-        const deleted = await tables.retain(options.table, options.key ?? request.key, request.keys, soft);
+        let deleted = 0;
+        for (const table of [options.table, ...(request.stream === 'rows' ? await tables.typeTables(options.table) : [])]) deleted += await tables.retain(table, options.key ?? request.key, request.keys, soft);
         await client.query('COMMIT');
         return deleted;
       } catch (cause) {

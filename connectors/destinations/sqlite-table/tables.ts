@@ -8,9 +8,9 @@ import type Database from 'better-sqlite3';
 import type { ExportLoad, LiveKeys } from '../../../src/sdk/index.js';
 import { columnNamed, inferColumns, quoteIdentifier, type ColumnKind } from '../_export/columns.js';
 import { loadsSql } from '../_export/loads.js';
-import { DELETED_AT_COLUMN, isChildTableOf, TableProblem, type TableBatch } from '../_export/shape.js';
+import { DELETED_AT_COLUMN, isChildTableOf, isTypeTableOf, TYPE_COLUMN, TableProblem, type TableBatch } from '../_export/shape.js';
 
-const SQL_TYPES: Record<ColumnKind, string> = { boolean: 'INTEGER', integer: 'INTEGER', number: 'REAL', timestamp: 'TEXT', text: 'TEXT', json: 'TEXT' };
+const SQL_TYPES: Record<ColumnKind, string> = { boolean: 'INTEGER', integer: 'INTEGER', number: 'REAL', timestamp: 'TEXT', date: 'TEXT', text: 'TEXT', json: 'TEXT' };
 
 /** What the writer knows of one table: its columns and the index it made sure of. */
 interface TableState {
@@ -37,7 +37,7 @@ export class SqliteTables {
   write(batch: TableBatch): void {
     // A child table seen only through empty arrays has nothing to replace until it exists.
     if (batch.rows.length === 0 && (!batch.replace || (this.#tables.get(batch.table)?.columns ?? this.#columns(batch.table)).size === 0)) return;
-    const kinds = inferColumns(batch.rows);
+    const kinds = inferColumns(batch.rows, batch.hints ? { hints: batch.hints } : {});
     this.#ensureTable(batch, kinds);
     if (batch.replace) {
       const remove = this.#db.prepare(`DELETE FROM ${quoteIdentifier(batch.table)} WHERE ${quoteIdentifier(batch.replace.column)} = ?`);
@@ -77,6 +77,12 @@ export class SqliteTables {
     for (const { name } of names) if (isChildTableOf(table, name) && this.#columns(name).has(key)) gone(name);
     this.#db.exec('DELETE FROM temp.ferry_live_keys');
     return deleted;
+  }
+
+  /** The tables of one object type's rows of `table` (`rows_deal`), which deletions reach as they reach `table`. */
+  typeTables(table: string): string[] {
+    const names = this.#db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
+    return names.map(({ name }) => name).filter((name) => isTypeTableOf(table, name) && !isChildTableOf(table, name) && this.#columns(name).has(TYPE_COLUMN));
   }
 
   /** Note a completed run in `_ferry_loads`. */

@@ -52,7 +52,8 @@ export async function openSqliteWriter(ctx: ConnectorContext<SqliteTableOptions>
     async retain(request) {
       try {
         const soft = request.mode === 'soft' ? { deletedAt: request.deletedAt ?? new Date().toISOString() } : undefined;
-        return db.transaction(() => tables.retain(options.table, options.key ?? request.key, request.keys, soft))();
+        const key = options.key ?? request.key;
+        return db.transaction(() => [options.table, ...(request.stream === 'rows' ? tables.typeTables(options.table) : [])].reduce((sum, table) => sum + tables.retain(table, key, request.keys, soft), 0))();
       } catch (cause) {
         throw failed(`cannot delete from ${options.table}`, cause);
       }

@@ -28,6 +28,7 @@ const schema = freshSchema('ferry_conv');
 const logger = pino({ level: 'silent' });
 const T0 = Date.parse('2024-03-01T09:00:00Z');
 const CALLS = 12;
+const ROWS = 9;
 
 let emu: RunningEmulator;
 let client: ServiceClient;
@@ -53,8 +54,8 @@ function psql(sql: string): string {
   return execFileSync('psql', [PG_URL, '-At', '-F', '|', '-c', sql], { encoding: 'utf8' }).trim();
 }
 
-async function duck(sql: string): Promise<Record<string, unknown>[]> {
-  const instance = await DuckDBInstance.create(join(dir, 'out/warehouse.duckdb'));
+async function duck(sql: string, file = 'out/warehouse.duckdb'): Promise<Record<string, unknown>[]> {
+  const instance = await DuckDBInstance.create(file === ':memory:' ? ':memory:' : join(dir, file));
   const connection = await instance.connect();
   try {
     return (await connection.runAndReadAll(sql)).getRowObjectsJson();
@@ -76,6 +77,29 @@ beforeAll(async () => {
         { speakerName: 'Agent', text: `Hello ${i}`, timestamp: T0 + i * 60_000 + 1000 },
         { speakerName: 'Customer', text: 'Grüße 👋', timestamp: T0 + i * 60_000 + 4000 },
       ],
+    });
+  }
+  const crm = (await client.createSource({ name: 'crm', displayName: 'CRM' })).id;
+  const fieldDefinitions = [
+    { name: 'amount', fieldType: 'double' as const },
+    { name: 'seats', fieldType: 'int' as const },
+    { name: 'won', fieldType: 'boolean' as const },
+    { name: 'closeDate', fieldType: 'date' as const },
+    { name: 'note', fieldType: 'string' as const },
+  ];
+  const deal = await client.createObjectType({ sourceId: crm, name: 'deal', displayName: 'Deal', fieldDefinitions });
+  const ticket = await client.createObjectType({ sourceId: crm, name: 'Support Ticket', displayName: 'Ticket', fieldDefinitions });
+  for (let i = 0; i < ROWS; i++) {
+    const type = i % 3 === 0 ? ticket : deal;
+    await client.createRow({
+      id: `row-${i}`, sourceId: crm, objectTypeId: type.id, name: `Row ${i}`, public: true, createdAt: T0 + i * 1000,
+      fields: {
+        amount: { value: i * 10, fieldType: 'double' },
+        seats: { value: i, fieldType: 'int' },
+        won: { value: i % 2 === 0, fieldType: 'boolean' },
+        closeDate: { value: `2024-04-${String((i % 28) + 1).padStart(2, '0')}`, fieldType: 'date' },
+        note: { value: null, fieldType: 'string' },
+      },
     });
   }
   dir = tempDir();
@@ -101,10 +125,24 @@ exports:
     details: true
     deletes: soft
     destination: { type: duckdb, path: out/warehouse.duckdb, table: conversations, shape: relational }
+  - name: rows-duckdb
+    resource: rows
+    filters: { source: crm }
+    deletes: mirror
+    destination: { type: duckdb, path: out/warehouse.duckdb, table: rows, shape: relational }
+  - name: rows-parquet
+    resource: rows
+    filters: { source: crm }
+    destination: { type: parquet, path: out/lake, table: rows, shape: relational }
   - name: calls-old
     resource: conversations
     destination: { type: sqlite-table, path: out/old.db, table: conversations }
-${pgExport}`,
+${pgExport}${pgAvailable ? `  - name: rows-pg
+    resource: rows
+    filters: { source: crm }
+    deletes: soft
+    destination: { type: postgres-table, url: "${PG_URL}", schema: ${schema}, table: rows, shape: relational }
+` : ''}`,
   );
   config = await loadConfig(join(dir, 'ferry.yaml'));
   store = await openStateStore(`sqlite:${join(dir, 'state.db')}`);
@@ -169,6 +207,45 @@ describe('analyst conventions', () => {
       // The deleted call's participants keep the load that last wrote them; the others the newest.
       expect(psql(`SELECT count(*), count(DISTINCT _ferry_load_id) FROM "${schema}".conversation_participants`)).toBe(`${CALLS * 2}|2`);
       expect(psql(`SELECT count(*), sum(records_deleted) FROM "${schema}"._ferry_loads`)).toBe('3|1');
+    }
+  });
+
+  it('typed tables: one per object type, types from fieldType, a primary key in PostgreSQL, child rows with a key of their own', async () => {
+    expect(await run('rows-duckdb')).toMatchObject({ status: 'succeeded', exported: ROWS });
+    const types = await duck(
+      "SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_name IN ('rows_deal', 'rows_support_ticket') AND column_name IN ('amount', 'seats', 'won', 'close_date', 'note', 'created_at') ORDER BY ALL",
+    );
+    expect(types.filter((t) => t.table_name === 'rows_deal').map((t) => [t.column_name, t.data_type])).toEqual([
+      ['amount', 'DOUBLE'], ['close_date', 'DATE'], ['created_at', 'TIMESTAMP WITH TIME ZONE'], ['note', 'VARCHAR'], ['seats', 'BIGINT'], ['won', 'BOOLEAN'],
+    ]);
+    expect(await duck("SELECT (SELECT count(*) FROM rows_deal)::INT AS deals, (SELECT count(*) FROM rows_support_ticket)::INT AS tickets, (SELECT count(*) FROM information_schema.tables WHERE table_name = 'rows')::INT AS one")).toEqual([
+      { deals: 6, tickets: 3, one: 0 },
+    ]);
+    // A conversation field that is null in every record (category) is a column all the same.
+    expect(await duck("SELECT count(*)::INT AS n FROM information_schema.columns WHERE table_name = 'conversations' AND column_name = 'category'")).toEqual([{ n: 1 }]);
+    expect(await duck("SELECT count(*)::INT AS n, count(DISTINCT _ferry_id)::INT AS ids FROM conversation_transcript")).toEqual([{ n: CALLS * 2, ids: CALLS * 2 }]);
+
+    expect(await run('rows-parquet')).toMatchObject({ status: 'succeeded', exported: ROWS });
+    const lake = join(dir, 'out/lake');
+    expect(await duck(`SELECT count(*)::INT AS n, typeof(any_value(close_date)) AS d, typeof(any_value(amount)) AS a FROM read_parquet('${lake}/rows_deal/*.parquet')`, ':memory:')).toEqual([{ n: 6, d: 'DATE', a: 'DOUBLE' }]);
+
+    // deletes: mirror reaches the per-type tables.
+    await client.deleteRow({ remoteId: 'row-1', sourceId: (await client.listSources({ name: 'crm' })).sources[0]!.id });
+    expect(await run('rows-duckdb')).toMatchObject({ status: 'succeeded', exported: ROWS - 1, counts: expect.objectContaining({ deleted: 1 }) });
+    expect(await duck('SELECT count(*)::INT AS n FROM rows_deal')).toEqual([{ n: 5 }]);
+
+    if (pgAvailable) {
+      expect(await run('rows-pg')).toMatchObject({ status: 'succeeded', exported: ROWS - 1 });
+      expect(psql(`SELECT column_name || ':' || data_type FROM information_schema.columns WHERE table_schema = '${schema}' AND table_name = 'rows_deal' AND column_name IN ('amount', 'seats', 'won', 'close_date', 'created_at', '_ferry_loaded_at', '_ferry_deleted_at') ORDER BY 1`).split('\n')).toEqual([
+        '_ferry_deleted_at:timestamp with time zone', '_ferry_loaded_at:timestamp with time zone', 'amount:double precision', 'close_date:date', 'created_at:timestamp with time zone', 'seats:bigint', 'won:boolean',
+      ]);
+      const primary = (table: string) =>
+        psql(`SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) WHERE i.indisprimary AND i.indrelid = '"${schema}".${table}'::regclass`);
+      expect(primary('rows_deal')).toBe('row_id');
+      expect(primary('conversations')).toBe('conversation_id');
+      expect(primary('conversation_transcript')).toBe('_ferry_id');
+      expect(psql(`SELECT count(*), sum(seats) FILTER (WHERE won) FROM "${schema}".rows_support_ticket`)).toBe('3|6');
+      expect(psql(`SELECT string_agg(DISTINCT _ferry_id, ',') FROM "${schema}".conversation_transcript WHERE conversation_id = (SELECT conversation_id FROM "${schema}".conversations WHERE title = 'Call 0')`)).toMatch(/^.+#0,.+#1$/);
     }
   });
 });
