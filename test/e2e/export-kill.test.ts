@@ -51,6 +51,10 @@ exports:
     naming: api
     metadata: false
     destination: { type: duckdb, path: out/warehouse.duckdb, table: calls }
+  - name: calls-analyst
+    resource: conversations
+    deletes: soft
+    destination: { type: postgres-table, url: "${PG_URL}", schema: ${schema}, table: calls_analyst }
 `,
       );
       // Kill the first run once the stand-in has answered some pages of the first export.
@@ -68,7 +72,11 @@ exports:
       expect(report.exports.map((e) => [e.export, e.status, e.exported])).toEqual([
         ['calls-pg', 'succeeded', COUNT],
         ['calls-duckdb', 'succeeded', COUNT],
+        ['calls-analyst', 'succeeded', COUNT],
       ]);
+      // The analyst layout (snake_case, load metadata, deletes: soft), run after the killed one: every record once, live, from one completed load.
+      expect(psql(`SELECT count(*), count(DISTINCT conversation_id), count(_ferry_deleted_at), count(DISTINCT _ferry_load_id) FROM "${schema}".calls_analyst`)).toBe(`${COUNT}|${COUNT}|0|1`);
+      expect(psql(`SELECT count(*), sum(records_written) FROM "${schema}"._ferry_loads`)).toBe(`1|${COUNT}`);
       expect(psql(`SELECT count(*), count(DISTINCT "conversationId") FROM "${schema}".calls`)).toBe(`${COUNT}|${COUNT}`);
       const duck = await DuckDBInstance.create(join(dir, 'out/warehouse.duckdb'));
       const connection = await duck.connect();
