@@ -3,7 +3,8 @@
  * would refuse is found here first, so a scheduled run never fails on
  * something `check` passed: the config and every sync's connector options
  * and mapping (every problem, not the first; unknown JSONata functions too),
- * the state store, every source reached, each row target's object type
+ * the state store, every source reached and its first records read (a
+ * primaryKey or mapped column they lack is named), each row target's object type
  * planned against the service (the 50-field limit, field types that conflict
  * with the existing object type), exports' destinations, and the key's scopes.
  */
@@ -24,6 +25,7 @@ import { inspectSync } from '../pipeline/prepare.js';
 import type { PreparedSync } from '../pipeline/prepare.js';
 import { loadProject, openProjectState } from '../runtime/project.js';
 import { openService } from '../runtime/service.js';
+import { sampleSource } from './sample-check.js';
 
 /** `1 sync`, `3 problems`: the counts in check messages. */
 function plural(n: number, noun: string): string {
@@ -104,6 +106,23 @@ async function reachSource(prepared: PreparedSync, quiet: Logger): Promise<Check
     return { kind: 'source', name: sync.name, ok: true, message: detail, exitCode: 0 };
   } catch (error) {
     return failure('source', sync.name, error);
+  }
+}
+
+/** The first records of a reachable source against the sync's primaryKey and mapped columns (sample-check.ts). */
+async function checkSample(prepared: PreparedSync, quiet: Logger): Promise<CheckItem[]> {
+  const { sync } = prepared;
+  const logger = quiet.child({ sync: sync.name, connector: prepared.source.name });
+  try {
+    const result = await withTimeout((signal) => sampleSource(prepared, logger, signal), SOURCE_TIMEOUT_MS, `source of sync "${sync.name}"`);
+    if (!result) return [];
+    return result.findings.map((finding): CheckItem =>
+      finding.severity === 'error'
+        ? { kind: 'source', name: sync.name, ok: false, message: finding.message, exitCode: 1, code: 'FERRY_CONFIG_INVALID' }
+        : { kind: 'warning', name: sync.name, ok: true, message: finding.message, exitCode: 0 },
+    );
+  } catch (error) {
+    return [failure('source', sync.name, error)];
   }
 }
 
@@ -298,7 +317,10 @@ export async function runChecks(configFile: string, options: CheckOptions = {}):
   }
   // Sources are independent: reach them all at once.
   items.push(await checkState(config));
-  items.push(...(await Promise.all(ready.map((prepared) => reachSource(prepared, quiet)))));
+  const reached = await Promise.all(ready.map((prepared) => reachSource(prepared, quiet)));
+  items.push(...reached);
+  const sampled = await Promise.all(ready.filter((_, i) => reached[i]?.ok === true).map((prepared) => checkSample(prepared, quiet)));
+  items.push(...sampled.flat());
   items.push(...(await Promise.all(selected.exports.map((exp) => checkExport(config, exp, quiet)))));
   items.push(...(await checkService({ ...config, ...selected }, ready, quiet)));
   const codes = items.filter((i) => !i.ok).map((i) => i.exitCode);

@@ -32,7 +32,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   'src/export': ['src/run', 'src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/pipeline'],
   'src/worker': ['src/run', 'src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/pipeline', 'src/export', 'src/metrics', 'src/notify'],
   // Project-wide operations over syncs and exports alike (`ferry check`).
-  'src/project': ['src/run', 'src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/sink', 'src/pipeline', 'src/export'],
+  'src/project': ['src/run', 'src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/mapping', 'src/sink', 'src/pipeline', 'src/export'],
   // The web console: a JSON API and pages over the project's state, service and commands' cores.
   'src/console': ['src/run', 'src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/pipeline', 'src/export', 'src/project', 'src/notify'],
   'src/cli': ['src/console', 'src/notify', 'src/run', 'src/runtime', 'src/sdk', 'src/api', 'src/config', 'src/state', 'src/mapping', 'src/sink', 'src/emulator', 'src/pipeline', 'src/export', 'src/worker', 'src/project', 'src/metrics', 'connectors'],
