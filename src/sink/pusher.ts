@@ -511,9 +511,8 @@ export class Pusher {
    * Attempts a record gets while the service keeps serving other requests:
    * `maxAttempts`, or more where the service fails a share of requests at
    * random — enough that a streak this long is one that share would produce
-   * less than once in a billion records (share^k < 10⁻⁹; 9 attempts at the
-   * 7.8 % of the bench's fault mix, where 6 stopped 3 of 36 runs of 100,000
-   * records on one unlucky record), at most 20. A record the service fails
+   * less than once in a billion records (share^k < 10⁻⁹: a fixed count
+   * stops a long run on one unlucky record), at most 20. A record the service fails
    * on every time still gives up, and `maxAttempts: 1` (no retries) stays one.
    */
   private attemptsWhileServing(): number {

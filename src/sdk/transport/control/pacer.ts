@@ -5,7 +5,7 @@
  * requests that went out together come back together: each answer then waits
  * for the ones ahead of it to be handled (by the service when they arrive, by
  * ferry when they come back), and that wait is added to every request's
- * cycle: at 20 ms it cost 2–3 % of the rate at 16 and at 64 slots.
+ * cycle (what it costs is in docs/performance.md).
  *
  * The pacer lets requests go no faster than `GAIN` × slots ÷ the shortest
  * round trip seen, with bursts up to `BURST_MS` of that: a rate the slots
