@@ -4,6 +4,7 @@
  * came from, and its cursor position.
  */
 import { canonicalJson, groupRecords } from '../mapping/index.js';
+import { FerryError } from '../sdk/errors.js';
 import { formatOrigin } from '../sdk/origin.js';
 import type { BufferedIterator, CursorPosition, RecordOp, RecordOrigin, SourceData, SourceRecord } from '../sdk/types.js';
 
@@ -76,6 +77,22 @@ function unitOf(record: SourceRecord, primaryKey: readonly string[] | undefined)
 }
 
 /**
+ * A primaryKey the records do not have leaves every record without its key,
+ * unseen (the incremental tie-breaker reads ''): refuse it at the first
+ * record, whatever the source (a CSV source refuses it at the header already).
+ */
+function checkKeyColumns(record: SourceRecord, primaryKey: readonly string[]): void {
+  const data: SourceData = record.data;
+  const missing = primaryKey.filter((column) => !Object.prototype.hasOwnProperty.call(data, column));
+  if (missing.length === 0) return;
+  const origin = formatOrigin(record.origin);
+  throw new FerryError('FERRY_SOURCE_OBJECT_MISSING', `primaryKey ${missing.map((name) => `"${name}"`).join(', ')} is not a field of the first record (${origin}; it has: ${Object.keys(data).slice(0, 12).join(', ')})`, {
+    where: origin,
+    hint: 'primaryKey names the field(s) that identify a record: fix the name (ferry discover <sync> lists the fields)',
+  });
+}
+
+/**
  * Turn a record stream into units, grouping when asked. Ungrouped, the
  * units' iterator offers takeBuffered when the source's does.
  */
@@ -89,8 +106,16 @@ export function toUnits(
   return {
     [Symbol.asyncIterator](): BufferedIterator<Unit> {
       const inner: BufferedIterator<SourceRecord> = records[Symbol.asyncIterator]();
-      const step = (result: IteratorResult<SourceRecord>): IteratorResult<Unit> =>
-        result.done ? { done: true, value: undefined } : { done: false, value: unitOf(result.value, primaryKey) };
+      let keyChecked = primaryKey === undefined || primaryKey.length === 0;
+      const firstCheck = (record: SourceRecord): void => {
+        keyChecked = true;
+        if (primaryKey) checkKeyColumns(record, primaryKey);
+      };
+      const step = (result: IteratorResult<SourceRecord>): IteratorResult<Unit> => {
+        if (result.done) return { done: true, value: undefined };
+        if (!keyChecked) firstCheck(result.value);
+        return { done: false, value: unitOf(result.value, primaryKey) };
+      };
       const units: BufferedIterator<Unit> = {
         next: () => inner.next().then(step),
         return: async () => {
@@ -102,6 +127,7 @@ export function toUnits(
         const take = inner.takeBuffered.bind(inner);
         units.takeBuffered = (max) => {
           const taken = take(max);
+          if (!keyChecked && taken.length > 0) firstCheck(taken[0]!);
           const mapped = new Array<Unit>(taken.length);
           for (let i = 0; i < taken.length; i++) mapped[i] = unitOf(taken[i]!, primaryKey);
           return mapped;

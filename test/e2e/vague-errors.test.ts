@@ -74,4 +74,23 @@ syncs:
     expect(sparse.stdout + sparse.stderr).toContain('map entry `fields.s` reads source column `subject`, which none of the first 2 records has');
     expect(sparse.stdout + sparse.stderr).not.toContain('`fields.n`');
   });
+
+  it('run: a primaryKey the first JSON Lines record lacks stops the run (exit 3) naming the record and its fields', async () => {
+    const dir = tempProjectDir('ferry-vague-');
+    writeFileSync(join(dir, 'a.jsonl'), '{"id":"1","title":"a"}\n');
+    writeFileSync(
+      join(dir, 'ferry.yaml'),
+      `version: 1
+emulator: { db: ':memory:' }
+syncs:
+  - name: docs
+    source: { type: jsonl, path: a.jsonl, primaryKey: ident }
+    target: { type: row, source: { name: d }, objectType: { name: t }, map: { id: id, name: title, public: true, fields: { n: title } } }
+`,
+    );
+    const run = await ferry(['run'], { cwd: dir });
+    expect(run.code).toBe(3);
+    expect(run.stdout + run.stderr).toContain('primaryKey "ident" is not a field of the first record (a.jsonl:1; it has: id, title)');
+  });
 });
+
