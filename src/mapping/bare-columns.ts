@@ -18,13 +18,19 @@ export interface BareColumn {
   column: string;
 }
 
+/** The source column an expression reads by bare name (`title`, `` `Deal Name` ``), or undefined for any other expression. */
+export function bareColumnOf(expression: string): string | undefined {
+  const entry = expression.trim();
+  return BARE.test(entry) && !LITERALS.has(entry) ? entry.replace(/^`|`$/g, '') : undefined;
+}
+
 export function bareColumns(map: MapSpec, prefix = ''): BareColumn[] {
   const found: BareColumn[] = [];
   for (const [key, value] of Object.entries(map)) {
     const path = prefix === '' ? key : `${prefix}.${key}`;
     if (typeof value === 'string') {
-      const entry = value.trim();
-      if (BARE.test(entry) && !LITERALS.has(entry)) found.push({ path, column: entry.replace(/^`|`$/g, '') });
+      const column = bareColumnOf(value);
+      if (column !== undefined) found.push({ path, column });
     } else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
       found.push(...bareColumns(value as MapSpec, path));
     }

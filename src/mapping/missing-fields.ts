@@ -5,9 +5,9 @@
  * and the columns the record has (issue 46).
  */
 import type { MapSpec, MapValue } from '../config/schema.js';
+import { bareColumnOf } from './bare-columns.js';
 
 const MISSING = /(^|; )([\w.[\]-]+): Invalid input: expected (\w+), received undefined/g;
-const BARE = /^[A-Za-z_][\w]*$|^`[^`]+`$/;
 
 /** The map entry at `path` (`fields.amount`), when it is an expression. */
 function entryAt(map: MapSpec, path: string): string | undefined {
@@ -28,8 +28,8 @@ export function explainMissingFields(reason: string, map: MapSpec, input: unknow
     const mapPath = path.replace(/\.value$/, '');
     const entry = entryAt(map, mapPath);
     let text = `${lead}field \`${mapPath}\` is missing (expected ${type})`;
-    if (entry !== undefined && BARE.test(entry.trim())) {
-      const column = entry.trim().replace(/^`|`$/g, '');
+    const column = entry === undefined ? undefined : bareColumnOf(entry);
+    if (column !== undefined) {
       if (columns !== undefined && !columns.includes(column)) {
         const shown = columns.slice(0, 12).join(', ') + (columns.length > 12 ? ', …' : '');
         text += `: its source column \`${column}\` is not in the record (it has: ${shown})`;
