@@ -3,7 +3,7 @@
 import { announce, api, badge, confirmDialog, cursorText, duration, getSession, h, json, notice, num, table, when } from './ui.js';
 import { navigate } from './app.js';
 
-const COUNTS = ['read', 'created', 'updated', 'unchanged', 'failed', 'skipped', 'duplicates', 'deleted'];
+const COUNTS = ['read', 'created', 'updated', 'unchanged', 'failed', 'skipped', 'repaired', 'duplicates', 'deleted'];
 const COUNT_LABEL = { failed: 'rejected' };
 
 function countCells(counts, sync) {
