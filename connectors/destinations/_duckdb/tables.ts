@@ -20,7 +20,7 @@ import { collectKeys } from '../_export/flatten.js';
 import { lastByKey } from '../_export/columns.js';
 import { assertKeys, keyOf } from '../_export/key.js';
 import { loadsSql } from '../_export/loads.js';
-import { DELETED_AT_COLUMN, isChildTableOf, isTypeTableOf, TYPE_COLUMN, shapeBatch, TableProblem, type Row, type TableBatch, type TableShape } from '../_export/shape.js';
+import { CHILD_ID_COLUMN, DELETED_AT_COLUMN, isChildTableOf, isTypeTableOf, TYPE_COLUMN, shapeBatch, TableProblem, type Row, type TableBatch, type TableShape } from '../_export/shape.js';
 
 const DUCK_TYPES: Record<ColumnKind, string> = {
   boolean: 'BOOLEAN',
@@ -172,6 +172,9 @@ export class DuckTables {
     let columns = this.#tables.get(batch.table) ?? (await this.#readColumns(batch.table));
     if (columns.size === 0) {
       const definitions = [...kinds].map(([name, kind]) => `${quoteIdentifier(name)} ${DUCK_TYPES[kind]}`);
+      // The analyst layout's new child tables get a primary key of their own rows: `_ferry_id`. Parent
+      // tables get none: their merge by key would maintain an index DuckDB does not use for it.
+      if (batch.typed && batch.replace && kinds.has(CHILD_ID_COLUMN)) definitions.push(`PRIMARY KEY (${quoteIdentifier(CHILD_ID_COLUMN)})`);
       await this.#connection.run(`CREATE TABLE IF NOT EXISTS ${target} (${definitions.join(', ')})`);
       columns = await this.#readColumns(batch.table);
     }

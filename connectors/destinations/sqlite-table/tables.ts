@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
 import type { ExportLoad, LiveKeys } from '../../../src/sdk/index.js';
 import { columnNamed, inferColumns, quoteIdentifier, type ColumnKind } from '../_export/columns.js';
 import { loadsSql } from '../_export/loads.js';
-import { DELETED_AT_COLUMN, isChildTableOf, isTypeTableOf, TYPE_COLUMN, TableProblem, type TableBatch } from '../_export/shape.js';
+import { CHILD_ID_COLUMN, DELETED_AT_COLUMN, isChildTableOf, isTypeTableOf, TYPE_COLUMN, TableProblem, type TableBatch } from '../_export/shape.js';
 
 const SQL_TYPES: Record<ColumnKind, string> = { boolean: 'INTEGER', integer: 'INTEGER', number: 'REAL', timestamp: 'TEXT', date: 'TEXT', text: 'TEXT', json: 'TEXT' };
 
@@ -106,6 +106,8 @@ export class SqliteTables {
     }
     if (state.columns.size === 0) {
       const definitions = [...kinds].map(([name, kind]) => `${quoteIdentifier(name)} ${SQL_TYPES[kind]}`);
+      // The analyst layout's new child tables get a primary key of their own rows: `_ferry_id`.
+      if (batch.typed && batch.replace && kinds.has(CHILD_ID_COLUMN)) definitions.push(`PRIMARY KEY (${quoteIdentifier(CHILD_ID_COLUMN)})`);
       this.#db.exec(`CREATE TABLE ${table} (${definitions.join(', ')})`);
       state.columns = this.#columns(batch.table);
     }

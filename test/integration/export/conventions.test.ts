@@ -200,6 +200,12 @@ describe('analyst conventions', () => {
       { n: CALLS, gone: 1, title: 'Call 3' },
     ]);
     expect(await duck('SELECT count(*)::INT AS n FROM conversation_transcript')).toEqual([{ n: CALLS * 2 }]);
+    // Child rows have a key of their own in SQLite and DuckDB too, kept through runs that rewrote them.
+    expect(python(file, "SELECT name FROM pragma_table_info('conversation_transcript') WHERE pk > 0")).toEqual([['_ferry_id']]);
+    expect(python(file, 'SELECT count(*), count(DISTINCT _ferry_id) FROM conversation_transcript')).toEqual([[CALLS * 2, CALLS * 2]]);
+    expect(await duck("SELECT constraint_column_names::VARCHAR AS columns FROM duckdb_constraints() WHERE table_name = 'conversation_transcript' AND constraint_type = 'PRIMARY KEY'")).toEqual([
+      { columns: '[_ferry_id]' },
+    ]);
     expect(await duck('SELECT count(*)::INT AS loads, sum(records_written)::INT AS written FROM _ferry_loads')).toEqual([{ loads: 3, written: CALLS + 2 * (CALLS - 1) }]);
 
     if (pgAvailable) {
