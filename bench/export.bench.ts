@@ -12,12 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
-import pino from 'pino';
-import { ServiceClient } from '../src/api/client.js';
-import { loadConfig } from '../src/config/index.js';
-import { startEmulator } from '../src/emulator/index.js';
-import { inspectExport, runExport } from '../src/export/index.js';
-import { openStateStore } from '../src/state/index.js';
+import { ferryEmulator, ferryExport } from './support/ferry-cli.js';
 import postgresTable from '../connectors/destinations/postgres-table/index.js';
 import { copyRows } from '../connectors/destinations/postgres-table/copy.js';
 
@@ -115,41 +110,34 @@ function seededConversation(i: number) {
 }
 
 /**
- * 10,000 conversations with transcripts exported from the emulator over
- * HTTP (`details: true`, one detail request each) into DuckDB in relational
- * shape, 8 requests in flight (service.concurrency's default), no rate
- * ceiling. The emulator runs in this process, so it shares the CPU with the
- * export: a remote service is where more requests in flight pay off.
+ * 10,000 conversations with transcripts exported from `ferry emulator` (a
+ * process of its own, seeded from a file) by `ferry export` (`details: true`,
+ * one detail request each) into DuckDB in relational shape, with the
+ * service's defaults (adaptive concurrency, no rate ceiling).
  */
-const DETAILS_IN_FLIGHT = 8;
 export async function emulatorConversations(count = Number(process.env.BENCH_EXPORT_CONVERSATIONS ?? 10_000)): Promise<Record<string, number>> {
   const dir = mkdtempSync(join(tmpdir(), 'ferry-bench-export-'));
-  const emulator = await startEmulator({ db: join(dir, 'emulator.db'), seed: { conversations: Array.from({ length: count }, (_, i) => seededConversation(i)) } });
-  const client = new ServiceClient({ baseUrl: emulator.url, apiKey: emulator.devKey ?? '', concurrency: 8 });
-  const store = await openStateStore(`sqlite:${join(dir, 'state.db')}`);
+  const seed = join(dir, 'seed.json');
+  writeFileSync(seed, JSON.stringify({ conversations: Array.from({ length: count }, (_, i) => seededConversation(i)) }));
+  const emulator = await ferryEmulator(join(dir, 'emulator.db'), ['--seed', seed]);
   try {
     writeFileSync(join(dir, 'ferry.yaml'), `version: 1
+service: { baseUrl: ${emulator.url}, apiKey: ${emulator.apiKey} }
+state: { url: "sqlite:state.db" }
 exports:
   - name: calls
     resource: conversations
     details: true
     destination: { type: duckdb, path: warehouse.duckdb, table: conversations, shape: relational }
 `);
-    const config = await loadConfig(join(dir, 'ferry.yaml'));
-    const { prepared } = await inspectExport(config, config.exports[0]!);
-    const started = process.hrtime.bigint();
-    const summary = await runExport(prepared!, { store, service: client }, {
-      signal: new AbortController().signal,
-      logger: pino({ level: 'silent' }),
-      detailConcurrency: DETAILS_IN_FLIGHT,
-    });
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const summary = await ferryExport(dir, 'ferry.yaml');
     if (summary.status !== 'succeeded' || summary.exported !== count) throw new Error(`export ${summary.status}: ${summary.error ?? `${summary.exported} of ${count}`}`);
-    return { [`emulator → duckdb: conversations/s with transcripts (${count}, ${DETAILS_IN_FLIGHT} requests in flight)`]: Math.round(count / seconds) };
+    return {
+      [`emulator → duckdb: conversations/s with transcripts (${count}, ferry export's own time, defaults)`]: Math.round(count / (summary.durationMs / 1000)),
+      'emulator → duckdb: ferry export process peak RSS MB': Math.round(summary.peakRssMb),
+    };
   } finally {
-    await store.close();
-    await client.close();
-    await emulator.close();
+    emulator.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

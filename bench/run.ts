@@ -29,7 +29,6 @@ const GROUPS = [
   'adaptive',
   'export',
   'export-read',
-  'state',
   'state-postgres',
   'databases',
   'cdc',

@@ -13,16 +13,15 @@
  * `npx tsx bench/workers.bench.ts` prints the figures. Sizes: BENCH_WORKER_SYNCS (default 6),
  * BENCH_WORKER_ROWS (records per sync, default 2000); BENCH_FERRY_BIN runs the workers from another build.
  */
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import pg from 'pg';
-import { loadProject } from '../src/runtime/project.js';
-import { enqueueRuns } from '../src/worker/enqueue.js';
 import { writeDealsCsv } from './support/deals.js';
 import { StandIn } from '../test/support/stand-in/client.js';
 
@@ -68,6 +67,13 @@ function startWorkerProcess(configFile: string): Promise<ChildProcess> {
   });
 }
 
+/** `ferry run --queue --wait --json`, as a user queues runs for the workers: each queued run and how it ended. */
+async function queueAndWait(configFile: string): Promise<{ name: string; outcome?: { status: string } }[]> {
+  // --wait exits with the runs' exit code: a failed run is read from the JSON, not from a rejected promise.
+  const { stdout } = await promisify(execFile)(process.execPath, [BIN, '-c', configFile, '--log-level', 'warn', 'run', '--queue', '--wait', '--json']).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
+  return (JSON.parse(stdout) as { queued: { name: string; outcome?: { status: string } }[] }).queued;
+}
+
 /** CPU seconds a process has used so far (Linux /proc; 0 elsewhere). */
 function cpuSeconds(pid: number | undefined): number {
   try {
@@ -91,7 +97,7 @@ async function measure(dir: string, standIn: StandIn, workers: number): Promise<
     await standIn.mode({ kind: 'latency', ms: LATENCY_MS });
     for (let i = 0; i < workers; i++) children.push(await startWorkerProcess(configFile));
     const cpuBefore = children.reduce((sum, c) => sum + cpuSeconds(c.pid), 0);
-    const runs = await enqueueRuns(await loadProject(configFile), { names: [], wait: true, pollMs: 100 });
+    const runs = await queueAndWait(configFile);
     const failed = runs.filter((r) => r.outcome?.status !== 'succeeded');
     if (failed.length > 0) throw new Error(`bench runs failed: ${JSON.stringify(failed)}`);
     const { records } = await standIn.stats();

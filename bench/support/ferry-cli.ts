@@ -57,9 +57,25 @@ export function ferryCliRun(dir: string, csvPath: string, baseUrl: string, setti
   return ferryRun(dir, writeDealsConfig(dir, csvPath, baseUrl, settings), options);
 }
 
-/** `ferry emulator --db <db> --port 0` in a process of its own; its URL and development key once it listens. */
-export async function ferryEmulator(db: string): Promise<{ url: string; apiKey: string; pid: number | undefined; stop: () => void }> {
-  const child = spawn(process.execPath, [FERRY_BIN, 'emulator', '--db', db, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** `ferry -c <config> export --json` in `dir`; the first export's summary and the process's figures. */
+export async function ferryExport(dir: string, config: string): Promise<ExportRun> {
+  const { stdout, ...figures } = await measuredNode(FERRY_BIN, ['-c', config, '--log-level', 'silent', 'export', '--json'], { cwd: dir });
+  const [summary] = (JSON.parse(stdout) as { exports: Omit<ExportRun, keyof ProcessFigures>[] }).exports;
+  if (!summary) throw new Error(`ferry export printed no summary: ${stdout.slice(0, 200)}`);
+  return { ...summary, ...figures };
+}
+
+export interface ExportRun extends ProcessFigures {
+  status: string;
+  error?: string;
+  exported: number;
+  /** The export's own time (ferry's summary). */
+  durationMs: number;
+}
+
+/** `ferry emulator --db <db> --port 0 [args]` in a process of its own; its URL and development key once it listens. */
+export async function ferryEmulator(db: string, args: readonly string[] = []): Promise<{ url: string; apiKey: string; pid: number | undefined; stop: () => void }> {
+  const child = spawn(process.execPath, [FERRY_BIN, 'emulator', '--db', db, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   const ready = await new Promise<{ url: string; apiKey: string }>((resolvePromise, reject) => {
     const timer = setTimeout(() => reject(new Error(`ferry emulator did not start: ${out}`)), 30_000);

@@ -7,7 +7,7 @@
  * Append-only, with no "seen before?": the destinations load the keys into a
  * table and anti-join it, where a key listed twice counts once. A SeenSet
  * would also dedupe, at the price of a B-tree insert per key past its memory
- * tier: about 20 µs per random UUID at two million, against about 0.2 here.
+ * tier, a hundred times what an append costs (docs/performance.md, "State store").
  */
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';

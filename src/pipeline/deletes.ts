@@ -66,8 +66,8 @@ export async function planDeletes(store: LedgerStore, sync: string, seen: Pick<S
 
 /**
  * Deletes the live records the read did not see, as many at once as the
- * pusher allows (its concurrency, rate and retry policy): one at a time, a
- * service at 20 ms took minutes per ten thousand. Nothing is held per record
+ * pusher allows (its concurrency, rate and retry policy): one at a time, each
+ * delete would wait out the service's whole latency. Nothing is held per record
  * beyond the requests in flight and queued.
  */
 async function deleteVanished(ctx: MirrorDeletesContext, pusher: Pusher): Promise<void> {

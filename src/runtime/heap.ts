@@ -25,10 +25,9 @@ export const DEFAULT_HEAP_GROWING_PERCENT = 50;
  * enough that most of them are alive at a young-generation collection; V8
  * then decides that the sites allocating records, their values and their
  * units make long-lived objects and allocates them straight in the old
- * generation. Every record then became old-generation garbage: on a no-op
- * re-run of 200k CSV rows the collector ran a full collection every 150 ms
- * and took about a fifth of the CPU, and the run used some 30 % more CPU
- * than with pretenuring off.
+ * generation. Every record then becomes old-generation garbage, collected by
+ * full collections far more often than a run's live data needs
+ * (docs/performance.md has the measurement).
  */
 export function applyHeapDefaults(
   env: NodeJS.ProcessEnv = process.env,

@@ -70,8 +70,8 @@ export function drainBody(req: IncomingMessage, maxBytes = DRAIN_LIMIT_BYTES, ma
 
 /**
  * The whole request body. Read from its events rather than `for await`: the
- * stream's async iterator cost some 18 µs of every pushed record's write (a
- * body is one chunk). Over `limit` it stops reading and rejects with 413,
+ * stream's async iterator costs a promise and a result object per chunk, a
+ * visible share of every pushed record's write (a body is one chunk). Over `limit` it stops reading and rejects with 413,
  * leaving the rest for {@link drainBody}.
  */
 export function readBody(req: IncomingMessage, limit = BODY_LIMIT_BYTES): Promise<Buffer> {

@@ -30,7 +30,7 @@ export class EmulatorStore {
   readonly search: SearchIndex;
   /** The open group-commit transaction's commit, if one is open. */
   private batch: Promise<void> | undefined;
-  // Made once: `db.transaction` builds a wrapper of several functions per call, some 18 µs of every pushed record's write.
+  // Made once: `db.transaction` builds a wrapper of several functions per call, which showed in every pushed record's write.
   private readonly putInTransaction: (key: RecordKey, write: RecordWrite<RecordKind>, now: number) => { record: StoredRecord; status: 'created' | 'updated' };
   private readonly deleteInTransaction: (id: string, now: number) => void;
 

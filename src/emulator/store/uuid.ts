@@ -18,10 +18,10 @@ export function uuidFromBytes(bytes: Uint8Array, version: 4 | 7): string {
 const MAX_MS = 2 ** 48 - 1;
 
 /**
- * Random bytes for this many ids at a time: one `randomFillSync` per id cost
- * about 20 µs (a call into OpenSSL's generator each time), some 3 % of a
- * first run's CPU into the file-backed emulator; `crypto.randomUUID` keeps a
- * cache of its own for the same reason.
+ * Random bytes for this many ids at a time: one `randomFillSync` per id is a
+ * call into OpenSSL's generator each time, which showed in a first run's
+ * profile of the file-backed emulator; `crypto.randomUUID` keeps a cache of
+ * its own for the same reason.
  */
 const POOL_IDS = 256;
 const pool = Buffer.alloc(16 * POOL_IDS);

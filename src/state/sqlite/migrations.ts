@@ -100,9 +100,7 @@ export const MIGRATIONS: readonly string[] = [
   -- ledger_live doubled what every acknowledgement writes (a second B-tree
   -- on the same key) to keep the live count and the mirror scan off failed
   -- and deleted rows, which are few: the primary key serves both in the same
-  -- order. An acknowledgement took 4.2 µs with it and 3.3 µs without (ids in
-  -- order, 200,000 rows, a commit per 500), and 47 against 31 µs with ids in
-  -- random order (UUIDs, hashes), where each commit dirties a page per row.
+  -- order (the cost of the second index: docs/performance.md, "State store").
   DROP INDEX IF EXISTS ledger_live;
   `,
 ];
