@@ -92,7 +92,7 @@ export type { ListQuery } from './list-windows.js';
 
 // Secrets, time and small guards everyone shares once.
 export { Redactor, passwordOf, redact, redactError, redactSecrets, redactUrl, registerSecret } from './redact.js';
-export { systemClock } from './clock.js';
+export { monotonicClock, systemClock } from './clock.js';
 export type { Clock } from './clock.js';
 export { codeOf, isRecord, messageOf } from './guards.js';
 

@@ -31,6 +31,8 @@ export type { Clock } from '../../../src/sdk/index.js';
 export interface HttpSourceDeps {
   /** Time and waiting (rate limiting, backoff, token expiry). @default the system clock */
   clock?: Clock;
+  /** Pacing of the adaptive request control (rate and round trips): a test's virtual clock. @default the monotonic clock */
+  pacingClock?: Clock;
   /** @default globalThis.fetch, looked up per request */
   fetch?: FetchFunction;
   /** Jitter source for backoff. @default Math.random */
@@ -42,6 +44,7 @@ export function createHttpSource(deps: HttpSourceDeps = {}): SourceDefinition<ty
   const sessions = new WeakMap<HttpOptions, ApiClient>();
   const sessionDeps = {
     clock: deps.clock ?? systemClock,
+    ...(deps.pacingClock ? { pacingClock: deps.pacingClock } : {}),
     fetch: () => deps.fetch ?? ((input: string, init: RequestInit) => globalThis.fetch(input, init)),
     ...(deps.random ? { random: deps.random } : {}),
   };

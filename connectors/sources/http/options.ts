@@ -146,7 +146,7 @@ const rawOptions = z.strictObject({
   baseUrl: z.url({ protocol: /^https?$/, message: 'baseUrl must be an http(s) URL' }).describe('Root URL of the API; stream paths resolve against it. Example: https://api.example.com/v2.'),
   headers: textMap.optional().describe('Headers sent with every request.'),
   auth: authOption.optional().describe('Authentication: bearer, basic, apiKey or oauth2 (client credentials).'),
-  maxRequestsPerSecond: z.number().positive().optional().describe('Requests per second this source may send (a token bucket); unset means no limit.'),
+  maxRequestsPerSecond: z.number().positive().optional().describe('Upper bound on the requests per second this source sends; the rate itself adapts to the API\'s 429s, Retry-After and RateLimit-* headers. Unset: no bound.'),
   retry: retryOption.default({ maxAttempts: 5, baseDelayMs: 500, maxDelayMs: 60_000 }).describe('Retries of transient failures (network errors, 408, 429, 5xx).'),
   timeoutMs: z.number().int().positive().default(30_000).describe('Per-request timeout, response body included, in ms.'),
   allowedOrigins: z

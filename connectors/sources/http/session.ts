@@ -1,17 +1,20 @@
 /**
  * Everything one set of options shares across discover(), check() and
- * read(): the redactor, the transport (its token bucket, breaker and origin
- * policy) and the OAuth2 token cache, so a token fetched for discovery is
- * reused by the read and the request rate holds across both.
+ * read(): the redactor, the transport (its request control, breaker and
+ * origin policy) and the OAuth2 token cache, so a token fetched for
+ * discovery is reused by the read and what the API's answers taught of its
+ * limit holds across both.
  */
 import { createAuth, credentialParams } from './auth.js';
 import { ApiClient } from './client.js';
 import type { Clock, FetchFunction } from '../../../src/sdk/index.js';
 import type { HttpOptions } from './options.js';
-import { HttpTransport, OriginPolicy, Redactor, TokenBucket, fetchWire } from '../../../src/sdk/index.js';
+import { HttpTransport, OriginPolicy, Redactor, RequestControl, fetchWire, monotonicClock } from '../../../src/sdk/index.js';
 
 export interface SessionDeps {
   clock: Clock;
+  /** The request control's clock (its pacing and round trips). @default the monotonic clock */
+  pacingClock?: Clock;
   fetch: () => FetchFunction;
   random?: () => number;
 }
@@ -37,7 +40,13 @@ export function createSession(options: HttpOptions, deps: SessionDeps): ApiClien
     wallClock: () => deps.clock.now(),
     errors: { what: 'the source API', showUrl: (url) => redactor.url(url) },
     ...(deps.random ? { random: deps.random } : {}),
-    ...(options.maxRequestsPerSecond !== undefined ? { bucket: new TokenBucket(options.maxRequestsPerSecond, deps.clock) } : {}),
+    // The API's limit is found from its answers (429, Retry-After, RateLimit-* headers), as the service's is;
+    // maxRequestsPerSecond only bounds it (a quota shared with other clients of the API).
+    control: new RequestControl({
+      ...(options.maxRequestsPerSecond !== undefined ? { maxRequestsPerSecond: options.maxRequestsPerSecond } : {}),
+      clock: deps.pacingClock ?? monotonicClock,
+      wallClock: () => deps.clock.now(),
+    }),
   });
   return new ApiClient(transport, auth, redactor);
 }

@@ -19,12 +19,13 @@ function pagedApi(): Promise<TestApi> {
 }
 
 describe('http source rate limit', () => {
-  it('paces requests with a token bucket: a burst of one second of tokens, then the steady rate', async () => {
+  it('holds the rate to maxRequestsPerSecond, its upper bound', async () => {
     api = await pagedApi();
     const clock = new VirtualClock();
     const sentAt: number[] = [];
     const source = createHttpSource({
       clock,
+      pacingClock: clock,
       fetch: (input, init) => {
         sentAt.push(clock.now());
         return fetch(input, init);
@@ -34,10 +35,10 @@ describe('http source rate limit', () => {
     expect(records).toHaveLength(12);
     expect(api.requests).toHaveLength(7); // 6 full pages and an empty one
     const start = sentAt[0]!;
-    expect(sentAt.map((t) => t - start)).toEqual([0, 0, 500, 1000, 1500, 2000, 2500]);
-    // The token-bucket bound: any span of T ms holds at most burst (2) + rate × T requests.
+    expect(sentAt.map((t) => t - start)).toEqual([0, 500, 1000, 1500, 2000, 2500, 3000]);
+    // The bound: any span of T ms holds at most one request + rate × T.
     for (let i = 0; i < sentAt.length; i++) {
-      for (let j = i + 1; j < sentAt.length; j++) expect(j - i + 1).toBeLessThanOrEqual(2 + (2 * (sentAt[j]! - sentAt[i]!)) / 1000);
+      for (let j = i + 1; j < sentAt.length; j++) expect(j - i + 1).toBeLessThanOrEqual(1 + (2 * (sentAt[j]! - sentAt[i]!)) / 1000);
     }
   });
 
