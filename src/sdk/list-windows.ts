@@ -207,6 +207,9 @@ export interface ListExtent {
   high: number;
   emptyBelow: number | undefined;
   emptyAbove: number | undefined;
+  /** The first page's ends, from which probes measure their distances. */
+  originLow?: number;
+  originHigh?: number;
 }
 
 /** One existence probe: is there an item with time ≥ `at` (side `up`) or < `at` (side `down`)? */
@@ -223,22 +226,31 @@ export function pageExtent(window: Pick<ListWindow, 'lo' | 'hi'>, times: readonl
     if (time < low) low = time;
     if (time > high) high = time;
   }
-  return { low, high, emptyBelow: window.lo, emptyAbove: window.hi };
+  return { low, high, emptyBelow: window.lo, emptyAbove: window.hi, originLow: low, originHigh: high + 1 };
 }
 
-/** An unbracketed side is probed this far past its known end at most, in spans of the first page (≈ pages). */
+/** An unbracketed side is probed this far past its known end at most, in spans of the first page (≈ pages), beyond the clock's reach. */
 const PROBE_REACH = 1_000_000;
 
 /**
  * The next round of `count` probes over the sides whose end is not yet
  * found to within `settled` (about two pages' span): an unbracketed side
  * gets thresholds growing geometrically from its known end (2 spans, then
- * up to PROBE_REACH), a bracketed one thresholds evenly inside its bracket.
+ * up to PROBE_REACH), a bracketed one thresholds inside its bracket, at
+ * distances from the first page's end growing geometrically from the last
+ * item found to the first empty probe (the end is as likely ×1.3 past the
+ * one as the other: even steps left most probes of a wide bracket empty).
  * `lean` is the side the first page says the rest of the list lies on (a
  * page in rising order starts the list at its oldest): it gets all probes
  * but one, which checks the other side close by.
+ *
+ * With `now`, an unbracketed side's thresholds stop at the clock (up: the
+ * list's times are rarely in the future; down: at the epoch), all but the
+ * last, which looks beyond it: the bracket the first round finds is then a
+ * few times narrower than one reaching PROBE_REACH, and a list that does
+ * reach past the clock is bracketed by the next round.
  */
-export function extentProbes(extent: ListExtent, span: number, count: number, lean: 'up' | 'down' | undefined): ExtentProbe[] {
+export function extentProbes(extent: ListExtent, span: number, count: number, lean: 'up' | 'down' | undefined, now?: number): ExtentProbe[] {
   const unit = Math.max(span, 1);
   const open = (known: number, empty: number | undefined) => empty === undefined || Math.abs(empty - known) > 2 * unit;
   const needUp = open(extent.high + 1, extent.emptyAbove);
@@ -251,11 +263,22 @@ export function extentProbes(extent: ListExtent, span: number, count: number, le
     const known = side === 'up' ? extent.high + 1 : extent.low;
     const empty = side === 'up' ? extent.emptyAbove : extent.emptyBelow;
     const sign = side === 'up' ? 1 : -1;
+    // How far the clock (up) or the epoch (down) lies from the known end, when that is well past the first step.
+    const clock = now === undefined ? undefined : side === 'up' ? now - known : known;
+    const bounded = clock !== undefined && clock > 8 * unit && n > 2 ? clock : undefined;
+    const origin = side === 'up' ? (extent.originHigh ?? known) : (extent.originLow ?? known);
+    const past = Math.abs(known - origin);
+    const near = Math.max(2 * unit, past);
+    const far = empty === undefined ? 0 : Math.abs(empty - origin);
     for (let i = 0; i < n; i++) {
       const distance =
-        empty === undefined
-          ? 2 * unit * Math.pow(PROBE_REACH / 2, n === 1 ? 0 : i / (n - 1))
-          : (Math.abs(empty - known) * (i + 1)) / (n + 1);
+        empty !== undefined
+          ? Math.max(0, near * Math.pow(far / near, (i + 1) / (n + 1)) - past)
+          : bounded !== undefined
+            ? i < n - 1
+              ? 2 * unit * Math.pow(bounded / (2 * unit), i / (n - 2))
+              : 2 * bounded
+            : 2 * unit * Math.pow(PROBE_REACH / 2, n === 1 ? 0 : i / (n - 1));
       const at = known + sign * Math.max(1, Math.round(distance));
       if (!Number.isFinite(at) || Math.abs(at) > 8.64e15) continue;
       if (empty !== undefined && (side === 'up' ? at >= empty : at <= empty)) continue;

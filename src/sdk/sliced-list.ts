@@ -230,7 +230,7 @@ class SlicedReader {
     const lean = pageOrder(times);
     const count = Math.max(2, this.#options.concurrency);
     for (let round = 0; round < PROBE_ROUNDS; round++) {
-      const probes = extentProbes(extent, span, count, lean);
+      const probes = extentProbes(extent, span, count, lean, this.#now());
       if (probes.length === 0) break;
       const found = await Promise.all(
         probes.map(async (probe) => {
