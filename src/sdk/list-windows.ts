@@ -39,6 +39,8 @@ export interface ListWindow {
   pages?: number;
   seenMin?: number;
   seenMax?: number;
+  /** Pages still to read, as estimated after the last page (pagesLeft); undefined: not known. */
+  left?: number | undefined;
 }
 
 /** A window whose own emitted ids past this many are no longer kept; it is then read to its end. */
@@ -123,6 +125,10 @@ function splitEdges(window: ListWindow, parts: number, times: readonly number[],
     if (time > max) max = time;
   }
   const seen = times.length > 0;
+  // Every item seen on one instant: cut that millisecond out, a window of its own that is never split again, whatever the parts.
+  if (seen && min === max) {
+    return [min, min + 1].filter((edge) => (window.lo === undefined || edge > window.lo) && (window.hi === undefined || edge < window.hi));
+  }
   let from = window.lo;
   let to = window.hi;
   const edges: number[] = [];
@@ -155,23 +161,36 @@ function boundOf(value: string | number | boolean | undefined): number | undefin
 }
 
 /**
- * Whether splitting the window now is likely to pay. A split drops the
- * window's cursor, so its children read again every page it has read (and
- * skip their items): splitting after the first page costs one page, after
- * the tenth ten. Where the pages come ordered by time (this page's times are
- * monotonic) the span read so far estimates the pages left in a closed
- * window, and the split is made when re-reading plus the rest spread over
- * `parts` chains beats reading the rest on this one. Otherwise nothing tells
- * what is left, and only a window that has read at most two pages is split.
+ * The pages a window still has to read, estimated from what it read: where
+ * the pages come ordered by time (this page's times are monotonic), the span
+ * read so far against the span left (a window open upward is taken to end at
+ * the clock, or where it began past it); undefined where nothing tells.
  */
-export function worthSplitting(window: ListWindow, pageTimes: readonly number[], parts: number): boolean {
+export function pagesLeft(window: ListWindow, pageTimes: readonly number[], now: number): number | undefined {
+  const pages = window.pages ?? 1;
+  if (window.seenMin === undefined || window.seenMax === undefined || !monotonic(pageTimes)) return undefined;
+  const rising = pageTimes[pageTimes.length - 1]! > pageTimes[0]!;
+  const lo = window.lo ?? (rising ? undefined : window.seenMin);
+  const hi = window.hi ?? (rising ? Math.max(now, window.seenMax + 1) : undefined);
+  if (lo === undefined || hi === undefined) return undefined;
+  const covered = Math.max(1, window.seenMax - window.seenMin);
+  return (pages * Math.max(0, hi - lo - covered)) / covered;
+}
+
+/**
+ * Whether splitting the window now into `parts` is likely to pay. A split
+ * drops the window's cursor, so its children read again every page it has
+ * read (and skip their items): splitting after the first page costs one
+ * page, after the tenth ten. Where pagesLeft can tell, the split is made when
+ * re-reading plus the rest spread over `parts` chains beats reading the rest
+ * on this one. Otherwise nothing tells what is left, and only a window that
+ * has read at most two pages is split.
+ */
+export function worthSplitting(window: ListWindow, pageTimes: readonly number[], parts: number, now = Date.now()): boolean {
   const pages = window.pages ?? 1;
   if (pages <= 1) return true;
-  if (window.lo !== undefined && window.hi !== undefined && window.seenMin !== undefined && window.seenMax !== undefined && monotonic(pageTimes)) {
-    const covered = Math.max(1, window.seenMax - window.seenMin);
-    const left = (pages * Math.max(0, window.hi - window.lo - covered)) / covered;
-    return (pages + left) / parts + 1 < left;
-  }
+  const left = pagesLeft(window, pageTimes, now);
+  if (left !== undefined) return (pages + left) / parts + 1 < left;
   return pages <= 2;
 }
 

@@ -20,6 +20,7 @@ import {
   noteProbe,
   notePage,
   pageExtent,
+  pagesLeft,
   pageOrder,
   splitWindow,
   SPLITTABLE_IDS,
@@ -77,6 +78,8 @@ const READ_AHEAD_PAGES = 16;
 const PROBE_ROUNDS = 2;
 /** Windows planned per chain: more than one, so that chains finishing early take a fresh window instead of splitting one. */
 const WINDOWS_PER_CHAIN = 2;
+/** A window whose estimated pages left exceed this many chains' shares of all that is left is split even with no chain free. */
+const LONG_WINDOW = 1.5;
 
 /** Every item of a list, in pages, read by parallel windows where that is exact. */
 export async function* readSlicedList(options: SlicedListOptions): AsyncGenerator<SlicedPage, void, undefined> {
@@ -106,6 +109,8 @@ class SlicedReader {
   readonly #now: () => number;
   /** Windows waiting for their next page. */
   readonly #queue: ListWindow[] = [];
+  /** Windows not yet read to their end (queued or being read), for the estimate of what is left. */
+  readonly #live = new Set<ListWindow>();
   /** Windows whose page is being fetched. */
   #active = 0;
   /** Pages produced (details pending or ready), not yet taken. */
@@ -125,6 +130,7 @@ class SlicedReader {
     this.#pageSize = options.pageSize ?? 50;
     this.#now = options.now ?? Date.now;
     this.#queue.push(wholeWindow(options.resource.window, options.query));
+    this.#live.add(this.#queue[0]!);
   }
 
   stop(): void {
@@ -198,13 +204,20 @@ class SlicedReader {
     if (window.own && window.own.size > SPLITTABLE_IDS) window.own = undefined;
     notePage(window, times);
     this.#emit(kept);
-    if (!answer.hasMore) return;
+    if (!answer.hasMore) {
+      this.#live.delete(window);
+      return;
+    }
     const next = answer.nextCursor;
     if (next === null || next === undefined || next === '' || next === window.cursor) {
       throw new FerryError('FERRY_SERVICE_ERROR', `GET ${resource.path}: the service said hasMore but gave no new nextCursor`, { details: { path: resource.path } });
     }
     const first = this.#sliced && window.whole && window.pages === 1 && times.length > 0;
     const parts = first ? await this.#plan(window, times) : this.#sliced && window.own ? this.#split(window, times) : [];
+    if (first && parts.length > 0) {
+      this.#live.delete(window);
+      for (const part of parts) this.#live.add(part);
+    }
     if (parts.length > 0) {
       this.#queue.push(...parts);
       return;
@@ -255,12 +268,40 @@ class SlicedReader {
    * into free chains, and only while that is likely to pay.
    */
   #split(window: ListWindow, times: readonly number[]): ListWindow[] {
+    const now = this.#now();
+    const concurrency = this.#options.concurrency;
     const spare = this.#spareChains();
     const first = (window.pages ?? 1) <= 1;
-    // Planned windows are already queued for every chain: they split only into chains that are free.
-    const parts = spare >= 2 ? spare : first && !this.#planned && this.#queue.length < this.#options.concurrency ? 2 : 0;
-    if (parts < 2 || !worthSplitting(window, times, parts)) return [];
-    return splitWindow(window, parts, times, this.#now());
+    const left = pagesLeft(window, times, now);
+    window.left = left;
+    // Planned windows are already queued for every chain: they split only into chains that are free…
+    let parts = spare >= 2 ? spare : first && !this.#planned && this.#queue.length < concurrency ? 2 : 0;
+    // …or when this one holds far more than a chain's share of what is left: its pieces are queued for chains as they come free.
+    const share = this.#shareLeft();
+    if (left !== undefined && share !== undefined && left > LONG_WINDOW * share && left >= 4) {
+      parts = Math.max(parts, Math.min(concurrency, Math.round(((window.pages ?? 1) + left) / share)));
+    }
+    if (parts < 2 || !worthSplitting(window, times, parts, now)) return [];
+    const children = splitWindow(window, parts, times, now);
+    if (children.length > 0) this.#live.delete(window);
+    for (const child of children) this.#live.add(child);
+    return children;
+  }
+
+  /** The pages left per chain, as far as the windows' estimates tell (a window not yet read is taken to hold what the read ones did). */
+  #shareLeft(): number | undefined {
+    let known = 0;
+    let total = 0;
+    let read = 0;
+    for (const live of this.#live) {
+      if (live.left === undefined) continue;
+      known += 1;
+      total += live.left;
+      read += live.pages ?? 0;
+    }
+    if (known === 0) return undefined;
+    const unread = this.#live.size - known;
+    return (total + (unread * (total + read)) / known) / this.#options.concurrency;
   }
 
   /** Chains a split could start now: the configured ones not busy with a window. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extentProbes, noteProbe, pageExtent } from '../../../src/sdk/list-windows.js';
+import { extentProbes, keeps, noteProbe, notePage, pageExtent, pagesLeft, splitWindow, type ListWindow } from '../../../src/sdk/list-windows.js';
 
 const HOUR = 3_600_000;
 const BASE = Date.UTC(2025, 0, 1);
@@ -28,5 +28,40 @@ describe('extentProbes', () => {
     expect(up.every((at) => at > 100 * HOUR && at < 1000 * HOUR)).toBe(true);
     // Denser near the found end than near the empty one.
     expect(up[1]! - up[0]!).toBeLessThan(up.at(-1)! - up.at(-2)!);
+  });
+});
+
+describe('splitWindow', () => {
+  const window = (lo: number, hi: number): ListWindow => ({ lo, hi, whole: false, inherited: new Map(), own: new Map(), cursor: undefined });
+
+  it('cuts out the one instant every item seen sits on, and hands each emitted id to the child that owns its time', () => {
+    const parent = window(BASE, BASE + HOUR);
+    const t = BASE + 1000;
+    parent.own!.set('a', t).set('b', t);
+    parent.own!.set('edge', BASE);
+    const children = splitWindow(parent, 8, [t, t, t], BASE + 1000 * HOUR);
+    expect(children.map((child) => [child.lo, child.hi])).toEqual([
+      [BASE, t],
+      [t, t + 1],
+      [t + 1, BASE + HOUR],
+    ]);
+    expect([...children[1]!.inherited.keys()]).toEqual(['a', 'b']);
+    expect([...children[0]!.inherited.keys()]).toEqual(['edge']);
+    // The instant's window is one millisecond: it is never split again.
+    expect(splitWindow(children[1]!, 8, [t, t], BASE + 1000 * HOUR)).toEqual([]);
+    // An item on the instant belongs to that window alone; the ones emitted before the split are skipped there.
+    expect(children.filter((child) => keeps(child, 'c', t)).length).toBe(1);
+    expect(children.some((child) => keeps(child, 'a', t))).toBe(false);
+  });
+});
+
+describe('pagesLeft', () => {
+  it('estimates a window read in time order from the span its pages covered, and says nothing of unordered pages', () => {
+    const w: ListWindow = { lo: BASE, hi: BASE + 100 * HOUR, whole: false, inherited: new Map(), own: new Map(), cursor: undefined };
+    const page = Array.from({ length: 50 }, (_, i) => BASE + Math.round((i * HOUR) / 50));
+    notePage(w, page);
+    expect(pagesLeft(w, page, BASE)).toBeCloseTo(99 / 0.98, 0);
+    const shuffled = [page[3]!, page[1]!, page[40]!, page[7]!];
+    expect(pagesLeft(w, shuffled, BASE)).toBeUndefined();
   });
 });

@@ -124,3 +124,33 @@ describe('readSlicedList plans its windows from probes', () => {
     });
   }
 });
+
+describe('readSlicedList splits windows that prove long', () => {
+  const dated = { ...rows, window: { ...rows.window!, nullable: false } };
+  const base = Date.UTC(2025, 0, 1);
+  /** A dense burst (one row a second) beside a sparse spread (one an hour), and runs of rows sharing one millisecond. */
+  const shapes: Record<string, (i: number) => number> = {
+    burst: (i) => (i < 2400 ? base + i * 1000 : base + 30 * 86_400_000 + i * 3_600_000),
+    instants: (i) => base + Math.floor(i / 240) * 600_000,
+  };
+  for (const [shape, at] of Object.entries(shapes)) {
+    for (const bounds of ['inclusive', 'exclusive'] as const) {
+      for (const order of ['time', 'newest'] as const) {
+        it(`reads ${shape} once each with ${bounds} bounds, ordered by ${order}, its long windows split apart`, async () => {
+          const items: ListItem[] = Array.from({ length: 3000 }, (_, i) => ({ rowId: `r-${i}`, createdAt: new Date(at(i)).toISOString() }));
+          const standIn = new ListStandIn({ items, window: rows.window!, itemsKey: 'rows', bounds, order });
+          const ids = await readAll(standIn, dated);
+          expect(ids.length).toBe(3000);
+          expect(new Set(ids).size).toBe(3000);
+          const pages = standIn.queries.filter((query) => Number(query.limit) > 1);
+          // 60 pages of items; windows split early re-read a page each (and end on a part-filled one), not whole runs of pages.
+          expect(pages.length).toBeLessThan(60 * 3.5);
+          if (shape === 'instants') {
+            // Windows one millisecond wide: an instant's rows read on their own.
+            expect(pages.some((query) => Date.parse(String(query.createdBefore)) - Date.parse(String(query.createdAfter)) === 2)).toBe(true);
+          }
+        });
+      }
+    }
+  }
+});
