@@ -13,6 +13,13 @@
  *   full export of rows, whose createdAt may be null) against time windows
  *   (`read.undated: exclude`: every row here has createdAt). Goal ≥ 3×.
  *
+ * - virtual clock: the same reader with every request one round trip and
+ *   nothing else costing time (bench/support/virtual-read.ts): round trips
+ *   of one chain against the sliced read, for the stand-in's list and for
+ *   lists whose items are unevenly spread (a dense burst, runs sharing one
+ *   millisecond), in time order and newest first. What the plan and the
+ *   splits cost, apart from the machine's load.
+ *
  * `BENCH_ONLY=export-read npm run bench`, or `npx tsx bench/export-read.bench.ts`.
  */
 import { spawn } from 'node:child_process';
@@ -25,9 +32,11 @@ import pino from 'pino';
 import { ServiceClient } from '../src/api/client.js';
 import { loadConfig } from '../src/config/index.js';
 import { startEmulator } from '../src/emulator/index.js';
+import { standInConversation } from '../test/support/list-stand-in.js';
 import { inspectExport, runExport } from '../src/export/index.js';
 import { openStateStore } from '../src/state/index.js';
 import { ferryEmulator } from './support/ferry-cli.js';
+import { virtualRead } from './support/virtual-read.js';
 
 const PG_URL = process.env.FERRY_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const CONCURRENCY = 8;
@@ -141,6 +150,29 @@ exports:
   }
 }
 
+/** Round trips of one chain and of the sliced read on a virtual clock, for lists spread evenly and not. */
+export async function virtualClock(): Promise<Row[]> {
+  const base = Date.UTC(2025, 0, 1);
+  const count = STAND_IN_ITEMS;
+  const shapes: [string, (i: number) => number][] = [
+    ['even (the stand-in\'s)', (i) => base + i * 600_000],
+    ['a burst (80 % within 2 h)', (i) => (i < count * 0.8 ? base + i * 1000 : base + 60 * 86_400_000 + i * 600_000)],
+    ['500 per millisecond', (i) => base + Math.floor(i / 500) * 600_000],
+  ];
+  const rows: Row[] = [];
+  for (const [shape, at] of shapes) {
+    const items = Array.from({ length: count }, (_, i) => ({ ...standInConversation(i), startTime: new Date(at(i)).toISOString() }));
+    for (const order of ['time', 'newest'] as const) {
+      const chain = await virtualRead(items, { order, concurrency: CONCURRENCY, slices: 'off' });
+      const sliced = await virtualRead(items, { order, concurrency: CONCURRENCY, slices: 'auto' });
+      if (sliced.distinct !== count || sliced.items !== count) throw new Error(`virtual read of ${shape}: ${sliced.items} items, ${sliced.distinct} distinct, of ${count}`);
+      if (process.env.BENCH_VERBOSE) console.error(`  virtual ${shape}, ${order}: ${sliced.roundTrips} round trips, ${sliced.requests} requests (${sliced.probes} probes), ${sliced.idle} idle slot round trips`);
+      rows.push({ name: `virtual clock, ${count} items ${shape}, ${order === 'time' ? 'oldest' : 'newest'} first: one chain / sliced round trips (${chain.roundTrips} / ${sliced.roundTrips})`, value: +(chain.roundTrips / sliced.roundTrips).toFixed(2) });
+    }
+  }
+  return rows;
+}
+
 /** An emulator database holding `count` rows of one object type, each with createdAt, written through the store. */
 export async function seedRows(db: string, count: number): Promise<void> {
   const emulator = await startEmulator({ db });
@@ -241,7 +273,7 @@ exports:
 }
 
 export async function run(): Promise<Row[]> {
-  return [...(await standIn()), ...(await emulatorRows())];
+  return [...(await virtualClock()), ...(await standIn()), ...(await emulatorRows())];
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
