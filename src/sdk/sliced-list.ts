@@ -242,6 +242,9 @@ class SlicedReader {
     const span = Math.max(1, extent.high - extent.low);
     const lean = pageOrder(times);
     const count = Math.max(2, this.#options.concurrency);
+    /** Thresholds of probes that found nothing: up (nothing at or after), down (nothing before). */
+    const emptyFrom = new Set<number>();
+    const emptyTo = new Set<number>();
     for (let round = 0; round < PROBE_ROUNDS; round++) {
       const probes = extentProbes(extent, span, count, lean, this.#now());
       if (probes.length === 0) break;
@@ -255,10 +258,16 @@ class SlicedReader {
           return item === undefined ? undefined : (itemTime(item, filter.field) ?? probe.at);
         }),
       );
-      probes.forEach((probe, index) => noteProbe(extent, probe, found[index]));
+      probes.forEach((probe, index) => {
+        noteProbe(extent, probe, found[index]);
+        if (found[index] === undefined) (probe.side === 'up' ? emptyFrom : emptyTo).add(probe.at);
+      });
     }
     this.#planned = true;
-    return windowsAt(window, extentEdges(window, extent, WINDOWS_PER_CHAIN * count));
+    // A probe that found nothing was a complete read of its range ([lo, at) down, [at, hi) up, the same query as that window's): the outermost windows it covers are not read again.
+    return windowsAt(window, extentEdges(window, extent, WINDOWS_PER_CHAIN * count)).filter(
+      (part) => !((part.lo === window.lo && part.hi !== undefined && emptyTo.has(part.hi)) || (part.hi === window.hi && part.lo !== undefined && emptyFrom.has(part.lo))),
+    );
   }
 
   /**
