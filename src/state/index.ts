@@ -10,6 +10,7 @@ import { parseStateUrl } from './url.js';
 
 export * from './types.js';
 export type { ExportLayoutStore } from './export-layouts.js';
+export type { ExportFingerprintStore, StagedFingerprint } from './export-fingerprints.js';
 export { parseStateUrl } from './url.js';
 export type { StateLocation } from './url.js';
 

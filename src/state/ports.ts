@@ -7,7 +7,8 @@
  * handful of methods rather than thirty.
  *
  * A new kind of state is a new port (as export-layouts.ts's
- * `ExportLayoutStore`, the layout an export writes in), added to the composite and to both backends, with its own part of the
+ * `ExportLayoutStore`, the layout an export writes in, and
+ * export-fingerprints.ts's `ExportFingerprintStore`), added to the composite and to both backends, with its own part of the
  * conformance suite (test/support/state-store-conformance.ts).
  *
  * Ordering across ports: the buffered writes of {@link LedgerStore} and
@@ -16,6 +17,7 @@
  * {@link StateAdmin.close}) in the order they were called.
  */
 import type { CursorPosition } from '../sdk/types.js';
+import type { ExportFingerprintStore } from './export-fingerprints.js';
 import type { ExportLayoutStore } from './export-layouts.js';
 import type {
   AcknowledgedWrite,
@@ -144,6 +146,7 @@ export const STATE_PORTS = {
   locks: ['acquireLock', 'renewLock', 'releaseLock', 'lockHolder'],
   serviceLimits: ['serviceLimits', 'recordServiceLimits'],
   exportLayouts: ['exportLayout', 'recordExportLayout'],
+  exportFingerprints: ['exportFingerprints', 'countExportFingerprints', 'stageExportFingerprints', 'stageUnlistedExportKeys', 'commitExportFingerprints'],
   admin: ['syncs', 'reset', 'close'],
 } as const satisfies {
   ledger: readonly (keyof LedgerStore)[];
@@ -153,6 +156,7 @@ export const STATE_PORTS = {
   locks: readonly (keyof LockStore)[];
   serviceLimits: readonly (keyof ServiceLimitStore)[];
   exportLayouts: readonly (keyof ExportLayoutStore)[];
+  exportFingerprints: readonly (keyof ExportFingerprintStore)[];
   admin: readonly (keyof StateAdmin)[];
 };
 

@@ -6,6 +6,7 @@
  * backend and PostgreSQL (shared state) implements the same ports.
  */
 import type { CursorPosition } from '../sdk/types.js';
+import type { ExportFingerprintStore } from './export-fingerprints.js';
 import type { ExportLayoutStore } from './export-layouts.js';
 import type { CursorStore, DeadLetterStore, LedgerStore, LockStore, RunStore, ServiceLimitStore, StateAdmin } from './ports.js';
 
@@ -150,7 +151,7 @@ export interface LockHolder {
  * The behaviour every backend must show is written down as a conformance
  * suite, one part per port: test/support/state-store-conformance.ts.
  */
-export interface StateStore extends LedgerStore, DeadLetterStore, CursorStore, RunStore, LockStore, ServiceLimitStore, ExportLayoutStore, StateAdmin {}
+export interface StateStore extends LedgerStore, DeadLetterStore, CursorStore, RunStore, LockStore, ServiceLimitStore, ExportLayoutStore, ExportFingerprintStore, StateAdmin {}
 
 /**
  * The concurrency and request rate a run's push settled on against a

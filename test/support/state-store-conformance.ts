@@ -735,6 +735,64 @@ export function describeStateStoreConformance(
       });
     });
 
+    port('exportFingerprints', () => {
+      const lookup = async (store: StateStore, keys: string[]) => Object.fromEntries(await store.exportFingerprints('export:deals', keys));
+
+      it('shows a staged fingerprint only once its load commits, to every connection', async () => {
+        const at = await location();
+        const first = await at.open();
+        await first.stageExportFingerprints('export:deals', 'load-1', [['a', 'fa'], ['b', 'fb']]);
+        expect(await lookup(first, ['a', 'b'])).toEqual({});
+        expect(await first.countExportFingerprints('export:deals')).toBe(0);
+        await first.commitExportFingerprints('export:deals', 'load-1');
+        const second = await at.open();
+        expect(await lookup(second, ['a', 'b', 'c'])).toEqual({ a: 'fa', b: 'fb' });
+        expect(await second.countExportFingerprints('export:deals')).toBe(2);
+        expect(await second.exportFingerprints('export:other', ['a'])).toEqual(new Map());
+      });
+
+      it('keeps the committed fingerprint while a later load is staged, and drops what a dead load staged', async () => {
+        const store = await fresh();
+        await store.stageExportFingerprints('export:deals', 'load-1', [['a', 'fa'], ['b', 'fb']]);
+        await store.commitExportFingerprints('export:deals', 'load-1');
+        // load-2 was killed before its commit: a's change and c's insert were staged only.
+        await store.stageExportFingerprints('export:deals', 'load-2', [['a', 'fa2'], ['c', 'fc']]);
+        expect(await lookup(store, ['a', 'c'])).toEqual({ a: 'fa' });
+        await store.stageExportFingerprints('export:deals', 'load-3', [['b', 'fb3']]);
+        await store.commitExportFingerprints('export:deals', 'load-3');
+        expect(await lookup(store, ['a', 'b', 'c'])).toEqual({ a: 'fa', b: 'fb3' });
+        await store.commitExportFingerprints('export:deals', 'load-2');
+        expect(await lookup(store, ['a', 'b', 'c'])).toEqual({ a: 'fa', b: 'fb3' });
+      });
+
+      it('stages the deletion of fingerprinted keys a listing lacks, and a null entry deletes', async () => {
+        const store = await fresh();
+        const keys = Array.from({ length: 25 }, (_, i) => `k${i}`);
+        await store.stageExportFingerprints('export:deals', 'load-1', keys.map((k) => [k, `f-${k}`] as const));
+        await store.stageExportFingerprints('export:notes', 'load-1', [['k1', 'x']]);
+        await store.commitExportFingerprints('export:deals', 'load-1');
+        await store.commitExportFingerprints('export:notes', 'load-1');
+        const live = keys.filter((k) => k !== 'k3' && k !== 'k7');
+        expect(await store.stageUnlistedExportKeys('export:deals', 'load-2', [...live, live[0]!, 'new'])).toBe(2);
+        await store.stageExportFingerprints('export:deals', 'load-2', [['k4', null]]);
+        expect(await store.countExportFingerprints('export:deals')).toBe(25);
+        await store.commitExportFingerprints('export:deals', 'load-2');
+        expect(await store.countExportFingerprints('export:deals')).toBe(22);
+        expect(await lookup(store, ['k3', 'k4', 'k7', 'k8'])).toEqual({ k8: 'f-k8' });
+        expect(await store.countExportFingerprints('export:notes')).toBe(1);
+      });
+
+      it('forgets an export\'s fingerprints with its ledger on reset', async () => {
+        const store = await fresh();
+        await store.stageExportFingerprints('export:deals', 'load-1', [['a', 'fa']]);
+        await store.commitExportFingerprints('export:deals', 'load-1');
+        await store.reset('export:deals', { cursor: true });
+        expect(await store.countExportFingerprints('export:deals')).toBe(1);
+        await store.reset('export:deals');
+        expect(await store.countExportFingerprints('export:deals')).toBe(0);
+      });
+    });
+
     port('admin', () => {
       const seed = async (store: StateStore, sync: string) => {
         await store.recordAcknowledged({ sync, remoteId: 'a', fingerprint: 'f', recordId: 'r' });

@@ -79,6 +79,18 @@ export const PG_MIGRATIONS: readonly string[] = [
   -- A repeat of a failure whose id did not map is found by origin and source record.
   CREATE INDEX failures_origin ON {s}.failures (sync, origin) WHERE origin IS NOT NULL;
   `,
+  `
+  -- What each record an export wrote looked like, as a hash (SQLite migration 5).
+  CREATE TABLE {s}.export_fingerprints (
+    export text NOT NULL,
+    record_key text NOT NULL,
+    fingerprint text,
+    staged text,
+    staged_load text,
+    PRIMARY KEY (export, record_key)
+  );
+  CREATE INDEX export_fingerprints_staged ON {s}.export_fingerprints (export, staged_load) WHERE staged_load IS NOT NULL;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

@@ -28,6 +28,8 @@ import type {
 } from '../types.js';
 import type { ExportConventions } from '../../sdk/types.js';
 import { exportLayoutKey, parseExportLayout } from '../export-layouts.js';
+import type { StagedFingerprint } from '../export-fingerprints.js';
+import { PgExportFingerprints } from './export-fingerprints.js';
 import { parseServiceLimits, SERVICE_LIMITS_KEY, serviceLimitsKey } from '../service-limits.js';
 import { decodeCursor, encodeCursor } from '../sqlite/cursor-codec.js';
 import { WriteBuffer } from '../sqlite/write-buffer.js';
@@ -67,6 +69,7 @@ export class PostgresStateStore implements StateStore {
   private readonly failureTable: PgFailures;
   private readonly runTable: PgRuns;
   private readonly locks: PgLocks;
+  private readonly exportPrints: PgExportFingerprints;
   private readonly cursorsTable: string;
   /** Commits run one at a time, in call order, so buffered writes land in the order they were recorded. */
   private serial: Promise<unknown> = Promise.resolve();
@@ -87,6 +90,7 @@ export class PostgresStateStore implements StateStore {
     this.failureTable = new PgFailures(s);
     this.runTable = new PgRuns(s);
     this.locks = new PgLocks(s);
+    this.exportPrints = new PgExportFingerprints(s);
     this.cursorsTable = `${s}.cursors`;
     this.ready = migrate({ pool: this.pool, schema: s, where: this.where }, this.schemaName).catch((cause: unknown) => {
       throw pgStateError('open the state store', this.where, cause);
@@ -315,6 +319,28 @@ export class PostgresStateStore implements StateStore {
     );
   }
 
+  // ── export fingerprints ───────────────────────────────────────────────────
+
+  async exportFingerprints(exportKey: string, keys: readonly string[]): Promise<Map<string, string>> {
+    return this.guard('read export fingerprints', () => this.exportPrints.lookup(this.pool, exportKey, keys));
+  }
+
+  async countExportFingerprints(exportKey: string): Promise<number> {
+    return this.guard('count export fingerprints', () => this.exportPrints.count(this.pool, exportKey));
+  }
+
+  async stageExportFingerprints(exportKey: string, loadId: string, entries: readonly StagedFingerprint[]): Promise<void> {
+    await this.guard('stage export fingerprints', () => this.exportPrints.stage(this.pool, exportKey, loadId, entries));
+  }
+
+  async stageUnlistedExportKeys(exportKey: string, loadId: string, live: Iterable<string>): Promise<number> {
+    return this.guard('stage deleted export keys', () => this.exportPrints.stageUnlisted(this.pool, exportKey, loadId, live));
+  }
+
+  async commitExportFingerprints(exportKey: string, loadId: string): Promise<void> {
+    await this.guard('commit export fingerprints', () => this.exportPrints.commit(this.pool, exportKey, loadId));
+  }
+
   async syncs(): Promise<string[]> {
     return this.guard('list syncs', async () => {
       await this.commit(undefined);
@@ -337,7 +363,10 @@ export class PostgresStateStore implements StateStore {
       await this.commit(undefined);
       await inTransaction(this.pool, async (db) => {
         if (all || what.cursor === true) await db.query(`DELETE FROM ${this.cursorsTable} WHERE sync = $1`, [sync]);
-        if (all || what.ledger === true) await this.ledger.deleteSync(db, sync);
+        if (all || what.ledger === true) {
+          await this.ledger.deleteSync(db, sync);
+          await this.exportPrints.deleteExport(db, sync);
+        }
         if (all || what.failures === true) await this.failureTable.purge(db, sync);
       });
     });

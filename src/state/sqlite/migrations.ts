@@ -103,6 +103,20 @@ export const MIGRATIONS: readonly string[] = [
   -- order (the cost of the second index: docs/performance.md, "State store").
   DROP INDEX IF EXISTS ledger_live;
   `,
+  `
+  -- What each record an export wrote looked like, as a hash (docs/exports.md#changed-records):
+  -- the committed fingerprint, and the one a run staged under its load id until the
+  -- destination committed. staged NULL with staged_load set: the record was deleted.
+  CREATE TABLE export_fingerprints (
+    export TEXT NOT NULL,
+    record_key TEXT NOT NULL,
+    fingerprint TEXT,
+    staged TEXT,
+    staged_load TEXT,
+    PRIMARY KEY (export, record_key)
+  ) WITHOUT ROWID;
+  CREATE INDEX export_fingerprints_staged ON export_fingerprints(export, staged_load) WHERE staged_load IS NOT NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -34,6 +34,8 @@ import type {
 } from '../types.js';
 import type { ExportConventions } from '../../sdk/types.js';
 import { exportLayoutKey, parseExportLayout } from '../export-layouts.js';
+import type { StagedFingerprint } from '../export-fingerprints.js';
+import { ExportFingerprintTable } from './export-fingerprints.js';
 import { parseServiceLimits, SERVICE_LIMITS_KEY, serviceLimitsKey } from '../service-limits.js';
 import { CursorTable } from './cursors.js';
 import { codeOf, messageOf } from '../../sdk/guards.js';
@@ -79,6 +81,7 @@ export class SqliteStateStore implements StateStore {
   private readonly cursors: CursorTable;
   private readonly runTable: RunTable;
   private readonly locks: LockTable;
+  private readonly exportPrints: ExportFingerprintTable;
   private closed = false;
   private readonly path: string;
   private readonly busyTimeoutMs: number;
@@ -109,6 +112,7 @@ export class SqliteStateStore implements StateStore {
       this.cursors = new CursorTable(this.db);
       this.runTable = new RunTable(this.db);
       this.locks = new LockTable(this.db);
+      this.exportPrints = new ExportFingerprintTable(this.db);
     } catch (cause) {
       this.db.close();
       throw this.stateError('open', cause);
@@ -364,6 +368,33 @@ export class SqliteStateStore implements StateStore {
     });
   }
 
+  // ── export fingerprints ───────────────────────────────────────────────────
+
+  async exportFingerprints(exportKey: string, keys: readonly string[]): Promise<Map<string, string>> {
+    await this.settled();
+    return this.guard('read export fingerprints', () => this.exportPrints.lookup(exportKey, keys));
+  }
+
+  async countExportFingerprints(exportKey: string): Promise<number> {
+    await this.settled();
+    return this.guard('count export fingerprints', () => this.exportPrints.count(exportKey));
+  }
+
+  async stageExportFingerprints(exportKey: string, loadId: string, entries: readonly StagedFingerprint[]): Promise<void> {
+    await this.settled();
+    this.guard('stage export fingerprints', () => this.exportPrints.stage(exportKey, loadId, entries));
+  }
+
+  async stageUnlistedExportKeys(exportKey: string, loadId: string, live: Iterable<string>): Promise<number> {
+    await this.settled();
+    return this.guard('stage deleted export keys', () => this.exportPrints.stageUnlisted(exportKey, loadId, live));
+  }
+
+  async commitExportFingerprints(exportKey: string, loadId: string): Promise<void> {
+    await this.settled();
+    this.guard('commit export fingerprints', () => this.exportPrints.commit(exportKey, loadId));
+  }
+
   async syncs(): Promise<string[]> {
     await this.settled();
     return this.guard('list syncs', () => {
@@ -389,7 +420,10 @@ export class SqliteStateStore implements StateStore {
       this.flushIfPending();
       this.db.transaction(() => {
         if (all || what.cursor === true) this.cursors.delete(sync);
-        if (all || what.ledger === true) this.ledger.deleteSync(sync);
+        if (all || what.ledger === true) {
+          this.ledger.deleteSync(sync);
+          this.exportPrints.deleteExport(sync);
+        }
         if (all || what.failures === true) this.failureTable.purge(sync);
       })();
     });

@@ -24,9 +24,9 @@ describe('sqlite admin', () => {
     await (await openStateStore(`sqlite:${path}`)).close();
     const db = new Database(path);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe('4');
+    expect(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe('5');
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
-    expect(tables).toEqual(expect.arrayContaining(['cursors', 'failures', 'ledger', 'locks', 'meta', 'runs']));
+    expect(tables).toEqual(expect.arrayContaining(['cursors', 'failures', 'ledger', 'locks', 'meta', 'runs', 'export_fingerprints']));
     // Fingerprint lookups and the live count use an index, never a table scan.
     const plan = (sql: string): string =>
       (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join('; ');

@@ -121,7 +121,8 @@ describe('PostgreSQL state store', () => {
     const old = await open(schema);
     await old.recordAcknowledged({ sync: 'deals', remoteId: 'a', fingerprint: 'v1', recordId: 'r-a' });
     await old.flush();
-    // Back to version 1, as a ferry from before migrations 2 and 3 left it.
+    // Back to version 1, as a ferry from before migrations 2, 3 and 4 left it.
+    await pgQuery(`DROP TABLE "${schema}".export_fingerprints`);
     await pgQuery(`ALTER TABLE "${schema}".ledger DROP COLUMN source_fingerprint`);
     await pgQuery(`DROP INDEX "${schema}".failures_origin`);
     await pgQuery(`UPDATE "${schema}".meta SET value = '1' WHERE key = 'schema_version'`);
