@@ -170,7 +170,15 @@ export const exportConfig = z.strictObject({
   details: z.boolean().default(false).describe("Also fetch each item's detail (transcripts, bodies)."),
   /** Export only what is newer than the last run, by a time field the resource's list endpoint can bound (docs/exports.md). */
   incremental: z
-    .strictObject({ cursor: z.string().min(1).describe('Time field of the resource to export by (startTime, createdAt, lastActivityDate…).') })
+    .strictObject({
+      cursor: z.string().min(1).describe('Time field of the resource to export by (startTime, createdAt, lastActivityDate…).'),
+      changes: z
+        .enum(['scan', 'new'])
+        .default('scan')
+        .describe(
+          'scan (default): each run lists the resource (bounded by lastActivityDate for deals and accounts, in full otherwise) and writes the records that are new or changed since they were exported, by a fingerprint kept in state; new: only records past the watermark.',
+        ),
+    })
     .optional()
     .describe('Export only records newer than the last run, by a time field (e.g. startTime, createdAt, lastActivityDate).'),
   /** What a record deleted in the service becomes in a table destination (docs/exports.md). */

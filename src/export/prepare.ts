@@ -23,6 +23,13 @@ export interface PreparedExport {
   filters: CheckedFilters;
   /** With `incremental:`: the time field and the query parameter that bounds it. */
   incremental?: { field: string; param: string };
+  /**
+   * With `incremental: { changes: scan }`: each run scans the list and writes
+   * what is new or changed by fingerprint. `bounded`: the cursor is an
+   * activity time (deals' and accounts' `lastActivityDate`), so the scan asks
+   * from the watermark; otherwise it lists everything.
+   */
+  changes?: { bounded: boolean };
 }
 
 /** Destination options are everything under `destination:` but `type`. */
@@ -59,6 +66,7 @@ export async function inspectExport(config: LoadedConfig, exp: LoadedExport): Pr
   }
 
   let incremental: PreparedExport['incremental'];
+  let changes: PreparedExport['changes'];
   if (exp.incremental) {
     const field = exp.incremental.cursor;
     const param = spec.cursors[field];
@@ -72,11 +80,12 @@ export async function inspectExport(config: LoadedConfig, exp: LoadedExport): Pr
       );
     } else {
       incremental = { field, param };
+      if (exp.incremental.changes === 'scan') changes = { bounded: spec.activityCursors.includes(field) };
     }
   }
 
   if (issues.length > 0 || !destination) return { issues };
-  return { prepared: { exp, spec, destination, options, filters: checked.filters, ...(incremental ? { incremental } : {}) }, issues };
+  return { prepared: { exp, spec, destination, options, filters: checked.filters, ...(incremental ? { incremental } : {}), ...(changes ? { changes } : {}) }, issues };
 }
 
 /** Find exports by name, or all when none are named; unknown names are a usage error. */

@@ -34,6 +34,8 @@ export interface ResourceSpec {
   detail?: (service: ExportService, id: string, options: RequestOptions) => Promise<ExportItem>;
   /** Time field → the list query parameter that is its lower bound. */
   cursors: Readonly<Record<string, string>>;
+  /** Cursors that move when a record changes (its last activity): an incremental scan of changes may bound the list by them. */
+  activityCursors: readonly string[];
   /** Name filters resolved to ids before the first request (`source: crm` → `sourceId`). */
   nameFilters: readonly ('source' | 'objectType')[];
 }
@@ -46,7 +48,8 @@ function spec(
   detail?: ResourceSpec['detail'],
 ): ResourceSpec {
   const read = SERVICE_RESOURCES[resource];
-  return { resource, read, list, query, itemsKey: read.itemsKey, key: read.idField, cursors: read.lowerBound, nameFilters, ...(detail ? { detail } : {}) };
+  const activityCursors = 'lastActivityDate' in read.lowerBound ? ['lastActivityDate'] : [];
+  return { resource, read, list, query, itemsKey: read.itemsKey, key: read.idField, cursors: read.lowerBound, activityCursors, nameFilters, ...(detail ? { detail } : {}) };
 }
 
 export const RESOURCES: Readonly<Record<ExportResource, ResourceSpec>> = {

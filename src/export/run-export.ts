@@ -21,6 +21,8 @@ import type { ExportItem, ExportService } from './resources.js';
 import { Watermark } from './watermark.js';
 import { RecordShaper, resolveConventions } from './conventions.js';
 import type { ExportConventions, ExportLoad } from '../sdk/types.js';
+import type { StagedFingerprint } from '../state/index.js';
+import { RecordPrints } from './record-prints.js';
 
 export interface ExportRunOptions {
   signal: AbortSignal;
@@ -103,6 +105,12 @@ export async function runExport(
     watermark: prepared.incremental
       ? new Watermark(prepared.incremental.field, options.fullRefresh ? undefined : await store.cursor(key), started)
       : undefined,
+    changes: prepared.changes
+      ? {
+          bounded: prepared.changes.bounded,
+          prints: new RecordPrints({ destination: destination.name, options: prepared.options, layout: conventions, details: exp.details }),
+        }
+      : undefined,
     report: () => options.onProgress?.({ ...run.counts }),
   };
 
@@ -133,6 +141,8 @@ interface ExportRun {
   conventions: ExportConventions;
   shaper: RecordShaper;
   watermark: Watermark | undefined;
+  /** `incremental: { changes: scan }`: write only what is new or changed since it was exported (docs/exports.md#changed-records). */
+  changes: { bounded: boolean; prints: RecordPrints } | undefined;
   report: () => void;
 }
 
@@ -162,9 +172,11 @@ async function transfer(run: ExportRun): Promise<Transfer> {
     if (exp.deletes !== 'ignore') assertCanMirror(writer, destination.name, exp.name, exp.deletes);
     const query = await resolveFilters(service, prepared.filters, exp.name);
     const unbounded = { ...query };
-    if (prepared.incremental && watermark) applyBound(query, prepared.incremental.param, watermark.bound());
+    // A scan of changes by a cursor that is not an activity time lists everything: that is what finds an edited record.
+    const bound = prepared.incremental && (!run.changes || run.changes.bounded) ? watermark?.bound() : undefined;
+    if (prepared.incremental) applyBound(query, prepared.incremental.param, bound);
     // A run that reads everything its filters select sees every live key; a bounded one lists them afterwards.
-    seenKeys = tracksDeletes && watermark?.bound() === undefined ? new KeySpool() : undefined;
+    seenKeys = tracksDeletes && bound === undefined ? new KeySpool() : undefined;
     runLog.info({ resource: spec.resource, query, details: exp.details }, 'export started');
 
     const limits = {
@@ -183,6 +195,14 @@ async function transfer(run: ExportRun): Promise<Transfer> {
         key: run.shaper.column(spec.key),
         ...(soft ? { mode: 'soft', deletedAt: new Date().toISOString() } : {}),
       });
+      // The fingerprints of what the listing lacks go with the rows, so a record that comes back is written again.
+      if (run.changes && seenKeys.size > 0) await deps.store.stageUnlistedExportKeys(run.key, run.runId, seenKeys);
+    }
+    if (completed && run.changes) {
+      runLog.info(
+        { inserted: counts.created, updated: counts.updated, unchanged: counts.unchanged, deleted: counts.deleted, bounded: run.changes.bounded },
+        'changed records: only new and changed records were written',
+      );
     }
     return { writer, completed };
   } catch (error) {
@@ -210,11 +230,17 @@ async function copyItems(
   const batchSize = options.batchSize ?? destination.batchSize ?? DEFAULT_BATCH_SIZE;
   const { shaper, conventions } = run;
   const key = shaper.column(spec.key);
-  const writeBatch = async (items: ExportItem[]) => {
-    if (items.length === 0) return;
+  const writeBatch = async (listed: ExportItem[]) => {
+    const { items, staged } = run.changes ? await changedOf(run, listed) : { items: listed, staged: undefined };
+    if (items.length === 0) {
+      await deps.store.updateRun(run.runId, counts);
+      return;
+    }
     const records = shaper.identity ? items : items.map((item) => shaper.shape(item));
     await writer.write({ stream: spec.resource, records, key, ...(conventions.naming === 'api' && !conventions.metadata ? {} : { conventions }) });
     await writer.flush?.();
+    // Staged under the load id: they count only once the destination commits the whole run (settleWriter).
+    if (staged) await deps.store.stageExportFingerprints(run.key, run.runId, staged);
     counts.pushed += records.length;
     await deps.store.updateRun(run.runId, counts);
     run.report();
@@ -233,7 +259,8 @@ async function copyItems(
       counts.skipped += page.vanished;
       for (const item of page.items) {
         const id = String(item[spec.key]);
-        if (watermark?.seen(item, id)) {
+        // A scan of changes tells an exported record by its fingerprint, not by the watermark's ties.
+        if (!run.changes && watermark?.seen(item, id)) {
           counts.skipped++;
           continue;
         }
@@ -256,6 +283,35 @@ async function copyItems(
   }
 }
 
+/**
+ * The items of a batch that are new or changed since they were exported, by
+ * fingerprint (all of them with --full-refresh), counted as created,
+ * updated or unchanged; and the fingerprints to stage once they are written.
+ */
+async function changedOf(run: ExportRun, listed: ExportItem[]): Promise<{ items: ExportItem[]; staged: StagedFingerprint[] }> {
+  const { spec } = run.prepared;
+  const { counts } = run;
+  const prints = run.changes!.prints;
+  const ids = listed.map((item) => String(item[spec.key]));
+  const known = await run.deps.store.exportFingerprints(run.key, [...new Set(ids)]);
+  const items: ExportItem[] = [];
+  const staged = new Map<string, string>();
+  listed.forEach((item, i) => {
+    const id = ids[i]!;
+    const print = prints.of(item);
+    const before = known.get(id);
+    if (before === print && !run.options.fullRefresh) {
+      counts.unchanged++;
+      return;
+    }
+    if (before === undefined) counts.created++;
+    else counts.updated++;
+    items.push(item);
+    staged.set(id, print);
+  });
+  return { items, staged: [...staged] };
+}
+
 /** Close the writer and commit the watermark after a complete run; abort it otherwise. */
 async function settleWriter(run: ExportRun, writer: DestinationWriter | undefined, error: unknown, completed: boolean): Promise<Outcome> {
   let fatal = error;
@@ -264,6 +320,8 @@ async function settleWriter(run: ExportRun, writer: DestinationWriter | undefine
     if (status === 'succeeded') {
       if (run.conventions.metadata && writer!.recordLoad) await writer!.recordLoad(loadOf(run));
       await writer!.close();
+      // The destination committed every write: the run's fingerprints become the ones the next run compares with.
+      if (run.changes) await run.deps.store.commitExportFingerprints(run.key, run.runId);
       const position = run.watermark?.position();
       // The watermark moves only once the destination committed everything below it.
       await run.deps.store.checkpoint(run.key, position);
@@ -319,6 +377,7 @@ function loadOf(run: ExportRun): ExportLoad {
     written: counts.pushed,
     skipped: counts.skipped,
     deleted: counts.deleted,
+    ...(run.changes ? { inserted: counts.created, updated: counts.updated, unchanged: counts.unchanged } : {}),
   };
 }
 

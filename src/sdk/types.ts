@@ -453,6 +453,10 @@ export interface ExportLoad {
   written: number;
   skipped: number;
   deleted: number;
+  /** With `incremental: { changes: scan }`: of the records read, those new to the destination, changed since exported, and not written because unchanged. */
+  inserted?: number;
+  updated?: number;
+  unchanged?: number;
 }
 
 /**

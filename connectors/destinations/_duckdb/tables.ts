@@ -156,6 +156,7 @@ export class DuckTables {
   async recordLoad(load: ExportLoad, table: string): Promise<void> {
     const sql = loadsSql(load, table, { types: DUCK_TYPES, placeholder: (n) => `$${n}` });
     await this.#connection.run(sql.create);
+    for (const column of sql.added) await this.#connection.run(column.addIfMissing);
     await this.#connection.run(sql.insert, sql.values);
   }
 

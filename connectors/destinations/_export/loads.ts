@@ -18,12 +18,23 @@ const COLUMNS: readonly (readonly [string, ColumnKind])[] = [
   ['records_written', 'integer'],
   ['records_skipped', 'integer'],
   ['records_deleted', 'integer'],
+  // Added after the first layout: a `_ferry_loads` made before gets them by ALTER TABLE (`addColumns`).
+  ['records_inserted', 'integer'],
+  ['records_updated', 'integer'],
+  ['records_unchanged', 'integer'],
 ];
+
+/** The columns a `_ferry_loads` table made before they existed lacks. */
+const ADDED = COLUMNS.slice(10);
 
 export interface LoadsSql {
   create: string;
+  /** The table's unqualified name. */
+  name: string;
+  /** The columns added since the table's first layout, to add where missing: `add` for a table known to lack it, `addIfMissing` (PostgreSQL, DuckDB) otherwise. */
+  added: { name: string; add: string; addIfMissing: string }[];
   insert: string;
-  values: (string | number)[];
+  values: (string | number | null)[];
 }
 
 /**
@@ -37,7 +48,12 @@ export function loadsSql(load: ExportLoad, tableName: string, options: { table?:
   const names = COLUMNS.map(([name]) => quoteIdentifier(name)).join(', ');
   return {
     create: `CREATE TABLE IF NOT EXISTS ${table} (${definitions.join(', ')})`,
+    name: LOADS_TABLE,
+    added: ADDED.map(([name, kind]) => {
+      const definition = `${quoteIdentifier(name)} ${options.types[kind]}`;
+      return { name, add: `ALTER TABLE ${table} ADD COLUMN ${definition}`, addIfMissing: `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${definition}` };
+    }),
     insert: `INSERT INTO ${table} (${names}) VALUES (${COLUMNS.map((_, i) => options.placeholder(i + 1)).join(', ')}) ON CONFLICT (${quoteIdentifier('load_id')}) DO NOTHING`,
-    values: [load.loadId, load.export, load.resource, tableName, load.startedAt, load.finishedAt, load.read, load.written, load.skipped, load.deleted],
+    values: [load.loadId, load.export, load.resource, tableName, load.startedAt, load.finishedAt, load.read, load.written, load.skipped, load.deleted, load.inserted ?? null, load.updated ?? null, load.unchanged ?? null],
   };
 }

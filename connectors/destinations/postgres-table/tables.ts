@@ -123,6 +123,7 @@ export class PostgresTables {
     if (this.#schema) await this.#client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(this.#schema)}`);
     const sql = loadsSql(load, table, { table: this.#qualified(LOADS_TABLE), types: { ...SQL_TYPES, integer: 'bigint' }, placeholder: (n) => `$${n}` });
     await this.#client.query(sql.create);
+    for (const column of sql.added) await this.#client.query(column.addIfMissing);
     await this.#client.query(sql.insert, sql.values);
   }
 

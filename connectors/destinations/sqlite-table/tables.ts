@@ -89,6 +89,8 @@ export class SqliteTables {
   recordLoad(load: ExportLoad, table: string): void {
     const sql = loadsSql(load, table, { types: SQL_TYPES, placeholder: () => '?' });
     this.#db.exec(sql.create);
+    const columns = this.#columns(sql.name);
+    for (const column of sql.added) if (!columns.has(column.name)) this.#db.exec(column.add);
     this.#db.prepare(sql.insert).run(...sql.values);
   }
 

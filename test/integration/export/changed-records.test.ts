@@ -1,0 +1,208 @@
+/**
+ * Changed records end to end against the emulator, read back by readers
+ * that are not ferry's (Python's sqlite3, psql, a DuckDB connection of the
+ * test's own over the Parquet files): an incremental export scans the list,
+ * writes only what is new or changed since it was exported (by fingerprint),
+ * and applies deletions per its `deletes:`; unchanged rows keep the load id
+ * that wrote them. A run stopped midway leaves nothing the next run skips.
+ */
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ServiceClient } from '../../../src/api/client.js';
+import { loadConfig } from '../../../src/config/index.js';
+import type { LoadedConfig } from '../../../src/config/index.js';
+import { startEmulator } from '../../../src/emulator/index.js';
+import type { RunningEmulator } from '../../../src/emulator/index.js';
+import { exportStateKey, inspectExport, runExport } from '../../../src/export/index.js';
+import { openStateStore } from '../../../src/state/index.js';
+import type { RunCounts, StateStore } from '../../../src/state/index.js';
+import { tempDir } from '../../unit/export/helpers.js';
+import { dropSchemas, freshSchema, PG_URL, postgresReachable } from '../../helpers/postgres.js';
+
+const pgAvailable = await postgresReachable();
+const schema = freshSchema('ferry_h44chg');
+const logger = pino({ level: 'silent' });
+const T0 = Date.parse('2024-03-01T09:00:00Z');
+const ROWS = 12;
+
+let emu: RunningEmulator;
+let client: ServiceClient;
+let crm: string;
+let objectTypeId: string;
+let dir: string;
+let config: LoadedConfig;
+let store: StateStore;
+
+async function run(name: string, options: { signal?: AbortSignal; onProgress?: (counts: RunCounts) => void } = {}) {
+  const exp = config.exports.find((e) => e.name === name)!;
+  const { prepared, issues } = await inspectExport(config, exp);
+  expect(issues).toEqual([]);
+  return runExport(prepared!, { store, service: client }, { signal: options.signal ?? new AbortController().signal, logger, batchSize: 4, ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
+}
+
+function python(file: string, sql: string): unknown[][] {
+  const script = 'import json,sqlite3,sys\nc=sqlite3.connect(sys.argv[1])\nprint(json.dumps(c.execute(sys.argv[2]).fetchall()))';
+  return JSON.parse(execFileSync('python3', ['-c', script, file, sql], { encoding: 'utf8' })) as unknown[][];
+}
+
+function psql(sql: string): string {
+  return execFileSync('psql', [PG_URL, '-At', '-F', '|', '-c', sql], { encoding: 'utf8' }).trim();
+}
+
+async function duck(sql: string): Promise<Record<string, unknown>[]> {
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  try {
+    return (await connection.runAndReadAll(sql)).getRowObjectsJson();
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
+async function createRow(i: number): Promise<void> {
+  await client.createRow({
+    id: `row-${i}`, sourceId: crm, objectTypeId, name: `Row ${i}`, public: true, createdAt: T0 + i * 1000,
+    fields: { amount: { value: i * 10, fieldType: 'double' }, note: { value: `note ${i}`, fieldType: 'string' } },
+  });
+}
+
+const key = (i: number) => ({ remoteId: `row-${i}`, sourceId: crm });
+
+beforeAll(async () => {
+  emu = await startEmulator({ db: ':memory:' });
+  client = new ServiceClient({ baseUrl: emu.url, apiKey: emu.devKey ?? '', concurrency: 4, retry: { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 20 } });
+  crm = (await client.createSource({ name: 'crm', displayName: 'CRM' })).id;
+  const type = await client.createObjectType({
+    sourceId: crm, name: 'deal', displayName: 'Deal',
+    fieldDefinitions: [{ name: 'amount', fieldType: 'double' }, { name: 'note', fieldType: 'string' }],
+  });
+  objectTypeId = type.id;
+  for (let i = 0; i < ROWS; i++) await createRow(i);
+  dir = tempDir();
+  const common = `    resource: rows
+    filters: { source: crm }
+    incremental: { cursor: createdAt }`;
+  writeFileSync(
+    join(dir, 'ferry.yaml'),
+    `version: 1
+exports:
+  - name: rows-sqlite
+${common}
+    deletes: soft
+    destination: { type: sqlite-table, path: out/warehouse.db, table: rows }
+  - name: rows-parquet
+${common}
+    destination: { type: parquet, path: out/lake, table: rows, mode: append }
+  - name: rows-new-only
+${common.replace('{ cursor: createdAt }', '{ cursor: createdAt, changes: new }')}
+    destination: { type: sqlite-table, path: out/new-only.db, table: rows }
+${pgAvailable ? `  - name: rows-pg
+${common}
+    deletes: mirror
+    destination: { type: postgres-table, url: "${PG_URL}", schema: ${schema}, table: rows }
+` : ''}`,
+  );
+  config = await loadConfig(join(dir, 'ferry.yaml'));
+  store = await openStateStore(`sqlite:${join(dir, 'state.db')}`);
+}, 60_000);
+
+afterAll(async () => {
+  await store?.close();
+  await emu?.close();
+  if (pgAvailable) await dropSchemas(schema);
+});
+
+describe('incremental exports apply changes', () => {
+  const names = ['rows-sqlite', 'rows-parquet', 'rows-new-only', ...(pgAvailable ? ['rows-pg'] : [])];
+  const first: Record<string, string> = {};
+
+  it('a first run writes every record as inserted', async () => {
+    for (const name of names) {
+      const summary = await run(name);
+      expect(summary, name).toMatchObject({ status: 'succeeded', exported: ROWS });
+      first[name] = summary.runId!;
+      if (name !== 'rows-new-only') expect(summary.counts, name).toMatchObject({ read: ROWS, created: ROWS, updated: 0, unchanged: 0 });
+    }
+    expect(await store.countExportFingerprints(exportStateKey('rows-sqlite'))).toBe(ROWS);
+    expect(await store.countExportFingerprints(exportStateKey('rows-new-only'))).toBe(0);
+  });
+
+  it('a run with nothing changed writes nothing', async () => {
+    for (const name of names.filter((n) => n !== 'rows-new-only')) {
+      const summary = await run(name);
+      expect(summary, name).toMatchObject({ status: 'succeeded', exported: 0, counts: expect.objectContaining({ read: ROWS, unchanged: ROWS, created: 0, updated: 0, deleted: 0 }) });
+    }
+  });
+
+  it('an edited, a deleted and a new record reach the destination; the others keep their load id', async () => {
+    await client.updateRow(key(2), { name: 'Row 2 renamed', fields: { amount: { value: 999.5, fieldType: 'double' } } });
+    await client.deleteRow(key(5));
+    await createRow(ROWS);
+    const second: Record<string, string> = {};
+    for (const name of names) {
+      const summary = await run(name);
+      second[name] = summary.runId!;
+      if (name === 'rows-new-only') {
+        // The old way: only the new record.
+        expect(summary, name).toMatchObject({ status: 'succeeded', exported: 1 });
+        continue;
+      }
+      const deleted = name === 'rows-parquet' ? 0 : 1;
+      expect(summary, name).toMatchObject({
+        status: 'succeeded',
+        exported: 2,
+        counts: expect.objectContaining({ read: ROWS, created: 1, updated: 1, unchanged: ROWS - 2, deleted }),
+      });
+    }
+
+    const db = join(dir, 'out/warehouse.db');
+    expect(python(db, "SELECT name, json_extract(fields, '$.amount.value'), _ferry_load_id FROM rows WHERE remote_id = 'row-2'")).toEqual([['Row 2 renamed', 999.5, second['rows-sqlite']]]);
+    expect(python(db, "SELECT count(*), count(_ferry_deleted_at) FROM rows WHERE remote_id = 'row-5'")).toEqual([[1, 1]]);
+    expect(python(db, `SELECT _ferry_load_id, count(*) FROM rows GROUP BY 1 ORDER BY 1`)).toEqual(
+      [[first['rows-sqlite'], ROWS - 1], [second['rows-sqlite'], 2]].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    );
+    expect(python(db, `SELECT records_read, records_written, records_inserted, records_updated, records_unchanged, records_deleted FROM _ferry_loads WHERE load_id = '${second['rows-sqlite']}'`)).toEqual([
+      [ROWS, 2, 1, 1, ROWS - 2, 1],
+    ]);
+    // changes: new keeps the stale row until a full export.
+    expect(python(join(dir, 'out/new-only.db'), "SELECT name FROM rows WHERE remote_id = 'row-2'")).toEqual([['Row 2']]);
+
+    // Parquet in append mode: the run's part holds the changed and the new record; the latest per key is the service's.
+    const lake = join(dir, 'out/lake/rows');
+    const parts = await duck(`SELECT _ferry_load_id AS load, count(*)::INT AS n FROM read_parquet('${lake}/*.parquet') GROUP BY 1 ORDER BY 2 DESC`);
+    expect(parts).toEqual([{ load: first['rows-parquet'], n: ROWS }, { load: second['rows-parquet'], n: 2 }]);
+    expect(await duck(`SELECT name FROM read_parquet('${lake}/*.parquet', filename = true) WHERE remote_id = 'row-2' QUALIFY row_number() OVER (PARTITION BY row_id ORDER BY _ferry_loaded_at DESC) = 1`)).toEqual([{ name: 'Row 2 renamed' }]);
+
+    if (pgAvailable) {
+      expect(psql(`SELECT count(*), count(*) FILTER (WHERE remote_id = 'row-5') FROM "${schema}".rows`)).toBe(`${ROWS}|0`);
+      expect(psql(`SELECT name, _ferry_load_id FROM "${schema}".rows WHERE remote_id = 'row-2'`)).toBe(`Row 2 renamed|${second['rows-pg']}`);
+      expect(psql(`SELECT count(*) FROM "${schema}".rows WHERE _ferry_load_id = '${first['rows-pg']}'`)).toBe(String(ROWS - 2));
+      expect(psql(`SELECT records_inserted, records_updated, records_unchanged, records_deleted FROM "${schema}"._ferry_loads WHERE load_id = '${second['rows-pg']}'`)).toBe(`1|1|${ROWS - 2}|1`);
+    }
+    expect(await store.countExportFingerprints(exportStateKey('rows-sqlite'))).toBe(ROWS);
+  });
+
+  it('a record that comes back after its deletion is written again, live', async () => {
+    await createRow(5);
+    const summary = await run('rows-sqlite');
+    expect(summary.counts).toMatchObject({ created: 1, updated: 0, unchanged: ROWS, deleted: 0 });
+    expect(python(join(dir, 'out/warehouse.db'), "SELECT count(*), count(_ferry_deleted_at) FROM rows WHERE remote_id = 'row-5'")).toEqual([[1, 0]]);
+  });
+
+  it('a run stopped midway commits no fingerprint: the next run writes again what it may have written', async () => {
+    for (let i = 0; i < 6; i++) await client.updateRow(key(i), { fields: { note: { value: `edited ${i}`, fieldType: 'string' } } });
+    const stop = new AbortController();
+    const stopped = await run('rows-sqlite', { signal: stop.signal, onProgress: (counts) => counts.pushed > 0 && stop.abort() });
+    expect(stopped.status).toBe('aborted');
+    expect(stopped.counts.pushed).toBeGreaterThan(0);
+    const resumed = await run('rows-sqlite');
+    expect(resumed.counts).toMatchObject({ updated: 6, unchanged: ROWS + 1 - 6 });
+    expect(python(join(dir, 'out/warehouse.db'), "SELECT count(*) FROM rows WHERE json_extract(fields, '$.note.value') LIKE 'edited %'")).toEqual([[6]]);
+    expect((await run('rows-sqlite')).counts).toMatchObject({ unchanged: ROWS + 1, updated: 0, created: 0 });
+  });
+});
