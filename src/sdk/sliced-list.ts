@@ -3,8 +3,10 @@
  * the request ceiling allows, each over a time window of the list (see
  * list-windows.ts), with each item's detail fetched behind the pages. A
  * window that still has pages while requests could be spared is split again,
- * so the read spreads to `concurrency` chains whatever the data's spread in
- * time. Pages come out in no particular order.
+ * and so is one estimated to hold far more than a chain's share of what is
+ * left, on its first pages (a split re-reads what the window read), so the
+ * read spreads to `concurrency` chains whatever the data's spread in time.
+ * Pages come out in no particular order.
  *
  * A list whose time field may be null is read as one chain unless the
  * caller's query already bounds that field or the caller accepts losing the
@@ -271,10 +273,13 @@ class SlicedReader {
   }
 
   /**
-   * The windows to read instead of this one, or none. A window that proves
-   * long on its first page is split even with no chain free (into two), so
-   * that chains finishing later find work queued; later it is split only
-   * into free chains, and only while that is likely to pay.
+   * The windows to read instead of this one, or none. Before windows were
+   * planned, a window that proves long on its first page is split even with
+   * no chain free (into two), so that chains finishing later find work
+   * queued. A window whose pagesLeft exceed LONG_WINDOW shares of what is
+   * left is cut into about as many shares, queued for chains as they come
+   * free. Otherwise it is split only into free chains. Either only while
+   * worthSplitting says re-reading its pages pays.
    */
   #split(window: ListWindow, times: readonly number[]): ListWindow[] {
     const now = this.#now();
