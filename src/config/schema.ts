@@ -202,6 +202,13 @@ export const exportConfig = z.strictObject({
     .describe(
       'true: every row gets _ferry_loaded_at and _ferry_load_id, and database destinations a _ferry_loads table with each run\'s counts (the default of a new export); false: none (the default of an export that ran before this option existed).',
     ),
+  /** Nested values as STRUCT and LIST columns (docs/exports.md#typed-tables). */
+  nested: z
+    .enum(['struct', 'json'])
+    .optional()
+    .describe(
+      'struct: nested values whose shape the service\'s spec gives (participants, transcript, recipients, owner…) are STRUCT and LIST columns in duckdb and parquet, other nested values JSON (the default of a new export with naming: snake_case); json: every nested value is JSON (the default of an export whose layout was recorded before this option existed).',
+    ),
   /** How the list is read (docs/exports.md#parallel-reads). */
   read: z
     .strictObject({

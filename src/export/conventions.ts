@@ -19,9 +19,9 @@ import type { StateStore } from '../state/index.js';
 export { snakeCase };
 
 /** The layout of exports made before layouts were recorded. */
-export const API_LAYOUT: Readonly<ExportConventions> = Object.freeze({ naming: 'api', metadata: false });
+export const API_LAYOUT: Readonly<ExportConventions> = Object.freeze({ naming: 'api', metadata: false, nested: 'json' });
 /** The layout of a new export. */
-export const ANALYST_LAYOUT: Readonly<ExportConventions> = Object.freeze({ naming: 'snake_case', metadata: true });
+export const ANALYST_LAYOUT: Readonly<ExportConventions> = Object.freeze({ naming: 'snake_case', metadata: true, nested: 'struct' });
 
 export const LOADED_AT = '_ferry_loaded_at';
 export const LOAD_ID = '_ferry_load_id';
@@ -31,12 +31,16 @@ export const DELETED_AT = '_ferry_deleted_at';
 export async function resolveConventions(
   store: StateStore,
   exportKey: string,
-  options: { naming?: ExportConventions['naming'] | undefined; metadata?: boolean | undefined },
+  options: { naming?: ExportConventions['naming'] | undefined; metadata?: boolean | undefined; nested?: ExportConventions['nested'] | undefined },
 ): Promise<ExportConventions> {
   const recorded = await store.exportLayout(exportKey);
   const base = recorded ?? ((await store.runs({ sync: exportKey, limit: 1 })).length > 0 ? API_LAYOUT : ANALYST_LAYOUT);
-  const layout: ExportConventions = { naming: options.naming ?? base.naming, metadata: options.metadata ?? base.metadata };
-  if (recorded?.naming !== layout.naming || recorded.metadata !== layout.metadata) await store.recordExportLayout(exportKey, layout);
+  const naming = options.naming ?? base.naming;
+  // A layout recorded before `nested` existed made its tables with JSON nested values: it keeps them. STRUCT
+  // columns are part of the typed tables of snake_case: a new export that asks for the API's names gets JSON.
+  const nested = options.nested ?? (recorded ? (recorded.nested ?? 'json') : naming === 'snake_case' ? base.nested : 'json');
+  const layout: ExportConventions = { naming, metadata: options.metadata ?? base.metadata, nested };
+  if (recorded?.naming !== layout.naming || recorded.metadata !== layout.metadata || recorded.nested !== layout.nested) await store.recordExportLayout(exportKey, layout);
   return layout;
 }
 

@@ -20,6 +20,7 @@ import { readItems } from './read-items.js';
 import type { ExportItem, ExportService } from './resources.js';
 import { Watermark } from './watermark.js';
 import { RecordShaper, resolveConventions } from './conventions.js';
+import { nestedTypesOf } from './nested-types.js';
 import type { ExportConventions, ExportLoad } from '../sdk/types.js';
 import type { StagedFingerprint } from '../state/index.js';
 import { RecordPrints } from './record-prints.js';
@@ -230,6 +231,7 @@ async function copyItems(
   const batchSize = options.batchSize ?? destination.batchSize ?? DEFAULT_BATCH_SIZE;
   const { shaper, conventions } = run;
   const key = shaper.column(spec.key);
+  const nestedTypes = nestedTypesOf(spec.resource, conventions);
   const writeBatch = async (listed: ExportItem[]) => {
     const { items, staged } = run.changes ? await changedOf(run, listed) : { items: listed, staged: undefined };
     if (items.length === 0) {
@@ -237,7 +239,13 @@ async function copyItems(
       return;
     }
     const records = shaper.identity ? items : items.map((item) => shaper.shape(item));
-    await writer.write({ stream: spec.resource, records, key, ...(conventions.naming === 'api' && !conventions.metadata ? {} : { conventions }) });
+    await writer.write({
+      stream: spec.resource,
+      records,
+      key,
+      ...(conventions.naming === 'api' && !conventions.metadata && !nestedTypes ? {} : { conventions }),
+      ...(nestedTypes ? { nestedTypes } : {}),
+    });
     await writer.flush?.();
     // Staged under the load id: they count only once the destination commits the whole run (settleWriter).
     if (staged) await deps.store.stageExportFingerprints(run.key, run.runId, staged);

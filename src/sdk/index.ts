@@ -26,6 +26,7 @@ export type {
   DefaultMapValue,
   DestinationBatch,
   ExportConventions,
+  NestedType,
   ExportLoad,
   DestinationDefinition,
   DestinationWriter,

@@ -429,7 +429,23 @@ export interface DestinationBatch {
    * child rows a key of their own, and split rows per object type.
    */
   conventions?: ExportConventions;
+  /**
+   * Under the layout's `nested: struct`: the types of the record's nested
+   * fields whose shape the service's spec gives (a conversation's
+   * `participants`, a deal's `owner`), by column name. A destination with
+   * nested types (DuckDB, Parquet) makes them STRUCT and LIST columns; others
+   * keep JSON. Fields not named here (free-form maps: `summary`, a row's
+   * `fields`, custom fields) are JSON.
+   */
+  nestedTypes?: Readonly<Record<string, NestedType>>;
 }
+
+/**
+ * The type of a value whose shape is known: a scalar kind, an object with
+ * known fields (`struct`, keyed by the destination's names of them) or an
+ * array of one type (`list`). `json` is a value of any shape.
+ */
+export type NestedType = 'boolean' | 'integer' | 'number' | 'text' | 'json' | { readonly struct: Readonly<Record<string, NestedType>> } | { readonly list: NestedType };
 
 /** The layout an export writes in (recorded in state at its first run, so an existing destination keeps its own). */
 export interface ExportConventions {
@@ -437,6 +453,12 @@ export interface ExportConventions {
   naming: 'snake_case' | 'api';
   /** Records carry `_ferry_loaded_at` and `_ferry_load_id`; database destinations keep a `_ferry_loads` table. */
   metadata: boolean;
+  /**
+   * `struct`: nested values whose shape the service's spec gives are STRUCT
+   * and LIST columns where the destination has them (DuckDB, Parquet);
+   * `json` (and absent: layouts recorded before it): JSON everywhere.
+   */
+  nested?: 'struct' | 'json';
 }
 
 /** One completed run of an export, for a destination's `_ferry_loads` table. */

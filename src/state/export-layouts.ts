@@ -29,7 +29,9 @@ export function parseExportLayout(text: string | undefined): ExportConventions |
   try {
     const value = JSON.parse(text) as Partial<ExportConventions>;
     if ((value.naming !== 'snake_case' && value.naming !== 'api') || typeof value.metadata !== 'boolean') return undefined;
-    return { naming: value.naming, metadata: value.metadata };
+    // `nested` came with a later layout: a layout recorded before it has none (JSON nested values).
+    const nested = value.nested === 'struct' || value.nested === 'json' ? { nested: value.nested } : {};
+    return { naming: value.naming, metadata: value.metadata, ...nested };
   } catch {
     return undefined;
   }

@@ -13,9 +13,9 @@
  * when it cannot find anything: every parent of the batch was new to the
  * parent table, and every child row has its parent there (checked once a run).
  */
-import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
-import { inChunks, type ConnectorLogger, type DestinationBatch, type ExportLoad, type LiveKeys } from '../../../src/sdk/index.js';
-import { columnNamed, inferColumns, quoteIdentifier, widenings, type ColumnKind } from '../_export/columns.js';
+import { DuckDBTypeId, listValue, structValue, type DuckDBAppender, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import { inChunks, isRecord, type ConnectorLogger, type DestinationBatch, type ExportLoad, type LiveKeys, type NestedType } from '../../../src/sdk/index.js';
+import { columnNamed, fitsNested, inferColumns, quoteIdentifier, widenings, type ColumnKind } from '../_export/columns.js';
 import { collectKeys } from '../_export/flatten.js';
 import { lastByKey } from '../_export/columns.js';
 import { assertKeys, keyOf } from '../_export/key.js';
@@ -32,8 +32,12 @@ const DUCK_TYPES: Record<ColumnKind, string> = {
   json: 'JSON',
 };
 
-/** A column's kind, or `other` for a type ferry did not create (a table the user made): values are appended as text and cast by DuckDB. */
-type StoredKind = ColumnKind | 'other';
+/**
+ * A column's kind: `nested` for a STRUCT or LIST column (values appended as
+ * the column's type says), or `other` for a type ferry did not create (a
+ * table the user made): values are appended as text and cast by DuckDB.
+ */
+type StoredKind = ColumnKind | 'nested' | 'other';
 
 const STAGE = 'ferry_stage';
 /** The keys a mirroring export keeps. */
@@ -106,7 +110,7 @@ export class DuckTables {
     });
     // A column with only nulls so far is created when a value shows its type; an existing one is set to null.
     for (const name of collectKeys(batch.rows)) if (!kinds.has(name) && (known.has(name) || name === batch.key)) kinds.set(name, 'text');
-    const columns = await this.#ensureTable(batch, kinds);
+    const columns = await this.#ensureTable(batch, kinds, nestedColumns(batch, kinds));
     const names = kinds.size > 0 ? [...kinds.keys()] : [batch.replace!.column];
     await this.#stage(batch.table, names, names.map((name) => columns.get(name)!), batch.rows);
     const inserted = await this.#merge(batch, names, role);
@@ -168,11 +172,17 @@ export class DuckTables {
     return new Map(reader.getRowObjectsJS().map((row) => [String(row.column_name), kindOfType(String(row.data_type))]));
   }
 
-  async #ensureTable(batch: TableBatch, kinds: Map<string, ColumnKind>): Promise<Map<string, StoredKind>> {
+  /** The table with a column of the right type for each of the batch's, STRUCT and LIST ones (`nested`) included. */
+  async #ensureTable(batch: TableBatch, kinds: Map<string, ColumnKind>, nested: ReadonlyMap<string, NestedType>): Promise<Map<string, StoredKind>> {
     const target = quoteIdentifier(batch.table);
     let columns = this.#tables.get(batch.table) ?? (await this.#readColumns(batch.table));
+    const sqlType = (name: string, kind: ColumnKind) => {
+      const type = nested.get(name);
+      return type === undefined ? DUCK_TYPES[kind] : nestedSql(type);
+    };
+    const storedKind = (name: string, kind: ColumnKind): StoredKind => (nested.has(name) ? 'nested' : kind);
     if (columns.size === 0) {
-      const definitions = [...kinds].map(([name, kind]) => `${quoteIdentifier(name)} ${DUCK_TYPES[kind]}`);
+      const definitions = [...kinds].map(([name, kind]) => `${quoteIdentifier(name)} ${sqlType(name, kind)}`);
       // The analyst layout's new child tables get a primary key of their own rows: `_ferry_id`. Parent
       // tables get none: their merge by key would maintain an index DuckDB does not use for it.
       if (batch.typed && batch.replace && kinds.has(CHILD_ID_COLUMN)) definitions.push(`PRIMARY KEY (${quoteIdentifier(CHILD_ID_COLUMN)})`);
@@ -181,8 +191,15 @@ export class DuckTables {
     }
     for (const [name, kind] of kinds) {
       if (columns.has(name)) continue;
-      await this.#connection.run(`ALTER TABLE ${target} ADD COLUMN ${quoteIdentifier(name)} ${DUCK_TYPES[kind]}`);
-      columns.set(name, kind);
+      await this.#connection.run(`ALTER TABLE ${target} ADD COLUMN ${quoteIdentifier(name)} ${sqlType(name, kind)}`);
+      columns.set(name, storedKind(name, kind));
+    }
+    // A STRUCT or LIST column whose values no longer fit it (a field the service added to participants) becomes JSON, which holds them all.
+    for (const name of kinds.keys()) {
+      if (columns.get(name) !== 'nested' || nested.has(name) || !batch.rows.some((row) => row[name] !== null && row[name] !== undefined)) continue;
+      await this.#connection.run(`ALTER TABLE ${target} ALTER ${quoteIdentifier(name)} TYPE JSON`);
+      this.#logger.warn({ table: batch.table, column: name, from: 'STRUCT/LIST', to: 'JSON' }, `${this.#destination}: a column's values no longer have the shape the spec gives; it is JSON now`);
+      columns.set(name, 'json');
     }
     if (batch.typed) {
       // A VARCHAR column that has held only nulls (created before a value showed its type) takes the type of its first values.
@@ -218,8 +235,14 @@ export class DuckTables {
   async #append(table: string, rows: readonly Readonly<Row>[], names: readonly string[], kinds: readonly StoredKind[]): Promise<void> {
     const appender = await this.#connection.createAppender(table, 'main', 'temp');
     try {
+      // A STRUCT or LIST column's values are built after its own type: the appender knows it.
+      const types = kinds.map((kind, i) => (kind === 'nested' ? appender.columnType(i) : undefined));
       for (const row of rows) {
-        names.forEach((name, i) => appendValue(appender, row[name], kinds[i]!));
+        names.forEach((name, i) => {
+          const type = types[i];
+          if (type === undefined) appendValue(appender, row[name], kinds[i]!);
+          else appender.appendValue(duckValue(row[name], type), type);
+        });
         appender.endRow();
       }
       appender.flushSync();
@@ -296,10 +319,11 @@ export async function inTransaction<T>(connection: DuckDBConnection, work: () =>
 }
 
 function ferryKind(kind: StoredKind | undefined): ColumnKind | undefined {
-  return kind === 'other' ? undefined : kind;
+  return kind === 'other' || kind === 'nested' ? undefined : kind;
 }
 
 function kindOfType(type: string): StoredKind {
+  if (type.startsWith('STRUCT(') || type.endsWith('[]')) return 'nested';
   const entry = Object.entries(DUCK_TYPES).find(([, name]) => name === type || (name === 'TIMESTAMPTZ' && type === 'TIMESTAMP WITH TIME ZONE'));
   return entry ? (entry[0] as ColumnKind) : 'other';
 }
@@ -328,6 +352,51 @@ function appendValue(appender: DuckDBAppender, value: unknown, kind: StoredKind)
   }
 }
 
+/**
+ * The columns of a batch that are STRUCT or LIST: those the spec gives a
+ * nested type whose every value in the batch fits it (an existing column
+ * keeps its own type; one whose values stop fitting becomes JSON).
+ */
+function nestedColumns(batch: TableBatch, kinds: ReadonlyMap<string, ColumnKind>): Map<string, NestedType> {
+  const out = new Map<string, NestedType>();
+  if (!batch.nested) return out;
+  for (const name of kinds.keys()) {
+    const type = batch.nested[name];
+    if (type !== undefined && batch.rows.every((row) => fitsNested(row[name], type))) out.set(name, type);
+  }
+  return out;
+}
+
+/** DuckDB's type for a nested type: `STRUCT("name" VARCHAR, …)`, `…[]`. */
+function nestedSql(type: NestedType): string {
+  if (typeof type === 'string') return DUCK_TYPES[type];
+  if ('list' in type) return `${nestedSql(type.list)}[]`;
+  return `STRUCT(${Object.entries(type.struct).map(([name, inner]) => `${quoteIdentifier(name)} ${nestedSql(inner)}`).join(', ')})`;
+}
+
+/** A value (that fits the column: fitsNested) as a DuckDB value of the column's type. */
+function duckValue(value: unknown, type: DuckDBType): DuckDBValue {
+  if (value === null || value === undefined) return null;
+  switch (type.typeId) {
+    case DuckDBTypeId.STRUCT: {
+      const record = isRecord(value) ? value : {};
+      const entries: Record<string, DuckDBValue> = {};
+      type.entryNames.forEach((name, i) => (entries[name] = duckValue(record[name], type.entryTypes[i]!)));
+      return structValue(entries);
+    }
+    case DuckDBTypeId.LIST:
+      return listValue((Array.isArray(value) ? value : [value]).map((element) => duckValue(element, type.valueType)));
+    case DuckDBTypeId.BIGINT:
+      return BigInt(value as number | bigint);
+    case DuckDBTypeId.DOUBLE:
+      return Number(value);
+    case DuckDBTypeId.BOOLEAN:
+      return Boolean(value);
+    default:
+      return textOf(value);
+  }
+}
+
 function textOf(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value instanceof Date) return value.toISOString();
@@ -351,7 +420,7 @@ export function tablesOfBatch(
 ): TableBatch[] {
   const key = keyOf(batch, options.key, where.destination, where.exportName);
   assertKeys(batch.records, key, where.destination, where.exportName);
-  return shapeBatch(lastByKey(batch.records, key), options.table, key, options.shape, batch.conventions);
+  return shapeBatch(lastByKey(batch.records, key), options.table, key, options.shape, batch.conventions, batch.nestedTypes);
 }
 
 /** Load shaped tables in one transaction: all of the batch or none of it. */

@@ -3,7 +3,7 @@
  * is created as, and how a value is encoded for it. Nested values (objects,
  * arrays) are kept whole as JSON, never flattened.
  */
-import { isRecord } from '../../../src/sdk/index.js';
+import { isRecord, type NestedType } from '../../../src/sdk/index.js';
 
 export type ColumnKind = 'boolean' | 'integer' | 'number' | 'timestamp' | 'date' | 'text' | 'json';
 
@@ -150,4 +150,35 @@ export function columnNamed(name: string, columns: Iterable<string>): string | u
 /** Table and column names: quoted, so any name is safe; a quote inside is doubled. */
 export function quoteIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
+}
+
+/**
+ * Whether a value has the nested type the spec gives its field, so a STRUCT
+ * or LIST column holds it exactly: an object with no key the type lacks, an
+ * array of such values, scalars of the type's kind (text only strings). A
+ * value that does not (a field the service added since, a number where text
+ * was promised) keeps its column JSON.
+ */
+export function fitsNested(value: unknown, type: NestedType): boolean {
+  if (value === null || value === undefined) return true;
+  switch (type) {
+    case 'json':
+      return true;
+    case 'text':
+      return typeof value === 'string';
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'integer':
+      return typeof value === 'bigint' || (typeof value === 'number' && Number.isSafeInteger(value));
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    default:
+      if ('list' in type) return Array.isArray(value) && value.every((element) => fitsNested(element, type.list));
+      if (!isRecord(value)) return false;
+      for (const key in value) {
+        const inner = type.struct[key];
+        if (inner === undefined || !fitsNested(value[key], inner)) return false;
+      }
+      return true;
+  }
 }

@@ -16,7 +16,7 @@
  * children first, so a shorter transcript leaves no stale lines behind.
  */
 import { z } from 'zod';
-import { isRecord, snakeCase, type ExportConventions } from '../../../src/sdk/index.js';
+import { isRecord, snakeCase, type ExportConventions, type NestedType } from '../../../src/sdk/index.js';
 import { kindOfFieldType, type ColumnKind } from './columns.js';
 
 /** The `shape` option of table destinations. */
@@ -42,6 +42,8 @@ export interface TableBatch {
   typed?: boolean;
   /** Column kinds known from the data's shape (a row's fieldType). */
   hints?: Record<string, ColumnKind>;
+  /** Columns whose nested shape the spec gives (DestinationBatch.nestedTypes), for STRUCT and LIST columns. */
+  nested?: Readonly<Record<string, NestedType>>;
 }
 
 /** A table problem that is the user's to fix (a key column the table lacks), as opposed to a driver error. */
@@ -61,12 +63,27 @@ export const CHILD_ID_COLUMN = '_ferry_id';
 export const POSITION_COLUMN = 'position';
 
 /** The tables of one batch: the parent table first, then each child table in first-seen order. */
-export function shapeBatch(records: readonly Readonly<Row>[], table: string, key: string, shape: TableShape, conventions?: ExportConventions): TableBatch[] {
+export function shapeBatch(
+  records: readonly Readonly<Row>[],
+  table: string,
+  key: string,
+  shape: TableShape,
+  conventions?: ExportConventions,
+  nestedTypes?: Readonly<Record<string, NestedType>>,
+): TableBatch[] {
   const typed = conventions?.naming === 'snake_case';
   const flags = typed ? { typed: true } : {};
   // deletes: soft writes null there until a listing stamps it: a timestamp all the same.
   const known: Record<string, ColumnKind> = typed ? { [DELETED_AT_COLUMN]: 'timestamp' } : {};
-  if (shape === 'json') return [{ table, key, rows: records, ...flags, ...(typed ? { hints: known } : {}) }];
+  // Free-form fields are JSON even when null in every record; the others are STRUCT and LIST. Arrays of
+  // objects of `relational` are child tables: the nested types that remain are the parent's columns'.
+  const structured: Record<string, NestedType> = {};
+  for (const [name, type] of Object.entries(nestedTypes ?? {})) {
+    if (type === 'json') known[name] = 'json';
+    else structured[name] = type;
+  }
+  const nested = Object.keys(structured).length > 0 ? { nested: structured } : {};
+  if (shape === 'json') return [{ table, key, rows: records, ...flags, ...(typed ? { hints: known } : {}), ...nested }];
   // Load metadata is on every table: a child row carries its parent's.
   const inherited = conventions?.metadata ? METADATA_COLUMNS : [];
   const parents = new Map<string, TableBatch & { rows: Row[]; hints: Record<string, ColumnKind> }>();
@@ -101,7 +118,7 @@ export function shapeBatch(records: readonly Readonly<Row>[], table: string, key
     const target = typeof type === 'string' && type !== '' ? `${table}_${snakeCase(type)}` : table;
     let batch = parents.get(target);
     if (!batch) {
-      batch = { table: target, key, rows: [], hints: { ...known }, ...flags };
+      batch = { table: target, key, rows: [], hints: { ...known }, ...flags, ...nested };
       parents.set(target, batch);
     }
     batch.rows.push(parent);

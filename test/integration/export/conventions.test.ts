@@ -169,7 +169,7 @@ describe('analyst conventions', () => {
     expect(python(file, 'SELECT load_id, export_name, resource, table_name, records_read, records_written, records_deleted FROM _ferry_loads')).toEqual([
       [summary.runId, 'calls-sqlite', 'conversations', 'conversations', CALLS, CALLS, 0],
     ]);
-    expect(await store.exportLayout(exportStateKey('calls-sqlite'))).toEqual({ naming: 'snake_case', metadata: true });
+    expect(await store.exportLayout(exportStateKey('calls-sqlite'))).toEqual({ naming: 'snake_case', metadata: true, nested: 'struct' });
   });
 
   it('an export that ran before layouts were recorded keeps the service names and no metadata', async () => {
@@ -180,7 +180,7 @@ describe('analyst conventions', () => {
     expect(columns).toContain('conversationId');
     expect(columns.filter((name) => String(name).startsWith('_ferry'))).toEqual([]);
     expect(python(join(dir, 'out/old.db'), "SELECT count(*) FROM sqlite_master WHERE name = '_ferry_loads'")).toEqual([[0]]);
-    expect(await store.exportLayout(key)).toEqual({ naming: 'api', metadata: false });
+    expect(await store.exportLayout(key)).toEqual({ naming: 'api', metadata: false, nested: 'json' });
   });
 
   it('deletes: soft keeps a deleted record, stamped, in SQLite, DuckDB and PostgreSQL', async () => {

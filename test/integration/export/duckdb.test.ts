@@ -36,6 +36,29 @@ describe('duckdb destination', () => {
     expect(await query(file, "SELECT owner->>'name' AS owner, month(closeDate)::INT AS m FROM deals WHERE dealId = 'd2'")).toEqual([{ owner: 'Ann', m: 5 }]);
   });
 
+  it('nested types make STRUCT and LIST columns; values that stop fitting turn the column into JSON, kept whole and said once', async () => {
+    const dir = tempDir();
+    const ctx = contextFor(duckdb, { path: 'w.duckdb', table: 'deals' }, dir);
+    const writer = await duckdb.open(ctx);
+    const nestedTypes = { owner: { struct: { name: 'text', email: 'text' } }, contacts: { list: { struct: { name: 'text', seats: 'integer' } } } } as const;
+    const deal = (id: string, owner: unknown, contacts: unknown) => ({ deal_id: id, owner, contacts });
+    await writer.write({ stream: 'deals', key: 'deal_id', nestedTypes, records: [deal('d1', { name: 'Ann', email: null }, [{ name: 'Bo', seats: 2 }]), deal('d2', null, [])] });
+    await writer.write({ stream: 'deals', key: 'deal_id', nestedTypes, records: [deal('d3', { name: 'Cy', email: 'cy@example.com', phone: '555' }, null)] });
+    await writer.close();
+    const file = join(dir, 'w.duckdb');
+    expect(await query(file, "SELECT column_name AS c, data_type AS t FROM information_schema.columns WHERE table_name = 'deals' ORDER BY ordinal_position")).toEqual([
+      { c: 'deal_id', t: 'VARCHAR' },
+      { c: 'owner', t: 'JSON' },
+      { c: 'contacts', t: 'STRUCT("name" VARCHAR, seats BIGINT)[]' },
+    ]);
+    expect(await query(file, "SELECT deal_id, owner->>'name' AS owner, owner->>'phone' AS phone, contacts[1].seats::INT AS seats, len(contacts)::INT AS n FROM deals ORDER BY 1")).toEqual([
+      { deal_id: 'd1', owner: 'Ann', phone: null, seats: 2, n: 1 },
+      { deal_id: 'd2', owner: null, phone: null, seats: null, n: 0 },
+      { deal_id: 'd3', owner: 'Cy', phone: '555', seats: null, n: null },
+    ]);
+    expect(ctx.warnings).toEqual([expect.objectContaining({ column: 'owner', to: 'JSON' })]);
+  });
+
   it('widens a column whose values change kind, and says so once', async () => {
     const dir = tempDir();
     const ctx = contextFor(duckdb, { path: 'w.duckdb', table: 'rows' }, dir);
