@@ -6,7 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { inspect } from 'node:util';
-import { Agent } from 'undici';
+import { Pool } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { FerryError } from '../sdk/errors.js';
@@ -98,7 +98,12 @@ export interface ServiceClientOptions {
   baseUrl: string;
   /** Sent as `Authorization: Bearer …`; never logged or put in errors. */
   apiKey?: string;
-  /** Keep-alive connections to the service. @default 8 */
+  /**
+   * Keep-alive connections to the service at most (opened as requests need
+   * them). Set it to the most requests the client's control lets in flight:
+   * a request waiting inside the pool for a connection is time the control
+   * reads as the service's latency. @default 8
+   */
   concurrency?: number;
   /** Per attempt: the answer's headers must come within it, and the body never stall as long (undici's timers, to about a second). @default 30000 */
   timeoutMs?: number;
@@ -200,9 +205,11 @@ export class ServiceClient {
     this.#observer = options.observer ?? {};
     this.#gate = options.gate;
     this.#ownsDispatcher = options.dispatcher === undefined;
+    // A Pool, not an Agent: every request goes to the service's one origin (the key is never sent elsewhere), so
+    // an Agent's per-request origin lookup and its layer of events over the pool are work for nothing.
     this.#dispatcher =
       options.dispatcher ??
-      new Agent({ connections: this.#concurrency, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
+      new Pool(url.origin, { connections: this.#concurrency, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
     const observer = this.#observer;
     const onBreaker = observer.onBreaker;
     this.#transport = new HttpTransport({
@@ -350,14 +357,14 @@ export class ServiceClient {
     throw this.#refused(name, raw, raw.attempts, parseRetryAfter(raw.headers['retry-after']));
   }
 
-  /** The headers of a request (the key is added by the transport, on the service's origin only). */
+  /**
+   * The headers of a request (the key is added by the transport, on the
+   * service's origin only). No `content-length`: undici sends the body's
+   * length itself, and one given here is only parsed and checked against it.
+   */
   #headers(body: Buffer | undefined): Record<string, string> {
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.#userAgent };
-    if (body !== undefined) {
-      headers['content-type'] = 'application/json';
-      headers['content-length'] = String(body.length);
-    }
-    return headers;
+    if (body === undefined) return { accept: 'application/json', 'user-agent': this.#userAgent };
+    return { accept: 'application/json', 'user-agent': this.#userAgent, 'content-type': 'application/json' };
   }
 
   #parseSuccess(name: EndpointName, endpoint: Endpoint, raw: TransportAnswer): unknown {
