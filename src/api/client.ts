@@ -4,7 +4,6 @@
  * are thin typed wrappers over it. Retries, timeouts, error classification and
  * key redaction all live in the core, once.
  */
-import { performance } from 'node:perf_hooks';
 import { inspect } from 'node:util';
 import { Pool } from 'undici';
 import type { Dispatcher } from 'undici';
@@ -276,7 +275,6 @@ export class ServiceClient {
     } catch (error) {
       return Promise.reject(error);
     }
-    const started = performance.now();
     // Plain literals, no spreads: this runs once per push (see withOptions).
     const attempt = this.#transport.attempt(
       { method: endpoint.method, url: request.path, headers: this.#headers(request.body), body: request.body },
@@ -284,9 +282,8 @@ export class ServiceClient {
     );
     return attempt.then(
       (raw) => {
-        const answer = this.#answered<N>(name, endpoint, raw, started, 1);
-        if (answer === undefined) throw this.#refused(name, raw, 1, parseRetryAfter(raw.headers['retry-after']));
-        return answer.data;
+        if (!isSuccess(raw.status)) throw this.#refused(name, raw, 1, parseRetryAfter(raw.headers['retry-after']));
+        return this.#parseSuccess(name, endpoint, raw) as ResponseOf<N>;
       },
       (caught: unknown) => {
         throw this.#failed(name, caught);
@@ -301,12 +298,9 @@ export class ServiceClient {
     return { path, body };
   }
 
-  /** An answer, reported to the observer: a success parsed, or undefined for any other status. */
-  #answered<N extends EndpointName>(name: N, endpoint: Endpoint, raw: TransportAnswer, started: number, attempt: number): Answer<ResponseOf<N>> | undefined {
-    // Every attempt's answer reached the observer already (the transport's onAnswer); `started` times the whole call.
-    void started;
-    void attempt;
-    if (raw.status < 200 || raw.status >= 300) return undefined;
+  /** A success answer parsed, or undefined for any other status (every attempt's answer reached the observer already: the transport's onAnswer). */
+  #answered<N extends EndpointName>(name: N, endpoint: Endpoint, raw: TransportAnswer): Answer<ResponseOf<N>> | undefined {
+    if (!isSuccess(raw.status)) return undefined;
     return { status: raw.status, headers: raw.headers, data: this.#parseSuccess(name, endpoint, raw) as ResponseOf<N> };
   }
 
@@ -345,14 +339,13 @@ export class ServiceClient {
       ...(endpoint.scope === 'none' ? { credentials: false as const } : {}),
       ...(options.control ? { control: options.control } : {}),
     };
-    const started = performance.now();
     let raw: TransportAnswer;
     try {
       raw = await this.#transport.send({ method: endpoint.method, url: path, headers: this.#headers(body), ...(body === undefined ? {} : { body }) }, send);
     } catch (caught) {
       throw this.#failed(name, caught);
     }
-    const answer = this.#answered<N>(name, endpoint, raw, started, raw.attempts);
+    const answer = this.#answered<N>(name, endpoint, raw);
     if (answer !== undefined) return answer;
     throw this.#refused(name, raw, raw.attempts, parseRetryAfter(raw.headers['retry-after']));
   }
@@ -695,6 +688,10 @@ function transportObserver(observer: ClientObserver): TransportObserver {
         }
       : {}),
   };
+}
+
+function isSuccess(status: number): boolean {
+  return status >= 200 && status < 300;
 }
 
 function dataOf<T>(answer: Answer<T>): T {
