@@ -1,7 +1,8 @@
 /**
  * `ferry export` killed with SIGKILL in the middle of a sliced read, then run
  * again: the destination holds every record once, as psql (PostgreSQL's own
- * client) and a DuckDB connection of its own count them.
+ * client) and a DuckDB connection of its own count them; under
+ * `deletes: soft`, the records the service stopped listing are stamped once.
  */
 import { spawn, execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -91,4 +92,87 @@ exports:
       await server.close();
     }
   });
+
+  it('deletes: soft, killed half-way through the run that finds deletions and run again: every record once, the deleted ones stamped once', async () => {
+    const dir = tempProjectDir('ferry-e2e-export-kill-soft-');
+    const gone = (i: number) => i % 10 === 3;
+    const DELETED = Array.from({ length: COUNT }, (_, i) => i).filter(gone).length;
+    const standInOf = (items: Record<string, unknown>[]) =>
+      new ListStandIn({ items, window: SERVICE_RESOURCES.conversations.window!, itemsKey: 'conversations', bounds: 'inclusive', order: 'time', delayMs: 5 });
+    const configure = (url: string) =>
+      writeFileSync(
+        join(dir, 'ferry.yaml'),
+        `version: 1
+service: { baseUrl: ${url}, apiKey: sk_live_kill_test, concurrency: 8 }
+state: { url: sqlite:state/ferry.db }
+exports:
+  - name: soft-duckdb
+    resource: conversations
+    deletes: soft
+    destination: { type: duckdb, path: out/soft.duckdb, table: calls }
+  - name: soft-pg
+    resource: conversations
+    deletes: soft
+    destination: { type: postgres-table, url: "${PG_URL}", schema: ${schema}, table: calls_soft }
+`,
+      );
+    // A first complete run writes every record.
+    const all = standInOf(Array.from({ length: COUNT }, (_, i) => standInConversation(i)));
+    const first = await all.listen('/v1/conversations');
+    try {
+      configure(first.url);
+      const result = await ferry(['export', '--json'], { cwd: dir });
+      expect(result.code, result.stderr).toBe(0);
+    } finally {
+      await first.close();
+    }
+    // Then the service no longer lists a tenth of them; the run that would stamp them is killed while it reads.
+    const kept = standInOf(Array.from({ length: COUNT }, (_, i) => i).filter((i) => !gone(i)).map(standInConversation));
+    const second = await kept.listen('/v1/conversations');
+    try {
+      configure(second.url);
+      const child = spawn(process.execPath, [resolve(import.meta.dirname, '../../bin/ferry.js'), 'export'], { cwd: dir, stdio: 'ignore', env: { ...process.env, FERRY_BASE_URL: '', FERRY_API_KEY: '' } });
+      const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
+      const started = Date.now();
+      while (kept.queries.length < 12 && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 5));
+      child.kill('SIGKILL');
+      await exited;
+      expect(kept.queries.length).toBeGreaterThanOrEqual(12);
+
+      const result = await ferry(['export', '--json'], { cwd: dir });
+      expect(result.code, result.stderr).toBe(0);
+      const report = jsonOf(result) as { exports: { export: string; status: string; exported: number; counts?: { deleted?: number } }[] };
+      expect(report.exports.map((e) => [e.export, e.status])).toEqual([['soft-duckdb', 'succeeded'], ['soft-pg', 'succeeded']]);
+      // A run after that finds nothing more to stamp: the stamps stay the first ones.
+      const again = await ferry(['export', '--json'], { cwd: dir });
+      expect(again.code, again.stderr).toBe(0);
+    } finally {
+      await second.close();
+    }
+    const live = COUNT - DELETED;
+    const modulo = (column: string) => `(CAST(substr(${column}, 6) AS INTEGER) % 10 = 3)`;
+    expect(
+      psql(
+        `SELECT count(*), count(DISTINCT conversation_id), count(_ferry_deleted_at), count(DISTINCT _ferry_deleted_at), ` +
+          `count(*) FILTER (WHERE _ferry_deleted_at IS NOT NULL AND ${modulo('title')}), count(*) FILTER (WHERE _ferry_deleted_at IS NULL AND NOT ${modulo('title')}) FROM "${schema}".calls_soft`,
+      ),
+    ).toBe(`${COUNT}|${COUNT}|${DELETED}|1|${DELETED}|${live}`);
+    expect(psql(`SELECT sum(records_deleted) FROM "${schema}"._ferry_loads WHERE export_name = 'soft-pg'`)).toBe(String(DELETED));
+    const duck = await DuckDBInstance.create(join(dir, 'out/soft.duckdb'));
+    const connection = await duck.connect();
+    try {
+      const rows = (
+        await connection.runAndReadAll(
+          `SELECT count(*)::INTEGER AS n, count(DISTINCT conversation_id)::INTEGER AS ids, count(_ferry_deleted_at)::INTEGER AS stamped, count(DISTINCT _ferry_deleted_at)::INTEGER AS stamps,
+                  count(*) FILTER (_ferry_deleted_at IS NOT NULL AND ${modulo('title')})::INTEGER AS right_ones, count(*) FILTER (_ferry_deleted_at IS NULL AND NOT ${modulo('title')})::INTEGER AS live,
+                  (SELECT sum(records_deleted)::INTEGER FROM _ferry_loads) AS loads_deleted
+           FROM calls`,
+        )
+      ).getRowObjectsJson();
+      expect(rows).toEqual([{ n: COUNT, ids: COUNT, stamped: DELETED, stamps: 1, right_ones: DELETED, live, loads_deleted: DELETED }]);
+    } finally {
+      connection.closeSync();
+      duck.closeSync();
+    }
+  }, 150_000);
 });
