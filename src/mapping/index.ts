@@ -5,8 +5,8 @@ export type { CompileError, CompileOptions, CompiledMapping } from './compile.js
 export { MappingEvaluationError, formatMapPath } from './errors.js';
 export type { MapPath, MappingIssue } from './errors.js';
 export { buildRequest } from './build.js';
-export { decide, diff, planBatch } from './plan.js';
-export type { Decision, LedgerView } from './plan.js';
+export { STEPS, decide, diff, planBatch, planUnits } from './plan.js';
+export type { Action, BatchFacts, Decision, Found, LedgerView, Plan, Reason, Step, TakenIds } from './plan.js';
 export type { BuildContext, BuildResult, TargetKind } from './build.js';
 export { coerceFieldValue } from './coerce.js';
 export { inferFieldType, FieldTypeSampler } from './infer.js';

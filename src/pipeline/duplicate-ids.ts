@@ -24,15 +24,30 @@ export class DuplicateIds {
 
   constructor(private readonly logger: Logger) {}
 
-  /** Whether `remoteId` was already taken in this read; remembers it when not. */
+  /** Whether `remoteId` was already taken in this read; remembers it when not, and reports it when so. */
   isDuplicate(remoteId: string, origin: string): boolean {
     if (this.seen.addNew(remoteId)) return false;
+    this.report(remoteId, origin);
+    return true;
+  }
+
+  /** Whether an earlier unit of the read took `remoteId` (the plan's view: src/mapping/plan.ts). */
+  has(remoteId: string): boolean {
+    return this.seen.has(remoteId);
+  }
+
+  /** A first-seen unit takes `remoteId`: a later unit with it is a duplicate. */
+  take(remoteId: string): void {
+    this.seen.add(remoteId);
+  }
+
+  /** A unit not pushed because its id was taken: counted, and logged if among the first few. */
+  report(remoteId: string, origin: string): void {
     this.count++;
     if (this.examples.length < NAMED) {
       this.examples.push({ remoteId, origin });
       this.logger.warn({ remoteId, origin }, 'duplicate id in one read: not pushed, the first record with this id wins');
     }
-    return true;
   }
 
   /** Logs the count of duplicates not named one by one, and frees the id set. */

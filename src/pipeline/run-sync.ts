@@ -30,7 +30,8 @@ import { setUpTarget } from './target-setup.js';
 import { withSetupLock } from './setup-lock.js';
 import { SourceFingerprinter } from './source-fingerprint.js';
 import { UnitProcessor } from './unit-processor.js';
-import type { BatchLook, UnitSample } from './unit-processor.js';
+import type { UnitSample } from './apply-plan.js';
+import type { BatchLook } from './ledger-look.js';
 import { toUnits } from './units.js';
 import { LoopSlices } from './fast/loop-slices.js';
 import type { Unit } from './units.js';
@@ -271,7 +272,7 @@ class SyncRun {
   /**
    * Reads and processes the rest of the source, a batch at a time, until it
    * ends or the run stops. Each batch's ledger look is asked for before the
-   * batch ahead of it is processed (see UnitProcessor.lookAhead), so a store
+   * batch ahead of it is processed (see LedgerLook.lookAhead), so a store
    * that answers on another thread or server answers meanwhile.
    */
   private async processRest(processor: UnitProcessor, next: () => Promise<Unit | undefined>, take: ((max: number) => Unit[]) | undefined): Promise<void> {

@@ -12,8 +12,8 @@ import { ObjectTypeEvolver, ensureTarget } from '../sink/index.js';
 import type { SchemaChange, SinkService } from '../sink/index.js';
 import { fieldHints } from './field-hints.js';
 import type { PreparedSync } from './prepare.js';
-import { mapUnit } from './unit-processor.js';
-import type { MappedUnit } from './unit-processor.js';
+import { mapUnit } from './build-units.js';
+import type { MappedUnit } from './build-units.js';
 import type { Unit } from './units.js';
 
 /** Units sampled to infer an object type's field types. */

@@ -11,7 +11,7 @@
  * A look reads what was committed when the thread runs it. The store
  * commits first any buffered write to an id it asks about; a write to one
  * of those ids made after the request is a duplicate's, whose look decides
- * nothing (see UnitProcessor).
+ * nothing (see src/pipeline/ledger-look.ts).
  */
 import { RequestThread, type StateThreadInput } from './request-thread.js';
 import type { SourceLookColumns } from '../source-looks.js';
