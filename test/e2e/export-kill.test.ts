@@ -175,4 +175,50 @@ exports:
       duck.closeSync();
     }
   }, 150_000);
+
+  it('an incremental scan of changes killed midway commits no fingerprint: the re-run writes everything once, the next run nothing', async () => {
+    const dir = tempProjectDir('ferry-e2e-export-kill-scan-');
+    const standIn = new ListStandIn({
+      items: Array.from({ length: COUNT }, (_, i) => standInConversation(i)),
+      window: SERVICE_RESOURCES.conversations.window!,
+      itemsKey: 'conversations',
+      bounds: 'inclusive',
+      order: 'time',
+      delayMs: 5,
+    });
+    const server = await standIn.listen('/v1/conversations');
+    try {
+      writeFileSync(
+        join(dir, 'ferry.yaml'),
+        `version: 1
+service: { baseUrl: ${server.url}, apiKey: sk_live_kill_test, concurrency: 8 }
+state: { url: sqlite:state/ferry.db }
+exports:
+  - name: calls-scan
+    resource: conversations
+    incremental: { cursor: startTime }
+    deletes: soft
+    destination: { type: postgres-table, url: "${PG_URL}", schema: ${schema}, table: calls_scan }
+`,
+      );
+      const child = spawn(process.execPath, [resolve(import.meta.dirname, '../../bin/ferry.js'), 'export'], { cwd: dir, stdio: 'ignore', env: { ...process.env, FERRY_BASE_URL: '', FERRY_API_KEY: '' } });
+      const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
+      const started = Date.now();
+      while (standIn.queries.length < 12 && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 5));
+      child.kill('SIGKILL');
+      await exited;
+
+      type Report = { exports: { status: string; exported: number; counts: { created: number; updated: number; unchanged: number } }[] };
+      const again = await ferry(['export', '--json'], { cwd: dir });
+      expect(again.code, again.stderr).toBe(0);
+      expect((jsonOf(again) as Report).exports[0]).toMatchObject({ status: 'succeeded', exported: COUNT, counts: { created: COUNT, updated: 0, unchanged: 0 } });
+      const load = psql(`SELECT load_id FROM "${schema}"._ferry_loads WHERE export_name = 'calls-scan'`);
+      const next = await ferry(['export', '--json'], { cwd: dir });
+      expect((jsonOf(next) as Report).exports[0]).toMatchObject({ status: 'succeeded', exported: 0, counts: { created: 0, updated: 0, unchanged: COUNT } });
+      expect(psql(`SELECT count(*), count(DISTINCT conversation_id), count(_ferry_deleted_at), count(*) FILTER (WHERE _ferry_load_id = '${load}') FROM "${schema}".calls_scan`)).toBe(`${COUNT}|${COUNT}|0|${COUNT}`);
+      expect(psql(`SELECT records_inserted, records_unchanged FROM "${schema}"._ferry_loads WHERE export_name = 'calls-scan' ORDER BY finished_at`)).toBe(`${COUNT}|0\n0|${COUNT}`);
+    } finally {
+      await server.close();
+    }
+  });
 });
