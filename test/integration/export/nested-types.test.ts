@@ -111,6 +111,17 @@ exports:
     resource: conversations
     details: true
     destination: { type: duckdb, path: out/recorded.duckdb, table: conversations }
+  - name: calls-asked-json
+    resource: conversations
+    details: true
+    nested: json
+    destination: { type: duckdb, path: out/recorded.duckdb, table: calls_json }
+  - name: calls-api-struct
+    resource: conversations
+    details: true
+    naming: api
+    nested: struct
+    destination: { type: duckdb, path: out/recorded.duckdb, table: calls_api }
 `,
   );
   config = await loadConfig(join(dir, 'ferry.yaml'));
@@ -209,5 +220,21 @@ describe('nested values as STRUCT and LIST', () => {
     expect(
       await duck("SELECT data_type AS t FROM information_schema.columns WHERE table_name = 'conversations' AND column_name IN ('participants', 'transcript') ORDER BY column_name", 'out/recorded.duckdb'),
     ).toEqual([{ t: 'JSON' }, { t: 'JSON' }]);
+  });
+
+  it('the option says it: nested: json gives a new export JSON columns; nested: struct gives STRUCT with the API names', async () => {
+    expect(await run('calls-asked-json')).toMatchObject({ status: 'succeeded', exported: CALLS });
+    expect(await run('calls-api-struct')).toMatchObject({ status: 'succeeded', exported: CALLS });
+    expect(await store.exportLayout(exportStateKey('calls-api-struct'))).toEqual({ naming: 'api', metadata: true, nested: 'struct' });
+    expect(
+      await duck(
+        "SELECT table_name AS tb, data_type AS t FROM information_schema.columns WHERE table_name IN ('calls_json', 'calls_api') AND column_name = 'participants' ORDER BY 1",
+        'out/recorded.duckdb',
+      ),
+    ).toEqual([
+      { tb: 'calls_api', t: 'STRUCT("name" VARCHAR, email VARCHAR, attended BOOLEAN)[]' },
+      { tb: 'calls_json', t: 'JSON' },
+    ]);
+    expect(await duck("SELECT count(*)::INT AS n FROM calls_api WHERE transcript[2].startTime > transcript[1].startTime", 'out/recorded.duckdb')).toEqual([{ n: CALLS }]);
   });
 });
