@@ -25,6 +25,7 @@ import type { BreakerState, BreakerStats } from '../sdk/transport/breaker.js';
 import { OriginPolicy } from '../sdk/transport/origins.js';
 import { HttpTransport } from '../sdk/transport/transport.js';
 import type { SendOptions, TransportAnswer, TransportObserver } from '../sdk/transport/transport.js';
+import { ServiceHealth } from '../sdk/transport/service-health.js';
 import type { RequestControl } from '../sdk/transport/control/request-control.js';
 import { bodyText } from '../sdk/transport/wire.js';
 import { ServiceError, serviceErrorFromResponse } from './service-error.js';
@@ -122,11 +123,16 @@ export interface ServiceClientOptions {
 
 export interface RequestOptions {
   signal?: AbortSignal;
-  /** `false`: one attempt only (the caller runs its own policy); an object overrides parts of the client's policy. */
-  retry?: false | Partial<RetryPolicy>;
+  /**
+   * `false`: one attempt only; an object overrides parts of the client's
+   * policy; a {@link ServiceHealth}: the transport retries under its policy
+   * and the service's health it shares with the caller's other calls (the
+   * pusher's record pushes).
+   */
+  retry?: false | Partial<RetryPolicy> | ServiceHealth;
   /** Per attempt. @default the client's timeoutMs */
   timeoutMs?: number;
-  /** With `retry: false` and no `signal`: stops a wait for the outage breaker, not a request already sent (the pusher's). */
+  /** With `retry: false` or a ServiceHealth and no `signal`: stops a wait for the outage breaker, not a request already sent (the pusher's). */
   hold?: AbortSignal;
   /**
    * The body's JSON text when the caller has it already (the pusher: the
@@ -250,8 +256,8 @@ export class ServiceClient {
    * success body parsed with the endpoint's response schema.
    */
   call<N extends EndpointName>(name: N, options: CallOptions<N> = {}): Promise<ResponseOf<N>> {
-    // A single attempt (the sink's pushes, which it retries itself): one promise on top of the request's own.
-    if (options.retry === false && this.#gate === undefined) return this.#callOnce(name, options);
+    // The sink's pushes (retried by the transport under the push's ServiceHealth), and single attempts: one promise on top of the transport's.
+    if (options.retry instanceof ServiceHealth || (options.retry === false && this.#gate === undefined)) return this.#callOnce(name, options);
     return this.#send(name, options).then(dataOf);
   }
 
@@ -278,11 +284,20 @@ export class ServiceClient {
     // Plain literals, no spreads: this runs once per push (see withOptions).
     const attempt = this.#transport.attempt(
       { method: endpoint.method, url: request.path, headers: this.#headers(request.body), body: request.body },
-      { label: name, signal, hold: options.hold, timeoutMs: options.timeoutMs, credentials: endpoint.scope === 'none' ? false : undefined, control: options.control },
+      {
+        label: name,
+        signal,
+        hold: options.hold,
+        timeoutMs: options.timeoutMs,
+        credentials: endpoint.scope === 'none' ? false : undefined,
+        control: options.control,
+        gate: this.#gate,
+        retry: options.retry instanceof ServiceHealth ? options.retry : undefined,
+      },
     );
     return attempt.then(
       (raw) => {
-        if (!isSuccess(raw.status)) throw this.#refused(name, raw, 1, parseRetryAfter(raw.headers['retry-after']));
+        if (!isSuccess(raw.status)) throw this.#refused(name, raw, raw.attempts, parseRetryAfter(raw.headers['retry-after']));
         return this.#parseSuccess(name, endpoint, raw) as ResponseOf<N>;
       },
       (caught: unknown) => {
@@ -332,7 +347,7 @@ export class ServiceClient {
     const { signal } = options;
     const send: SendOptions = {
       label: name,
-      retry: options.retry === false ? false : capHints(options.retry === undefined ? this.#retry : mergePolicy(this.#retry, options.retry)),
+      retry: options.retry === false ? false : capHints(options.retry === undefined ? this.#retry : mergePolicy(this.#retry, options.retry instanceof ServiceHealth ? options.retry.policy : options.retry)),
       ...(signal ? { signal } : {}),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       ...(this.#gate ? { gate: this.#gate } : {}),

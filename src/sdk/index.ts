@@ -78,6 +78,9 @@ export type {
 export { OriginPolicy } from './transport/origins.js';
 export type { OriginPolicyOptions, OriginVerdict } from './transport/origins.js';
 export { TokenBucket } from './transport/token-bucket.js';
+export { ServiceHealth } from './transport/service-health.js';
+export type { AttemptVerdict, RetryHooks, ServiceHealthOptions, Streak } from './transport/service-health.js';
+export { retrying } from './transport/service-health.js';
 export { RequestControl } from './transport/control/request-control.js';
 export type { ControlStats, ControlTicket, LearntLimits, RateReason, RequestControlOptions } from './transport/control/request-control.js';
 export type { ConcurrencyReason } from './transport/control/concurrency-limit.js';

@@ -1,24 +1,23 @@
 /**
- * Pushes mapped records to the service, with bounded queues so a fast reader
- * cannot pile up bodies in memory, retried by the SDK's retry policy. How many
- * go at once and how fast is the request path's business: every attempt is
- * admitted by this push's RequestControl (src/sdk/transport/control/: the
- * adaptive concurrency and rate, bounded by `concurrency` and
- * `maxRequestsPerSecond` when set), which the transport enters before the
- * request and tells its answer.
+ * Pushes mapped records to the service: bounded queues so a fast reader
+ * cannot pile up bodies in memory, records of one key sent one after the
+ * other in the order pushed (a retried older version never lands last), the
+ * counts, and what a record's final outcome means for the run (a rejection
+ * for the dead-letter, or a stop).
  *
- * A record waiting to retry (Retry-After, backoff) holds no request slot:
- * other records go meanwhile, so 429s and 5xx that do not grow with the rate
- * do not stop the world. Records with the same key are sent one after the
- * other, in the order pushed, so a retried older version never lands last.
- *
- * Every call goes out with `retry: false`: attempts are never multiplied by
- * a second retry loop underneath, and every answer reaches the rate control.
+ * Everything about one request is the request path's (src/sdk/transport):
+ * the transport's attempt loop retries under this push's retry policy and the
+ * service's health that all its requests share (service-health.ts: the outage
+ * budget, the streak rule, 429s, Retry-After), and every attempt is admitted by
+ * this push's RequestControl (control/: the adaptive concurrency and rate,
+ * bounded by `concurrency` and `maxRequestsPerSecond` when set). A record
+ * waiting to retry holds no request slot: other records go meanwhile, so 429s
+ * and 5xx that do not grow with the rate do not stop the world; the pusher
+ * only counts those waits, to hold the reader when too many pile up.
  */
 import { setMaxListeners } from 'node:events';
 import { FerryError } from '../sdk/errors.js';
-import { DEFAULT_RETRY, classifyFailure, nextRetry, signalsOutage } from '../sdk/http-retry.js';
-import type { RetryPolicy } from '../sdk/http-retry.js';
+import { classifyFailure } from '../sdk/http-retry.js';
 import type { ConnectorLogger } from '../sdk/types.js';
 import type {
   ConversationRequest,
@@ -33,6 +32,7 @@ import { abortedError } from '../sdk/http-retry.js';
 import { CONCURRENCY_CAP } from '../sdk/transport/control/concurrency-limit.js';
 import type { ConcurrencyReason } from '../sdk/transport/control/concurrency-limit.js';
 import { RequestControl } from '../sdk/transport/control/request-control.js';
+import { ServiceHealth } from '../sdk/transport/service-health.js';
 import type { LearntLimits, RateReason } from '../sdk/transport/control/request-control.js';
 import { errorBodyOf, rejectionReason } from './service-port.js';
 import type { RecordKind, SinkCallOptions, SinkService } from './service-port.js';
@@ -190,34 +190,18 @@ export interface PusherOptions {
   rateWindow?: { minWindowMs?: number; minWindowAnswers?: number };
 }
 
-type Attempt<T> = () => Promise<T>;
-/** What one attempt came to. */
-type Attempted<R> = { ok: true; response: R } | { ok: false; error: unknown };
+/** A record's request, with every attempt the transport makes of it. */
+type Call<T> = () => Promise<T>;
 type Job = { kind: RecordKind; remoteId: string };
-/** How often a service that stays down is reported while the run rides it out. */
-const OUTAGE_LOG_INTERVAL_MS = 30_000;
-/** A few seconds without success are ordinary retries, not yet an outage worth a warning. */
-const OUTAGE_REPORT_AFTER_MS = 5_000;
-/**
- * While the service serves other requests, a record gives up only on a
- * streak of transient failures that the service's own share of them would
- * produce less often than this (see Pusher.attemptsWhileServing).
- */
-const UNLIKELY_STREAK = 1e-9;
-/** The most attempts that rule gives a record (the most `maxAttempts` may be set to). */
-const MAX_ATTEMPTS_WHILE_SERVING = 20;
-/** Answers the transient-failure share is averaged over (an exponential moving average past the first ones). */
-const SHARE_MEMORY = 2000;
 export class Pusher {
   private readonly service: SinkService;
   /** Admits every attempt on the request path: adaptive concurrency and rate (see the module comment). */
   readonly control: RequestControl;
   private readonly clock: Clock;
-  private readonly sleepFn: (ms: number, signal?: AbortSignal) => Promise<void>;
-  private readonly random: () => number;
   private readonly logger: SinkLogger;
   private readonly signal: AbortSignal | undefined;
-  private readonly policy: RetryPolicy;
+  /** The retry policy and the service's health, shared by every request of this push; the transport retries by it. */
+  private readonly health: ServiceHealth;
   private readonly fixedMaxQueued: number | undefined;
   private readonly maxWaitingToRetry: number;
 
@@ -246,12 +230,6 @@ export class Pusher {
     row: new Map(),
     document: new Map(),
   };
-  /** When the service last answered a request with something other than a transient failure. */
-  private lastAnswerAt: number;
-  private outageLoggedAt = Number.NEGATIVE_INFINITY;
-  /** Share of the service's recent answers (429s aside) that were transient failures: 5xx, 408, 409, network errors. */
-  private transientShare = 0;
-  private answersSeen = 0;
 
   constructor(options: PusherOptions) {
     if (options.concurrency !== undefined && !(options.concurrency >= 1)) {
@@ -263,8 +241,6 @@ export class Pusher {
     this.service = options.service;
     this.clock = options.clock ?? systemClock;
     const sleep = options.sleep ?? ((ms: number, signal?: AbortSignal) => this.clock.sleep(ms, signal));
-    this.sleepFn = sleep;
-    this.random = options.random ?? Math.random;
     this.logger = options.logger;
     this.signal = options.signal;
     // Waits and requests listen through onAbort (one listener on the signal); the run's other parts add a few more, and
@@ -292,19 +268,39 @@ export class Pusher {
       onRateChange: (decision, retryAfterMs) =>
         this.logger.debug({ rate: Math.round(decision.rate * 10) / 10, change: decision.change, retryAfterMs }, 'push rate changed'),
     });
-    this.callOptions = { retry: false, hold: this.halt.signal, control: this.control };
-    this.policy = {
-      ...DEFAULT_RETRY,
-      maxAttempts: Math.max(1, options.maxAttempts),
-      outageBudgetMs: options.outageBudgetMs ?? 0,
-      ...definedOnly({ baseDelayMs: options.baseDelayMs, maxDelayMs: options.maxDelayMs, minDelayMs: options.minDelayMs, maxRetryAfterMs: options.maxRetryAfterMs }),
-    };
+    this.health = new ServiceHealth({
+      policy: {
+        maxAttempts: Math.max(1, options.maxAttempts),
+        outageBudgetMs: options.outageBudgetMs ?? 0,
+        ...definedOnly({ baseDelayMs: options.baseDelayMs, maxDelayMs: options.maxDelayMs, minDelayMs: options.minDelayMs, maxRetryAfterMs: options.maxRetryAfterMs }),
+      },
+      now: () => this.clock.now(),
+      sleep,
+      random: options.random ?? Math.random,
+      logger: this.logger,
+      hooks: {
+        onAttempt: () => {
+          this.counters.requests += 1;
+        },
+        onThrottled: () => {
+          this.counters.throttled += 1;
+        },
+        onRetryWait: () => {
+          this.counters.retries += 1;
+          this.waitingToRetry++;
+        },
+        onRetryWaitEnd: () => {
+          this.waitingToRetry--;
+          this.notify();
+        },
+      },
+    });
+    this.callOptions = { retry: this.health, hold: this.halt.signal, control: this.control };
     const cap = options.concurrency ?? CONCURRENCY_CAP;
     this.fixedMaxQueued = options.maxQueued;
     // Room for a second of Retry-After waits when a tenth of 20k records/s is refused (~2 MB of bodies), so that
     // 429s that do not grow with the rate do not hold the reader; still bounded against a service refusing everything.
     this.maxWaitingToRetry = options.maxWaitingToRetry ?? Math.max(2000, Math.min(cap, 64) * 128);
-    this.lastAnswerAt = this.clock.now();
   }
 
   /** Upsert one record. Resolves with its outcome; rejects only on run-fatal errors (auth, service gone, abort). */
@@ -408,7 +404,7 @@ export class Pusher {
   }
 
   private send(job: PushJob): Promise<RecordResponse> {
-    const opts: SinkCallOptions = job.json === undefined ? this.callOptions : { retry: false, hold: this.halt.signal, control: this.control, json: job.json };
+    const opts: SinkCallOptions = job.json === undefined ? this.callOptions : { retry: this.health, hold: this.halt.signal, control: this.control, json: job.json };
     // The mapper validated the body against this endpoint's schema; the port takes the typed shape.
     switch (job.kind) {
       case 'conversation': return this.service.createConversation(job.body as ConversationRequest, opts);
@@ -420,7 +416,7 @@ export class Pusher {
 
   private enqueue<R, O>(
     job: Job,
-    attempt: Attempt<R>,
+    call: Call<R>,
     onOk: (response: R) => O,
     onRejected: (rejection: PushRejection) => O | PushRejection = (r) => r,
   ): Promise<O | PushRejection> {
@@ -432,10 +428,10 @@ export class Pusher {
     // A push of the key waits for the one before to settle, either way (that one's rejection is handled by its own caller).
     const result = before
       ? before.then(
-          () => this.run(job, attempt, onOk, onRejected),
-          () => this.run(job, attempt, onOk, onRejected),
+          () => this.run(job, call, onOk, onRejected),
+          () => this.run(job, call, onOk, onRejected),
         )
-      : this.run(job, attempt, onOk, onRejected);
+      : this.run(job, call, onOk, onRejected);
     tails.set(job.remoteId, result);
     const settled = (): void => {
       if (tails.get(job.remoteId) === result) tails.delete(job.remoteId);
@@ -455,102 +451,51 @@ export class Pusher {
     );
   }
 
-  private async run<R, O>(
+  /**
+   * The record's request, every attempt of it the transport's (see the module
+   * comment), and what its final outcome means: a success; a permanent
+   * refusal, for the dead-letter; or a stop of the whole push — the API key
+   * refused, or the attempts spent on a transient failure. Written with
+   * `then` rather than as an async function: one promise per record.
+   */
+  private run<R, O>(
     job: Job,
-    attempt: Attempt<R>,
+    call: Call<R>,
     onOk: (response: R) => O,
     onRejected: (rejection: PushRejection) => O | PushRejection,
   ): Promise<O | PushRejection> {
-    let failures = 0;
-    let firstFailureAt: number | undefined;
-    for (let n = 1; ; n++) {
-      const sent = await this.attemptOnce(job, attempt);
-      const now = this.clock.now();
-      if (sent.ok) {
-        this.noteAnswer(false);
-        this.lastAnswerAt = now;
-        this.counters.succeeded += 1;
-        return onOk(sent.response);
-      }
-      // Stopped meanwhile (a wait for a slot or the breaker was cut): the reason it stopped, not the cut wait.
-      if (this.fatal) throw this.fatal;
-      const failure = classifyFailure(sent.error, now);
-      if (failure.kind === 'fatal') throw sent.error;
-      if (failure.kind === 'auth') throw this.setFatal(authError(job, failure.status, sent.error));
-      if (failure.kind === 'permanent') {
-        this.noteAnswer(false);
-        this.lastAnswerAt = now;
-        return onRejected(this.rejected(job, failure.status, sent.error));
-      }
-      // Transient. A 429 is the service pacing, not failing: it counts as a
-      // failed attempt only while nothing else succeeds either.
-      firstFailureAt ??= now;
-      const outage = this.lastAnswerAt <= firstFailureAt && signalsOutage(failure.status);
-      if (failure.status !== 429 || this.lastAnswerAt <= firstFailureAt) failures += 1;
-      if (failure.status === 429) this.counters.throttled += 1;
-      else this.noteAnswer(true);
-      // Past maxAttempts while the service serves others, the streak decides how many more (attemptsWhileServing).
-      const serving = failures >= this.policy.maxAttempts && !outage && this.lastAnswerAt > firstFailureAt;
-      const policy = serving ? { ...this.policy, maxAttempts: this.attemptsWhileServing() } : this.policy;
-      const next = nextRetry(failure.retryAfterMs, { failures, ...(outage ? { outageMs: now - this.lastAnswerAt } : {}) }, policy, this.random);
-      if (!next.retry) throw this.setFatal(exhausted(job, failure.status, n, sent.error));
-      if (outage) this.reportOutage(now, failure.status, sent.error);
-      this.counters.retries += 1;
-      await this.waitToRetry(next.delayMs);
-    }
-  }
-
-  /** One answer (429s aside): `failed` for a transient failure. The first answers are averaged plainly, later ones decay. */
-  private noteAnswer(failed: boolean): void {
-    this.answersSeen++;
-    const weight = this.answersSeen < SHARE_MEMORY ? 1 / this.answersSeen : 1 / SHARE_MEMORY;
-    this.transientShare += ((failed ? 1 : 0) - this.transientShare) * weight;
-  }
-
-  /**
-   * Attempts a record gets while the service keeps serving other requests:
-   * `maxAttempts`, or more where the service fails a share of requests at
-   * random — enough that a streak this long is one that share would produce
-   * less than once in a billion records (share^k < 10⁻⁹: a fixed count
-   * stops a long run on one unlucky record), at most 20. A record the service fails
-   * on every time still gives up, and `maxAttempts: 1` (no retries) stays one.
-   */
-  private attemptsWhileServing(): number {
-    const { maxAttempts } = this.policy;
-    const share = this.transientShare;
-    if (maxAttempts <= 1 || share <= 0) return maxAttempts;
-    const plausible = share >= 1 ? MAX_ATTEMPTS_WHILE_SERVING : Math.ceil(Math.log(UNLIKELY_STREAK) / Math.log(share));
-    return Math.min(MAX_ATTEMPTS_WHILE_SERVING, Math.max(maxAttempts, plausible));
-  }
-
-  /**
-   * One attempt, admitted on the request path by the control: a failed
-   * request is an outcome ({ ok: false }); a stopped run rejects. Written
-   * with `then` rather than as an async function: one promise per attempt.
-   */
-  private attemptOnce<R>(job: Job, attempt: Attempt<R>): Promise<Attempted<R>> {
     let sending: Promise<R>;
     try {
       this.checkStopped(job);
-      this.counters.requests += 1;
-      sending = attempt();
+      sending = call();
     } catch (error) {
       if (this.fatal || this.aborted) return Promise.reject(error);
-      return Promise.resolve({ ok: false, error });
+      sending = Promise.reject(error);
     }
     return sending.then(
-      (response): Attempted<R> => ({ ok: true, response }),
-      (error: unknown): Attempted<R> => ({ ok: false, error }),
+      (response) => {
+        this.counters.succeeded += 1;
+        return onOk(response);
+      },
+      (error: unknown) => onRejected(this.finalFailure(job, error)),
     );
   }
 
-  private async waitToRetry(ms: number): Promise<void> {
-    this.waitingToRetry++;
-    try {
-      await this.sleepFn(ms, this.signal);
-    } finally {
-      this.waitingToRetry--;
-      this.notify();
+  /** A record's final failure: the rejection to dead-letter, or throws what stops the push. */
+  private finalFailure(job: Job, error: unknown): PushRejection {
+    // Stopped meanwhile (a wait for a slot, the breaker or a retry was cut): the reason it stopped, not the cut wait.
+    if (this.fatal) throw this.fatal;
+    const failure = classifyFailure(error, this.clock.now());
+    switch (failure.kind) {
+      case 'fatal':
+        throw error;
+      case 'auth':
+        throw this.setFatal(authError(job, failure.status, error));
+      case 'permanent':
+        return this.rejected(job, failure.status, error);
+      case 'transient':
+        // The transport gave up on it: its attempts, or the outage budget, are spent.
+        throw this.setFatal(exhausted(job, failure.status, attemptsOf(error), error));
     }
   }
 
@@ -559,24 +504,6 @@ export class Pusher {
     const rejection: PushRejection = { ok: false, permanent: true, status, reason: rejectionReason(status, error), errorBody: errorBodyOf(error) ?? null };
     this.logger.debug({ kind: job.kind, remoteId: job.remoteId, status, reason: rejection.reason }, 'record rejected');
     return rejection;
-  }
-
-  /** While riding out an outage, say so now and then: how long, how much budget is left, what fails. */
-  private reportOutage(now: number, status: number | null, error: unknown): void {
-    const downForMs = now - this.lastAnswerAt;
-    const reportAfter = Math.min(OUTAGE_REPORT_AFTER_MS, (this.policy.outageBudgetMs ?? 0) / 2);
-    if (downForMs < reportAfter || now - this.outageLoggedAt < OUTAGE_LOG_INTERVAL_MS) return;
-    this.outageLoggedAt = now;
-    this.logger.warn(
-      {
-        downForSeconds: Math.round(downForMs / 1000),
-        budgetLeftSeconds: Math.max(0, Math.round(((this.policy.outageBudgetMs ?? 0) - downForMs) / 1000)),
-        lastStatus: status,
-        lastError: error instanceof Error ? error.message : String(error),
-        waitingToRetry: this.waitingToRetry + 1,
-      },
-      'the service is failing every request; retrying until it recovers or the outage budget is spent',
-    );
   }
 
   private nextChange(): Promise<void> {
@@ -607,6 +534,14 @@ export class Pusher {
 
 function definedOnly<T extends Record<string, number | undefined>>(values: T): Partial<Record<keyof T, number>> {
   return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<Record<keyof T, number>>;
+}
+
+/** Attempts a request took, as the transport's error says (`details.attempts`; a stand-in's `attempts`). */
+function attemptsOf(error: unknown): number {
+  const { attempts, details } = (typeof error === 'object' && error !== null ? error : {}) as { attempts?: unknown; details?: { attempts?: unknown } };
+  if (typeof attempts === 'number') return attempts;
+  if (typeof details?.attempts === 'number') return details.attempts;
+  return 1;
 }
 
 function authError(job: Job, status: number, cause: unknown): FerryError {

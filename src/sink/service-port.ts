@@ -6,6 +6,7 @@
  */
 import { errorBodyFacts } from '../api/service-error.js';
 import type { RequestControl } from '../sdk/transport/control/request-control.js';
+import type { ServiceHealth } from '../sdk/transport/service-health.js';
 import type { RecordKeyQuery, ObjectTypeListQuery, SourceListQuery } from '../api/schemas/query.js';
 import type {
   DeletedRecordResponse,
@@ -24,13 +25,14 @@ import type {
 } from '../api/schemas/write.js';
 
 /**
- * Per-call options. The pusher passes `retry: false`: it owns retries for
- * record pushes so that a 429 can slow every request down (AIMD, Retry-After),
- * not just the one that was refused, and so attempts are never multiplied.
+ * Per-call options. The pusher passes its push's ServiceHealth as `retry`:
+ * the transport retries record pushes under the push's policy and the health
+ * view all its requests share (src/sdk/transport/service-health.ts), every
+ * attempt admitted by `control`.
  */
 export interface SinkCallOptions {
   signal?: AbortSignal;
-  retry?: false;
+  retry?: false | ServiceHealth;
   /** The body's JSON text, already made (see `RequestOptions.json`): sent as is. */
   json?: string;
   /** Stops a wait for the outage breaker (the run stopped), not a request already sent. */

@@ -5,6 +5,7 @@
  */
 export * from './transport.js';
 export * from './breaker.js';
+export * from './service-health.js';
 export * from './origins.js';
 export * from './token-bucket.js';
 export * from './control/request-control.js';

@@ -14,6 +14,8 @@ import type { ErrorCode } from '../errors.js';
 import { abortedError, DEFAULT_RETRY, isRetryableStatus, networkErrorCode, nextRetry, parseRetryAfter, signalsOutage, sleep } from '../http-retry.js';
 import type { RetryPolicy } from '../http-retry.js';
 import { CircuitBreaker } from './breaker.js';
+import { ANSWERED, FINAL, retrying } from './service-health.js';
+import type { AttemptVerdict, ServiceHealth } from './service-health.js';
 import type { BreakerTicket } from './breaker.js';
 import { OriginPolicy } from './origins.js';
 import type { OriginVerdict } from './origins.js';
@@ -130,7 +132,7 @@ export interface TransportOptions {
 /** Per request. */
 export interface SendOptions {
   signal?: AbortSignal;
-  /** `false`: one attempt (the caller retries, as the pusher does); an object overrides parts of the policy. */
+  /** `false`: one attempt (a caller that does not retry); an object overrides parts of the policy. */
   retry?: false | Partial<RetryPolicy>;
   timeoutMs?: number;
   /** For events and messages. @default `METHOD path` */
@@ -170,6 +172,14 @@ export interface AttemptOptions {
   credentials?: false | undefined;
   /** Admits the attempt instead of the transport's own control. */
   control?: RequestControl | undefined;
+  /** Waited on before every attempt (a request-rate budget shared across processes). */
+  gate?: AttemptGate | undefined;
+  /**
+   * Retry transient failures under this policy and the health view of the
+   * service it shares with the caller's other requests (service-health.ts:
+   * the pusher's). Without it, one attempt.
+   */
+  retry?: ServiceHealth | undefined;
 }
 
 /**
@@ -298,28 +308,57 @@ export class HttpTransport {
   }
 
   /**
-   * One attempt at a path on the home origin, for a caller that runs its own
-   * queue and retries (the pusher): admitted by the control, through the
-   * breaker and the observer like every attempt of {@link send}, but with no
-   * retry, no redirect followed and no gate or fixed bucket. Written with `then` rather than as an async
-   * function: at thousands of pushes a second, each promise saved counts.
-   * Resolves with the answer whatever its status; rejects with the
-   * `unreachable` code (no answer), `tooLarge`, or FERRY_ABORTED.
+   * A request to a path on the home origin for a caller that runs its own
+   * queue (the pusher): one attempt, or with `retry` the attempts its policy
+   * and the service's health allow (service-health.ts), each admitted by the
+   * control, through the breaker and the observer like every attempt of
+   * {@link send}; no redirect followed, no fixed bucket. Between attempts
+   * nothing is held. Resolves with the last answer whatever its status
+   * (`attempts` says how many it took); rejects with the `unreachable` code
+   * (no answer), `tooLarge`, or FERRY_ABORTED.
    */
   attempt(request: WireRequest & { url: string }, options: AttemptOptions = {}): Promise<TransportAnswer> {
+    const health = options.retry;
+    if (health === undefined) return this.attemptNumber(request, options, 1);
+    return retrying(health, (n) => this.attemptNumber(request, options, n), this.verdictOf, options.hold ?? options.signal, options.label ?? request.method);
+  }
+
+  /** How an attempt of {@link attempt} came out, for the retry loop. */
+  private readonly verdictOf = (failed: boolean, outcome: unknown): AttemptVerdict => {
+    if (failed) {
+      const unreachable = this.options.errors?.unreachable ?? 'FERRY_SOURCE_UNREACHABLE';
+      return outcome instanceof FerryError && outcome.code === unreachable ? { kind: 'transient', status: null, retryAfterMs: undefined } : FINAL;
+    }
+    const { status, headers } = outcome as TransportAnswer;
+    if (!isRetryableStatus(status)) return ANSWERED;
+    return { kind: 'transient', status, retryAfterMs: this.retryAfter(headers) };
+  };
+
+  /**
+   * Attempt `n` of {@link attempt}. Written with `then` rather than as an
+   * async function: at thousands of pushes a second, each promise saved counts.
+   */
+  private attemptNumber(request: WireRequest & { url: string }, options: AttemptOptions, n: number): Promise<TransportAnswer> {
+    const gate = options.gate;
+    if (gate !== undefined) return gate.acquire(options.signal ?? options.hold).then(() => this.admitted(request, options, n));
+    return this.admitted(request, options, n);
+  }
+
+  /** Admitted by the control (when there is one). */
+  private admitted(request: WireRequest & { url: string }, options: AttemptOptions, n: number): Promise<TransportAnswer> {
     const control = options.control ?? this.options.control;
-    if (control === undefined) return this.pastControl(undefined, undefined, request, options);
+    if (control === undefined) return this.pastControl(undefined, undefined, request, options, n);
     const admitted = control.enter(options.signal ?? options.hold);
-    if (admitted instanceof Promise) return admitted.then((admission) => this.pastControl(control, admission, request, options));
-    return this.pastControl(control, admitted, request, options);
+    if (admitted instanceof Promise) return admitted.then((admission) => this.pastControl(control, admission, request, options, n));
+    return this.pastControl(control, admitted, request, options, n);
   }
 
   /** Admitted by the control (when there is one): through the breaker. */
-  private pastControl(control: RequestControl | undefined, admission: ControlTicket | undefined, request: WireRequest & { url: string }, options: AttemptOptions): Promise<TransportAnswer> {
+  private pastControl(control: RequestControl | undefined, admission: ControlTicket | undefined, request: WireRequest & { url: string }, options: AttemptOptions, n: number): Promise<TransportAnswer> {
     const entered = this.breaker.enter(options.signal ?? options.hold);
-    if (!(entered instanceof Promise)) return this.attemptWith(entered, control, admission, request, options);
+    if (!(entered instanceof Promise)) return this.attemptWith(entered, control, admission, request, options, n);
     return entered.then(
-      (ticket) => this.attemptWith(ticket, control, admission, request, options),
+      (ticket) => this.attemptWith(ticket, control, admission, request, options, n),
       (error: unknown) => {
         if (admission) control?.leave(admission, 'unsent');
         throw error;
@@ -333,6 +372,7 @@ export class HttpTransport {
     admission: ControlTicket | undefined,
     request: WireRequest & { url: string },
     options: AttemptOptions,
+    n: number,
   ): Promise<TransportAnswer> {
     const { signal } = options;
     const label = options.label ?? `${request.method} ${request.url}`;
@@ -358,14 +398,14 @@ export class HttpTransport {
         const { status } = answer;
         this.breaker.leave(ticket, signalsOutage(status) ? 'down' : 'up');
         if (admission) control?.leave(admission, status, status === 429 ? this.retryAfter(answer.headers) : undefined, answer.headers);
-        observer?.onAnswer?.({ label, method: request.method, url: request.url, status, latencyMs: this.now() - started, attempt: 1, headers: answer.headers });
-        return { status, headers: answer.headers, body: answer.body, url: request.url, attempts: 1 };
+        observer?.onAnswer?.({ label, method: request.method, url: request.url, status, latencyMs: this.now() - started, attempt: n, headers: answer.headers });
+        return { status, headers: answer.headers, body: answer.body, url: request.url, attempts: n };
       },
       (caught: unknown) => {
         if (admission) control?.leave(admission, signal?.aborted ? 'unsent' : null);
         const outcome = this.unanswered(caught, ticket, signal, label, request.url);
-        observer?.onAnswer?.({ label, method: request.method, url: request.url, status: null, errorCode: outcome.errorCode, latencyMs: this.now() - started, attempt: 1 });
-        throw this.unreachable(label, request.url, 1, outcome.errorCode, outcome.error, timeoutMs);
+        observer?.onAnswer?.({ label, method: request.method, url: request.url, status: null, errorCode: outcome.errorCode, latencyMs: this.now() - started, attempt: n });
+        throw this.unreachable(label, request.url, n, outcome.errorCode, outcome.error, timeoutMs);
       },
     );
   }

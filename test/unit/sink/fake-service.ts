@@ -11,6 +11,8 @@ import type { RecordKeyQuery } from '../../../src/api/schemas/query.js';
 import type { FieldType } from '../../../src/sdk/types.js';
 import type { Clock } from '../../../src/sdk/clock.js';
 import { abortedError, classifyFailure } from '../../../src/sdk/http-retry.js';
+import { ANSWERED, FINAL, ServiceHealth, retrying } from '../../../src/sdk/transport/service-health.js';
+import type { AttemptVerdict } from '../../../src/sdk/transport/service-health.js';
 
 /** Shaped like the client's ServiceError: what the sink reads off a failure. */
 export class FakeServiceError extends Error {
@@ -201,10 +203,35 @@ export class FakeService implements SinkService {
   }
 
   /**
-   * A record call as the client makes it: admitted by the call's control (the
-   * request path's adaptive concurrency and rate), which hears the answer.
+   * A record call as the client makes it: with a ServiceHealth as `retry`,
+   * every attempt the transport's loop allows (the same loop, around this
+   * fake's attempt instead of an HTTP one), each admitted by the call's
+   * control (the request path's adaptive concurrency and rate), which hears
+   * the answer. The final error carries the attempts it took, as the client's do.
    */
   private admitted<T>(call: () => Promise<T>, options: SinkCallOptions | undefined): Promise<T> {
+    const health = options?.retry;
+    if (!(health instanceof ServiceHealth)) return this.admittedOnce(call, options);
+    let attempts = 0;
+    const attempt = (n: number): Promise<T> => {
+      attempts = n;
+      return this.admittedOnce(call, options);
+    };
+    return retrying(health, attempt, this.verdictOf, options?.hold ?? options?.signal, 'fake push').catch((error: unknown) => {
+      if (typeof error === 'object' && error !== null) (error as { attempts?: number }).attempts = attempts;
+      throw error;
+    });
+  }
+
+  /** An attempt's outcome as the transport reads an answer (a rejection here is what the client would throw). */
+  private readonly verdictOf = (failed: boolean, outcome: unknown): AttemptVerdict => {
+    if (!failed) return ANSWERED;
+    const failure = classifyFailure(outcome, this.clock.now());
+    if (failure.kind === 'transient') return { kind: 'transient', status: failure.status, retryAfterMs: failure.retryAfterMs };
+    return failure.kind === 'fatal' ? FINAL : ANSWERED;
+  };
+
+  private admittedOnce<T>(call: () => Promise<T>, options: SinkCallOptions | undefined): Promise<T> {
     if (!options?.control) return call();
     return options.control.admitted(call, options.hold, (error) => {
       const failure = classifyFailure(error, this.clock.now());

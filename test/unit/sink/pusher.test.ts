@@ -1,7 +1,8 @@
-import { describe, it, expect } from 'vitest';
+import { describe, it, expect, vi } from 'vitest';
 import { Pusher } from '../../../src/sink/pusher.js';
 import type { PusherOptions, PushJob } from '../../../src/sink/pusher.js';
 import { FerryError } from '../../../src/sdk/errors.js';
+import { ServiceHealth } from '../../../src/sdk/transport/service-health.js';
 import { FakeClock, FakeService, TimerClock, FakeServiceError, NetworkError, recordingLogger, silentLogger, structuredError } from './fake-service.js';
 
 const SOURCE = '6f1d3c0e-8a4b-4c3d-9e2f-0a1b2c3d4e5f';
@@ -26,7 +27,7 @@ function setup(overrides: Partial<PusherOptions> = {}) {
 const tooMany = (retryAfter?: string, retryAfterMs?: number) => new FakeServiceError(429, { detail: 'rate limit exceeded' }, retryAfter, retryAfterMs);
 
 describe('Pusher', () => {
-  it('pushes every record with retry: false and reports created/updated', async () => {
+  it("pushes every record with the push's shared retry policy (the transport retries) and reports created/updated", async () => {
     const { service, pusher } = setup();
     service.handler = (_k, body, n) => ({ status: n % 2 ? 'created' : 'updated', recordId: `rec-${String(body.id)}`, id: String(body.id), sourceId: SOURCE });
     const outcomes = await Promise.all([1, 2].map((i) => pusher.push(job(i))));
@@ -34,7 +35,7 @@ describe('Pusher', () => {
       { ok: true, recordId: 'rec-r1', status: 'created' },
       { ok: true, recordId: 'rec-r2', status: 'updated' },
     ]);
-    expect(service.callsOf('create:row').every((c) => c.options?.retry === false)).toBe(true);
+    expect(service.callsOf('create:row').every((c) => c.options?.retry instanceof ServiceHealth)).toBe(true);
   });
 
   it("passes a job's JSON text to the service as is, so the body is serialised once", async () => {
@@ -243,6 +244,22 @@ describe('Pusher', () => {
     expect(service.callsOf('create:row').filter((c) => (c.args[0] as { id: string }).id === 'r399').length).toBeLessThanOrEqual(5);
   });
 
+  it('every attempt is admitted by the request control once; a record waiting to retry holds no request slot', async () => {
+    const clock = new TimerClock();
+    const service = new FakeService(clock);
+    const pusher = new Pusher({ service, concurrency: 1, maxAttempts: 5, logger: silentLogger, clock, random: () => 0.5, baseDelayMs: 400 });
+    const enter = vi.spyOn(pusher.control, 'enter');
+    service.script.push(new FakeServiceError(503), new FakeServiceError(500));
+    await Promise.all([0, 1, 2].map((i) => pusher.push(job(i))));
+    const order = service.callsOf('create:row').map((c) => (c.args[0] as { id: string }).id);
+    expect(order).toHaveLength(5);
+    expect(enter).toHaveBeenCalledTimes(5);
+    // With one slot, r1 and r2 went while the records refused waited for their retries.
+    expect(order.indexOf('r2')).toBeLessThan(order.lastIndexOf('r0'));
+    expect(order.indexOf('r2')).toBeLessThan(order.lastIndexOf('r1'));
+    expect(pusher.stats()).toMatchObject({ requests: 5, retries: 2, succeeded: 3, waitingToRetry: 0 });
+  });
+
   it('an unexpected error is rethrown as it is', async () => {
     const { service, pusher } = setup();
     const bug = new TypeError('boom');
@@ -330,10 +347,10 @@ describe('Pusher', () => {
     await expect(pusher.delete({ kind: 'row', remoteId: 'r1', sourceId: SOURCE })).resolves.toEqual({ ok: true, status: 'absent' });
     service.script.push(structuredError(400, 'validation_error', 'bad source', 'sourceId'));
     await expect(pusher.delete({ kind: 'document', remoteId: 'd1', sourceId: SOURCE })).resolves.toMatchObject({ ok: false, status: 400 });
-    expect(service.calls.map((c) => [c.method, c.args[0], c.options?.retry])).toEqual([
-      ['delete:message', { remoteId: 'm1', sourceId: SOURCE }, false],
-      ['delete:row', { remoteId: 'r1', sourceId: SOURCE }, false],
-      ['delete:document', { remoteId: 'd1', sourceId: SOURCE }, false],
+    expect(service.calls.map((c) => [c.method, c.args[0], c.options?.retry instanceof ServiceHealth])).toEqual([
+      ['delete:message', { remoteId: 'm1', sourceId: SOURCE }, true],
+      ['delete:row', { remoteId: 'r1', sourceId: SOURCE }, true],
+      ['delete:document', { remoteId: 'd1', sourceId: SOURCE }, true],
     ]);
   });
 
