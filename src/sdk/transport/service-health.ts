@@ -200,43 +200,77 @@ export interface Streak {
  * resolves or rejects as the last attempt did. `verdict` reads an attempt's
  * outcome (`failed`: it rejected with `outcome`). Before each attempt and
  * while waiting, `signal` stops it with FERRY_ABORTED; an attempt already sent
- * is not cut here (the attempt's own signal does that).
+ * is not cut here (the attempt's own signal does that). The first attempt is
+ * chained with `then`, the loop entered only after a transient failure: at
+ * thousands of pushes a second, the promises an async function adds to every
+ * request count.
  */
-export async function retrying<T>(
+export function retrying<T>(
   health: ServiceHealth,
   attempt: (n: number) => Promise<T>,
   verdict: (failed: boolean, outcome: unknown) => AttemptVerdict,
   signal: AbortSignal | undefined,
   label: string,
 ): Promise<T> {
-  const { hooks } = health;
-  let streak: Streak | undefined;
-  for (let n = 1; ; n++) {
-    if (signal?.aborted) throw abortedError(signal, label);
-    hooks.onAttempt?.();
-    let value: T | undefined;
-    let error: unknown;
-    let failed = false;
-    try {
-      value = await attempt(n);
-    } catch (caught) {
-      failed = true;
-      error = caught;
-    }
-    const seen = verdict(failed, failed ? error : value);
+  if (signal?.aborted) return Promise.reject(abortedError(signal, label));
+  health.hooks.onAttempt?.();
+  let first: Promise<T>;
+  try {
+    first = attempt(1);
+  } catch (error) {
+    first = Promise.reject(error);
+  }
+  const after = (failed: boolean, outcome: unknown): T | Promise<T> => {
+    const seen = verdict(failed, outcome);
     if (seen.kind !== 'transient') {
       if (seen === ANSWERED) health.answered(health.now());
-      if (failed) throw error;
-      return value as T;
+      if (failed) throw outcome;
+      return outcome as T;
     }
-    streak ??= { failures: 0, firstFailureAt: undefined, lastError: undefined };
-    streak.lastError = error;
+    return again(health, attempt, verdict, signal, label, failed, outcome, seen);
+  };
+  return first.then(
+    (value) => after(false, value),
+    (error: unknown) => after(true, error),
+  );
+}
+
+/** The loop of {@link retrying} after attempt 1 failed transiently (`seen`). */
+async function again<T>(
+  health: ServiceHealth,
+  attempt: (n: number) => Promise<T>,
+  verdict: (failed: boolean, outcome: unknown) => AttemptVerdict,
+  signal: AbortSignal | undefined,
+  label: string,
+  failed: boolean,
+  outcome: unknown,
+  seen: AttemptVerdict & { kind: 'transient' },
+): Promise<T> {
+  const streak: Streak = { failures: 0, firstFailureAt: undefined, lastError: undefined };
+  for (let n = 2; ; n++) {
+    streak.lastError = failed ? outcome : undefined;
     const next = health.decide(seen.status, seen.retryAfterMs, streak, health.now());
     if (!next.retry) {
-      if (failed) throw error;
-      return value as T;
+      if (failed) throw outcome;
+      return outcome as T;
     }
     await health.wait(next.delayMs, seen.status, signal);
+    if (signal?.aborted) throw abortedError(signal, label);
+    health.hooks.onAttempt?.();
+    try {
+      outcome = await attempt(n);
+      failed = false;
+    } catch (caught) {
+      outcome = caught;
+      failed = true;
+    }
+    const verdictOf = verdict(failed, outcome);
+    if (verdictOf.kind !== 'transient') {
+      if (verdictOf === ANSWERED) health.answered(health.now());
+      if (failed) throw outcome;
+      return outcome as T;
+    }
+    seen = verdictOf;
   }
 }
 
