@@ -16,6 +16,7 @@ import type { BufferedIterator, CursorPosition, ReadContext, ReadPartition, Sour
 import { Pusher, pushLimits } from '../sink/index.js';
 import type { PushLimits, SchemaChange, SinkService } from '../sink/index.js';
 import type { RunCounts, ServiceLimits, StateStore } from '../state/index.js';
+import type { RateShare } from '../sdk/transport/control/rate-share.js';
 import { emptyCounts } from '../state/index.js';
 import { RunLease } from '../state/run-lease.js';
 import { Checkpointer } from './checkpointer.js';
@@ -70,6 +71,8 @@ export interface RunOptions {
    * what the last run learnt of it, and this run's findings replace that.
    */
   limitsKey?: string | undefined;
+  /** What processes sharing the API key learn together: the push starts at its share of the rate learnt service-wide. */
+  share?: RateShare | undefined;
   maxAttempts: number;
   /** Keep retrying while the service fails every request for less than this. @default 0 */
   outageBudgetMs?: number;
@@ -167,6 +170,7 @@ class SyncRun {
           ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
           ...(options.maxRequestsPerSecond === undefined ? {} : { maxRequestsPerSecond: options.maxRequestsPerSecond }),
           ...(learnt ? { learnt: { concurrency: learnt.concurrency, ...(learnt.rate === undefined ? {} : { rate: learnt.rate }) } } : {}),
+          ...(options.share ? { share: options.share } : {}),
           maxAttempts: options.maxAttempts,
           ...(options.outageBudgetMs === undefined ? {} : { outageBudgetMs: options.outageBudgetMs }),
           logger: log,
@@ -415,6 +419,8 @@ class SyncRun {
 
   /** Final checkpoint, the run's row, the lease, the summary; throws the run's fatal error with the summary attached. */
   private async finish(): Promise<RunSummary> {
+    // It sends no more: the other processes sharing the API key split the learnt rate without it.
+    this.pusher?.control.close();
     const { store } = this.deps;
     const sync = this.prepared.sync.name;
     const tracker = this.checkpointer.tracker;

@@ -75,6 +75,7 @@ function syncUnit(config: LoadedConfig, prepared: PreparedSync, options: SyncUni
           ...serviceLimits(config, prepared),
           ...(progress ? { onProgress: (counts: RunCounts, limits?: PushLimits) => progress.update(counts, limits) } : {}),
           ...ctx.hooks,
+          ...(ctx.share ? { share: ctx.share } : {}),
         };
         const deps = { store: ctx.store, service: ctx.service };
         const summary: SyncRunSummary = options.retryFailures

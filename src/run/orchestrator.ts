@@ -22,6 +22,7 @@ import type { RunCounts, StateStore } from '../state/index.js';
 import { openProjectState } from '../runtime/project.js';
 import { openSharedBudget } from '../runtime/rate-budget.js';
 import type { SharedRateBudget } from '../runtime/rate-budget.js';
+import type { RateShare } from '../sdk/transport/control/rate-share.js';
 import { openService } from '../runtime/service.js';
 import type { ServiceConnection } from '../runtime/service.js';
 import { stopOnSignals } from '../runtime/stop-signals.js';
@@ -59,6 +60,8 @@ export interface UnitContext {
   signal: AbortSignal;
   logger: Logger;
   hooks: UnitHooks;
+  /** What processes sharing the API key learn together (the shared budget), when state is on PostgreSQL. */
+  share?: RateShare;
 }
 
 /** One unit of work: a sync, one slice of a partitioned sync, or an export. */
@@ -141,9 +144,9 @@ export async function orchestrateRun<S extends RunResult>(options: OrchestratorO
     store = options.store ?? (await openProjectState(config, options.noteFreshState === false ? undefined : logger));
     // With state on PostgreSQL, workers and other runs share the API key's request budget there: draw on it too.
     budget = options.budget === 'none' ? undefined : options.budget === undefined || options.budget === 'open' ? await openSharedBudget(config) : options.budget;
-    const connection = await openService(config, { logger, ...options.service, gate: budget });
+    const connection = await openService(config, { logger, ...options.service, gate: budget, ...(budget ? { share: budget } : {}) });
     try {
-      await runUnits(options, listeners, { store, connection, signal: stopping.signal }, result);
+      await runUnits(options, listeners, { store, connection, signal: stopping.signal, share: connection.embedded ? undefined : budget }, result);
       completed = true;
     } finally {
       await connection.close();
@@ -167,12 +170,12 @@ export async function orchestrateRun<S extends RunResult>(options: OrchestratorO
 async function runUnits<S extends RunResult>(
   options: OrchestratorOptions<S>,
   listeners: readonly RunListener[],
-  open: { store: StateStore; connection: ServiceConnection; signal: AbortSignal },
+  open: { store: StateStore; connection: ServiceConnection; signal: AbortSignal; share?: RateShare | undefined },
   result: OrchestratedRun<S>,
 ): Promise<void> {
   for (const unit of options.units) {
     if (open.signal.aborted) break;
-    const ctx: UnitContext = { store: open.store, service: open.connection.client, signal: open.signal, logger: options.logger, hooks: {} };
+    const ctx: UnitContext = { store: open.store, service: open.connection.client, signal: open.signal, logger: options.logger, hooks: {}, ...(open.share ? { share: open.share } : {}) };
     const watchers: UnitWatcher[] = [];
     for (const listener of listeners) {
       const watcher = await listener.unitStarted?.(unit, ctx);

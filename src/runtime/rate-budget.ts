@@ -1,35 +1,59 @@
 /**
  * One request-rate budget per API key, shared by every process whose state is
- * on the same PostgreSQL (workers, one-shot `ferry run`, `ferry export`): a token bucket
- * kept in one PostgreSQL row (`<state schema>.rate_budget`), refilled at
- * `service.maxRequestsPerSecond` and holding at most one second of tokens
- * (at least one token).
- * Each worker takes tokens in small batches (one round trip per tenth of a
- * second's worth), so the database sees a handful of statements per second
- * per worker, not one per request. The row is keyed by a hash of the API key:
- * the key itself never reaches the database.
+ * on the same PostgreSQL (workers, one-shot `ferry run`, `ferry export`):
+ *
+ * - the configured bound: a token bucket kept in one PostgreSQL row
+ *   (`<state schema>.rate_budget`), refilled at `service.maxRequestsPerSecond`
+ *   and holding at most one second of tokens (at least one token). Each
+ *   worker takes tokens in small batches (one round trip per tenth of a
+ *   second's worth), so the database sees a handful of statements per second
+ *   per worker, not one per request;
+ * - what was learnt (a {@link RateShare}): the service-wide limit found
+ *   from 429s, in the same row (`learnt`, bumped `learnt_seq` on each cut),
+ *   and one row per live process in `<state schema>.rate_holders` (what the
+ *   service accepted of it, a heartbeat). Every quarter second a process
+ *   that sent anything upserts its row and reads the others' (one
+ *   statement); a process that starts, or is still searching, starts at
+ *   its share of the limit found, and a hold (the service refuses
+ *   everything) reaches every process at its next beat (docs/sink.md,
+ *   "Across processes").
+ *
+ * Rows are keyed by a hash of the API key: the key itself never reaches the database.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { RequestGate } from '../api/client.js';
+import type { RateShare, ShareMember } from '../sdk/transport/control/rate-share.js';
 import type { LoadedConfig } from '../config/index.js';
 import { FerryError } from '../sdk/errors.js';
 import { parseStateUrl } from '../state/index.js';
 
 /**
- * `granted` (tokens handed out so far, for operators and tests) came after
- * the table: add it to one made before. Looked up first, so that a process
- * starting does not take the table's exclusive lock when it is there already.
+ * `granted` (tokens handed out so far, for operators and tests) and the
+ * learnt limit's columns came after the table: add them to one made before.
+ * Looked up first, so that a process starting does not take the table's
+ * exclusive lock when it is there already.
  */
-async function addGrantedColumn(db: Pick<pg.ClientBase, 'query'>, table: string): Promise<void> {
-  if (!(await hasGrantedColumn(db, table))) await db.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS granted bigint NOT NULL DEFAULT 0`);
+async function addLateColumns(db: Pick<pg.ClientBase, 'query'>, table: string): Promise<void> {
+  if (await hasLateColumns(db, table)) return;
+  await db.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS granted bigint NOT NULL DEFAULT 0`);
+  await db.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS learnt double precision, ADD COLUMN IF NOT EXISTS learnt_seq bigint NOT NULL DEFAULT 0,
+    ADD COLUMN IF NOT EXISTS learnt_by text, ADD COLUMN IF NOT EXISTS held_until timestamptz`);
 }
 
-/** Whether the table exists and has its late column (false for no table: to_regclass gives null). */
-async function hasGrantedColumn(db: Pick<pg.ClientBase, 'query'>, table: string): Promise<boolean> {
+/** Whether the table exists with its late columns, and the holders' table beside it (false for no table: to_regclass gives null). */
+async function hasLateColumns(db: Pick<pg.ClientBase, 'query'>, table: string): Promise<boolean> {
   // The catalog itself, not information_schema.columns: that view took about 5 ms per run that opens the budget.
-  const { rowCount } = await db.query(`SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = 'granted' AND NOT attisdropped`, [table]);
-  return (rowCount ?? 0) > 0;
+  const { rowCount } = await db.query(
+    `SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname IN ('granted', 'held_until') AND NOT attisdropped AND to_regclass($2) IS NOT NULL`,
+    [table, holdersOf(table)],
+  );
+  return (rowCount ?? 0) === 2;
+}
+
+/** The holders' table beside the budget's. */
+function holdersOf(table: string): string {
+  return table.replace(/\.rate_budget$/, '.rate_holders');
 }
 
 /**
@@ -40,14 +64,53 @@ async function hasGrantedColumn(db: Pick<pg.ClientBase, 'query'>, table: string)
  */
 async function createTable(pool: pg.Pool, schema: string, table: string): Promise<void> {
   // Made before, with its late column: one read instead of the lock's transaction (five round trips at every run's start).
-  if (await hasGrantedColumn(pool, table)) return;
+  if (await hasLateColumns(pool, table)) return;
   // Imported here, like the driver: a run on SQLite state never loads either.
   const { inTransaction } = await import('../state/postgres/database.js');
   await inTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`ferry-rate-budget-setup:${schema}`]);
     await client.query(`CREATE TABLE IF NOT EXISTS ${table} (key text PRIMARY KEY, tokens double precision NOT NULL, refilled_at timestamptz NOT NULL, granted bigint NOT NULL DEFAULT 0)`);
-    await addGrantedColumn(client, table);
+    await addLateColumns(client, table);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${holdersOf(table)} (key text NOT NULL, holder text NOT NULL, accepted double precision NOT NULL, seen_at timestamptz NOT NULL, PRIMARY KEY (key, holder))`);
   });
+}
+
+/** One service-wide cut per this long at most: the cuts each process's 429s make within it are the same overload. */
+const CUT_EVERY_MS = 1000;
+/** How often a process that sends tells the others what the service accepted of it, and reads theirs. */
+const BEAT_MS = 250;
+/** A holder whose last beat is older than this has stopped sending (or died): it drops out of the split. */
+const LIVE_MS = 2000;
+/** Holders' rows older than this are deleted when a process opens the budget. */
+const FORGET_MS = 60_000;
+/** The limit is set just below what the service accepted from everyone when it refused (as the controller does locally). */
+const BELOW_LIMIT = 0.97;
+/** Everyone got more accepted than the limit learnt by this much: the limit is raised to what they got (no cut). */
+const ABOVE_LEARNT = 1.05;
+/** Beats in a row that must see that before the limit is raised: one beat's count is noisy (a burst, beats out of phase). */
+const ABOVE_BEATS = 2;
+
+/** What the last beat read of the other processes and the learnt limit. */
+interface Snapshot {
+  /** The service-wide limit learnt, requests per second (undefined: none yet). */
+  learnt: number | undefined;
+  seq: number;
+  learntBy: string | null;
+  /** Live holders other than this process that got anything accepted, and their accepted rate summed. */
+  othersActive: number;
+  othersAccepted: number;
+  /** Until then (ms from the read) every process holds its new requests. */
+  heldMs: number;
+  /** When it was read (performance.now). */
+  at: number;
+}
+
+interface Joined {
+  ref: WeakRef<ShareMember>;
+  admitted: number;
+  accepted: number;
+  /** Sent anything in the last beat (or just joined). */
+  active: boolean;
 }
 
 /** Tokens one worker takes per round trip: a tenth of a second's budget, at least one. */
@@ -55,16 +118,35 @@ function batchOf(ratePerSecond: number): number {
   return Math.max(1, Math.ceil(ratePerSecond / 10));
 }
 
-export class SharedRateBudget implements RequestGate {
+export class SharedRateBudget implements RequestGate, RateShare {
   private local = 0;
   private refill: Promise<void> | undefined;
+  /** This process's row in the holders' table. */
+  readonly holder = randomUUID();
+  private readonly holders: string;
+  private members: Joined[] = [];
+  private snapshot: Snapshot;
+  /** What the service accepted of this process over the last beat, per second. */
+  private myAccepted = 0;
+  private lastBeatAt = performance.now();
+  private beating: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private lastCutAt = Number.NEGATIVE_INFINITY;
+  private heldUntil = Number.NEGATIVE_INFINITY;
+  private closed = false;
+  /** Beats in a row in which everyone together got more accepted than the learnt limit allows. */
+  private aboveBeats = 0;
 
   private constructor(
     private readonly pool: pg.Pool,
     private readonly table: string,
     private readonly key: string,
     readonly ratePerSecond: number,
-  ) {}
+    snapshot: Snapshot,
+  ) {
+    this.holders = holdersOf(table);
+    this.snapshot = snapshot;
+  }
 
   /** Opens the budget of `apiKey` in `schema` (the state schema), creating its table on first use. */
   static async open(url: string, schema: string, apiKey: string, ratePerSecond: number): Promise<SharedRateBudget> {
@@ -73,14 +155,157 @@ export class SharedRateBudget implements RequestGate {
     const pool = new driver.Pool({ connectionString: url, max: 1, application_name: 'ferry-rate-budget' });
     const table = `"${schema.replaceAll('"', '""')}".rate_budget`;
     const key = createHash('sha256').update(apiKey).digest('hex').slice(0, 32);
+    let snapshot: Snapshot;
     try {
       await createTable(pool, schema, table);
       await pool.query(`INSERT INTO ${table} (key, tokens, refilled_at) VALUES ($1, $2, clock_timestamp()) ON CONFLICT (key) DO NOTHING`, [key, Math.max(1, ratePerSecond)]);
+      await pool.query(`DELETE FROM ${holdersOf(table)} WHERE key = $1 AND seen_at < clock_timestamp() - $2 * interval '1 millisecond'`, [key, FORGET_MS]);
+      snapshot = await readSnapshot(pool, table, key, '');
     } catch (error) {
       await pool.end();
       throw error;
     }
-    return new SharedRateBudget(pool, table, key, ratePerSecond);
+    return new SharedRateBudget(pool, table, key, ratePerSecond, snapshot);
+  }
+
+  /** The service-wide limit learnt so far (requests per second), as last read. */
+  get learnt(): number | undefined {
+    return this.snapshot.learnt;
+  }
+
+  join(member: ShareMember): () => void {
+    const joined: Joined = { ref: new WeakRef(member), ...member.counts(), active: true };
+    this.members.push(joined);
+    const share = this.shareOfMember();
+    if (share !== undefined) member.adopt(share, 'start');
+    if (performance.now() - this.snapshot.at > BEAT_MS) void this.beat(true);
+    this.timer ??= setInterval(() => void this.beat(false), BEAT_MS).unref();
+    return () => {
+      this.members = this.members.filter((m) => m !== joined);
+    };
+  }
+
+  throttled(member: ShareMember, rate: number, holdMs?: number): void {
+    const now = performance.now();
+    // One cut per second service-wide: the 429s of one overload reach every process, and each one's cut is the same news.
+    if (now - this.lastCutAt < CUT_EVERY_MS && holdMs === undefined) return;
+    this.lastCutAt = now;
+    const fresh = now - this.snapshot.at < LIVE_MS;
+    const mine = this.myAccepted > 0 ? this.myAccepted * BELOW_LIMIT : rate;
+    const measured = mine + (fresh ? this.snapshot.othersAccepted * BELOW_LIMIT : 0);
+    // A 429 from a burst while everyone together sent less than the limit would ratchet it down, cut after cut:
+    // a cut lowers a limit learnt before by a tenth at most (a limit that really fell is found again, a tenth lower each time).
+    const before = this.snapshot.learnt;
+    // The first limit found: the others' rows may not show a whole beat of their sending yet, so at least this
+    // process's new rate for each live process (each found about its share when they all went at once).
+    const first = Math.max(measured, rate * ((fresh ? this.snapshot.othersActive : 0) + 1));
+    const limit = before === undefined ? first : Math.min(before, Math.max(measured, before * 0.9));
+    // The other controls of this process end their slow starts at once; other processes at their next beat.
+    this.snapshot = { ...this.snapshot, learnt: limit };
+    const share = this.shareOfMember();
+    for (const joined of this.members) {
+      const other = joined.ref.deref();
+      if (other && other !== member && share !== undefined) other.adopt(share, 'limit');
+    }
+    void this.publishCut(limit, holdMs);
+  }
+
+  /** Tell the others of a cut; errors are dropped (each process still learns from its own answers). */
+  private async publishCut(limit: number, holdMs: number | undefined): Promise<void> {
+    try {
+      const { rows } = await this.pool.query<{ seq: string }>(
+        `UPDATE ${this.table} SET learnt = $2, learnt_seq = learnt_seq + 1, learnt_by = $3,
+           held_until = CASE WHEN $4::float8 > 0 THEN GREATEST(COALESCE(held_until, clock_timestamp()), clock_timestamp() + $4::float8 * interval '1 millisecond') ELSE held_until END
+         WHERE key = $1 RETURNING learnt_seq AS seq`,
+        [this.key, limit, this.holder, holdMs ?? 0],
+      );
+      if (rows[0]) this.snapshot = { ...this.snapshot, learnt: limit, seq: Number(rows[0].seq), learntBy: this.holder };
+    } catch {
+      // The share is what others learnt: without it this process still paces itself by its own answers.
+    }
+  }
+
+  /** This process's share of the learnt limit: an equal part, or what the others leave unused when that is more. */
+  private shareOfProcess(): number | undefined {
+    const { learnt, othersActive, othersAccepted } = this.snapshot;
+    if (learnt === undefined) return undefined;
+    const fresh = performance.now() - this.snapshot.at < LIVE_MS;
+    const active = fresh ? othersActive : 0;
+    return Math.min(learnt, Math.max(learnt / (active + 1), learnt - (fresh ? othersAccepted : 0)));
+  }
+
+  /** One control's part of the process's share: split among the controls that send. */
+  private shareOfMember(): number | undefined {
+    const share = this.shareOfProcess();
+    if (share === undefined) return undefined;
+    const sending = this.members.filter((m) => m.active && m.ref.deref() !== undefined).length;
+    return share / Math.max(1, sending);
+  }
+
+  /**
+   * Every quarter second while this process sends: upsert its row (what was
+   * accepted of it, per second) and read the learnt limit and the other live
+   * holders (one statement); adopt a cut made elsewhere, and a hold.
+   */
+  private beat(force: boolean): Promise<void> {
+    if (this.beating || this.closed) return this.beating ?? Promise.resolve();
+    const now = performance.now();
+    let admitted = 0;
+    let accepted = 0;
+    const live: Joined[] = [];
+    for (const joined of this.members) {
+      const member = joined.ref.deref();
+      if (!member) continue;
+      live.push(joined);
+      const counts = member.counts();
+      joined.active = counts.admitted > joined.admitted;
+      admitted += counts.admitted - joined.admitted;
+      accepted += counts.accepted - joined.accepted;
+      joined.admitted = counts.admitted;
+      joined.accepted = counts.accepted;
+    }
+    this.members = live;
+    const elapsed = Math.max(1, now - this.lastBeatAt);
+    this.lastBeatAt = now;
+    // Idle: no statement; its row goes stale and the others split the limit without it.
+    if (admitted === 0 && !force) return Promise.resolve();
+    this.myAccepted = (accepted * 1000) / elapsed;
+    this.beating = this.sync().finally(() => (this.beating = undefined));
+    return this.beating;
+  }
+
+  private async sync(): Promise<void> {
+    let read: Snapshot;
+    try {
+      await this.pool.query(
+        `INSERT INTO ${this.holders} (key, holder, accepted, seen_at) VALUES ($1, $2, $3, clock_timestamp())
+         ON CONFLICT (key, holder) DO UPDATE SET accepted = EXCLUDED.accepted, seen_at = EXCLUDED.seen_at`,
+        [this.key, this.holder, this.myAccepted],
+      );
+      read = await readSnapshot(this.pool, this.table, this.key, this.holder);
+    } catch {
+      return; // as in publishCut
+    }
+    const before = this.snapshot;
+    this.snapshot = read;
+    // A control still searching for the limit ends its slow start at its share of the one found elsewhere.
+    const cut = read.seq !== before.seq && read.learntBy !== this.holder;
+    if (cut) this.lastCutAt = performance.now();
+    const share = this.shareOfMember();
+    if (share !== undefined) for (const joined of this.members) if (joined.active) joined.ref.deref()?.adopt(share, 'limit');
+    const heldUntil = read.at + read.heldMs;
+    if (read.heldMs > 0 && heldUntil > this.heldUntil + 50) {
+      this.heldUntil = heldUntil;
+      for (const joined of this.members) joined.ref.deref()?.holdFor(read.heldMs);
+    }
+    // Everyone together got more accepted than the limit learnt, without a cut: the limit is at least that.
+    const total = (this.myAccepted + read.othersAccepted) * BELOW_LIMIT;
+    this.aboveBeats = read.learnt !== undefined && total > read.learnt * ABOVE_LEARNT ? this.aboveBeats + 1 : 0;
+    if (this.aboveBeats >= ABOVE_BEATS) {
+      this.aboveBeats = 0;
+      await this.pool.query(`UPDATE ${this.table} SET learnt = GREATEST(learnt, $2) WHERE key = $1`, [this.key, total]).catch(() => undefined);
+      this.snapshot = { ...this.snapshot, learnt: Math.max(total, read.learnt ?? 0) };
+    }
   }
 
   /** Takes up to `wanted` tokens from the shared row; returns how many were granted (0 when it is empty). */
@@ -125,8 +350,38 @@ export class SharedRateBudget implements RequestGate {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    await this.beating;
+    // Out of the split at once, not when its beat goes stale.
+    await this.pool.query(`DELETE FROM ${this.holders} WHERE key = $1 AND holder = $2`, [this.key, this.holder]).catch(() => undefined);
     await this.pool.end();
   }
+}
+
+/** The learnt limit and the other live holders of `key`, as the database has them now (`holder`: this process, left out). */
+async function readSnapshot(db: Pick<pg.ClientBase, 'query'>, table: string, key: string, holder: string): Promise<Snapshot> {
+  const at = performance.now();
+  const { rows } = await db.query<{ learnt: number | null; seq: string; learnt_by: string | null; held_ms: number; active: number; accepted: number }>(
+    `SELECT b.learnt, b.learnt_seq AS seq, b.learnt_by,
+       COALESCE(GREATEST(0, EXTRACT(EPOCH FROM b.held_until - clock_timestamp()) * 1000), 0)::float8 AS held_ms,
+       h.active, h.accepted
+     FROM ${table} b,
+       LATERAL (SELECT count(*) FILTER (WHERE accepted > 0)::int AS active, COALESCE(sum(accepted), 0)::float8 AS accepted
+                FROM ${holdersOf(table)} WHERE key = $1 AND holder <> $2 AND seen_at > clock_timestamp() - $3 * interval '1 millisecond') h
+     WHERE b.key = $1`,
+    [key, holder, LIVE_MS],
+  );
+  const row = rows[0];
+  return {
+    learnt: row?.learnt ?? undefined,
+    seq: Number(row?.seq ?? 0),
+    learntBy: row?.learnt_by ?? null,
+    othersActive: row?.active ?? 0,
+    othersAccepted: row?.accepted ?? 0,
+    heldMs: row?.held_ms ?? 0,
+    at,
+  };
 }
 
 /**

@@ -11,6 +11,7 @@ import type { LoadedConfig } from '../config/index.js';
 import type { RunningEmulator } from '../emulator/index.js';
 import { FerryError } from '../sdk/errors.js';
 import { RequestControl } from '../sdk/transport/control/request-control.js';
+import type { RateShare } from '../sdk/transport/control/rate-share.js';
 
 export interface ServiceConnection {
   client: ServiceClient;
@@ -30,6 +31,8 @@ export async function openService(
     rideOutages?: boolean;
     /** Waited on before every request: the API key's shared budget (see rate-budget.ts); owned by the caller. */
     gate?: RequestGate;
+    /** What processes sharing the API key learn together (the same budget, see rate-budget.ts); owned by the caller. */
+    share?: RateShare;
   } = {},
 ): Promise<ServiceConnection> {
   const service = config.service;
@@ -65,6 +68,7 @@ export async function openService(
     control: new RequestControl({
       ...(service.concurrency === undefined ? {} : { concurrency: service.concurrency }),
       ...(service.maxRequestsPerSecond === undefined ? {} : { maxRequestsPerSecond: service.maxRequestsPerSecond }),
+      ...(options.share && baseUrl === service.baseUrl ? { share: options.share } : {}),
     }),
     // The embedded emulator is this process's own: no budget to share with anyone.
     ...(options.gate && !emulator ? { gate: options.gate } : {}),

@@ -84,6 +84,7 @@ export { retrying } from './transport/service-health.js';
 export { RequestControl } from './transport/control/request-control.js';
 export type { ControlStats, ControlTicket, LearntLimits, RateReason, RequestControlOptions } from './transport/control/request-control.js';
 export type { ConcurrencyReason } from './transport/control/concurrency-limit.js';
+export type { RateShare, ShareMember, ShareNews } from './transport/control/rate-share.js';
 export { bodyText, fetchWire } from './transport/wire.js';
 export type { AnswerHeaders, FetchFunction, Wire, WireAnswer, WireLimits, WireRequest } from './transport/wire.js';
 

@@ -33,6 +33,7 @@ import { CONCURRENCY_CAP } from '../sdk/transport/control/concurrency-limit.js';
 import type { ConcurrencyReason } from '../sdk/transport/control/concurrency-limit.js';
 import { RequestControl } from '../sdk/transport/control/request-control.js';
 import { ServiceHealth } from '../sdk/transport/service-health.js';
+import type { RateShare } from '../sdk/transport/control/rate-share.js';
 import type { LearntLimits, RateReason } from '../sdk/transport/control/request-control.js';
 import { errorBodyOf, rejectionReason } from './service-port.js';
 import type { RecordKind, SinkCallOptions, SinkService } from './service-port.js';
@@ -162,6 +163,8 @@ export interface PusherOptions {
   maxRequestsPerSecond?: number;
   /** What an earlier run learnt: the limits start there instead of the cold defaults. */
   learnt?: LearntLimits;
+  /** What processes sharing the API key learn together (RequestControlOptions.share). */
+  share?: RateShare;
   /** Lowest rate 429s can push the adaptive limit to. @default 0.5 */
   minRequestsPerSecond?: number;
   /** Failed attempts per record before it gives up (429s do not count unless the service is down). */
@@ -262,6 +265,7 @@ export class Pusher {
       ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
       ...(options.maxRequestsPerSecond === undefined ? {} : { maxRequestsPerSecond: options.maxRequestsPerSecond }),
       ...(options.learnt ? { learnt: options.learnt } : {}),
+      ...(options.share ? { share: options.share } : {}),
       ...(options.minRequestsPerSecond === undefined ? {} : { minRequestsPerSecond: options.minRequestsPerSecond }),
       ...(options.rateWindow ? { rateWindow: options.rateWindow } : {}),
       clock: controlClock,

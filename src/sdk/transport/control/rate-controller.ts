@@ -150,6 +150,36 @@ export class RateController {
     return { change: this.current < before ? 'decrease' : 'increase', rate: this.current };
   }
 
+  /**
+   * The service-wide limit was learnt by other processes sharing the key
+   * (rate-share.ts): `share` is this controller's part of it. It ends a slow
+   * start (a search for a limit others found) with the share as the limit,
+   * and `start` goes just below it. A limit this controller found itself
+   * stays its own: a share measured low (a busy machine, another process
+   * stalled) would otherwise be probed up from 1 % at a time (docs/sink.md,
+   * "Across processes", says what cutting everyone at once cost).
+   */
+  adopt(share: number, now: number, how: 'start' | 'limit'): RateDecision {
+    if (!(share > 0)) return { change: 'none' };
+    const searching = this.slowStart !== undefined;
+    if (how === 'limit' && !searching) return { change: 'none' };
+    if (searching || how === 'start') {
+      this.slowStart = undefined;
+      this.limit = Math.max(share, this.floor);
+      this.limitMeasured = true;
+      this.confirmed = 0;
+      this.probesPast = 0;
+    }
+    const target = clamp(share * BELOW_LIMIT, this.floor, this.ceiling);
+    const before = this.current;
+    if (how === 'limit') return { change: 'none' };
+    this.current = target;
+    // 429s to requests sent before are the congestion the others already acted on.
+    this.lastDecreaseAt = now;
+    this.window = { start: now, accepted: 0, throttled: 0, limited: false };
+    return { change: target < before ? 'decrease' : 'increase', rate: target };
+  }
+
   /** Requests per second allowed now. */
   get rate(): number {
     return this.current;

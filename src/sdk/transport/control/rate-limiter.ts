@@ -211,6 +211,20 @@ export class AdaptiveRateLimiter {
     return decision;
   }
 
+  /** Another process learnt the service-wide limit: `share` is this limiter's part (RateController.adopt). */
+  adopt(share: number, how: 'start' | 'limit'): RateDecision {
+    const now = this.clock.now();
+    this.refill(now);
+    const decision = this.controller.adopt(share, now, how);
+    if (decision.change === 'decrease') {
+      // Saved-up tokens would go out as a burst into a service that just refused another process.
+      this.tokens = Math.min(this.tokens, 1);
+      this.cuts++;
+    }
+    if (decision.change !== 'none') this.rescheduled(now);
+    return decision;
+  }
+
   /**
    * The service said none is left until `ms` from now (RateLimit-Remaining: 0
    * and its reset): new requests wait until then, without lowering the rate.

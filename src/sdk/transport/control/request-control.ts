@@ -27,6 +27,7 @@ import { AdaptiveRateLimiter } from './rate-limiter.js';
 import type { RateDecision } from './rate-controller.js';
 import { Slots } from './slots.js';
 import { announcedLimit, announcedRate, hasRateHeaders } from './rate-headers.js';
+import type { RateShare, ShareMember } from './rate-share.js';
 import type { AnswerHeaders } from '../wire.js';
 
 /** Why the rate is not higher. */
@@ -60,6 +61,12 @@ export interface RequestControlOptions {
   clock?: Clock;
   /** Epoch ms, for a reset given as an epoch time. @default Date.now */
   wallClock?: () => number;
+  /**
+   * What processes sharing the API key learn together (rate-share.ts): this
+   * control starts at its share of the rate learnt service-wide, and its
+   * 429s lower the others' rates too.
+   */
+  share?: RateShare;
   /** Told of every change of the rate (a debug log). Must not throw. */
   onRateChange?: (decision: Exclude<RateDecision, { change: 'none' }>, retryAfterMs: number | undefined) => void;
 }
@@ -119,6 +126,12 @@ export class RequestControl {
   private readonly wallClock: () => number;
   private inFlightNow = 0;
   private peak = 0;
+  private admittedCount = 0;
+  private acceptedCount = 0;
+  private readonly share: RateShare | undefined;
+  /** This control as its share sees it (held here only: the share keeps a weak reference). */
+  private readonly member: ShareMember | undefined;
+  private readonly leaveShare: (() => void) | undefined;
 
   constructor(options: RequestControlOptions = {}) {
     this.clock = options.clock ?? monotonicClock;
@@ -143,6 +156,23 @@ export class RequestControl {
       ...options.rateWindow,
       clock: this.clock,
     });
+    this.share = options.share;
+    if (this.share) {
+      this.member = {
+        counts: () => ({ admitted: this.admittedCount, accepted: this.acceptedCount }),
+        adopt: (rate, how) => {
+          const decision = this.limiter.adopt(rate, how);
+          if (decision.change !== 'none') this.onRateChange?.(decision, undefined);
+        },
+        holdFor: (ms) => this.limiter.holdFor(ms),
+      };
+      this.leaveShare = this.share.join(this.member);
+    }
+  }
+
+  /** Leave the share (a control that will send no more): the others split the rate without it. */
+  close(): void {
+    this.leaveShare?.();
   }
 
   /**
@@ -179,6 +209,7 @@ export class RequestControl {
 
   private ticket(): ControlTicket {
     const inFlight = ++this.inFlightNow;
+    this.admittedCount++;
     if (inFlight > this.peak) this.peak = inFlight;
     // When it went (not when it began to wait for its turn): a 429 to a request sent before the last decrease is old news.
     return { sentAt: this.limiter.now(), inFlight };
@@ -205,8 +236,13 @@ export class RequestControl {
     if (status === null) return;
     if (headers !== undefined && hasRateHeaders(headers)) this.announced(headers);
     const throttled = status === 429;
+    if (!throttled) this.acceptedCount++;
     const decision = this.limiter.onAnswer(throttled, throttled ? retryAfterMs : undefined, ticket.sentAt);
-    if (decision.change !== 'none') this.onRateChange?.(decision, throttled ? retryAfterMs : undefined);
+    if (decision.change === 'none') return;
+    this.onRateChange?.(decision, throttled ? retryAfterMs : undefined);
+    if (this.member && (decision.change === 'decrease' || decision.change === 'hold')) {
+      this.share?.throttled(this.member, decision.rate, decision.change === 'hold' ? retryAfterMs : undefined);
+    }
   }
 
   /** What the service's headers say of its limit, used at once: its rate bounds ours; none left waits for the reset. */

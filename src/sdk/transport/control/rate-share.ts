@@ -1,0 +1,42 @@
+/**
+ * What request controls in several processes that share one API key learn
+ * together (docs/sink.md, "Across processes"). A control finds the service's
+ * limit from its own answers; with a share, what one process learnt (a 429,
+ * a Retry-After) reaches the others within a beat, and a process that starts
+ * later begins at its share of the rate learnt service-wide instead of
+ * rediscovering the limit on top of the others. The port is implemented on
+ * PostgreSQL state (src/runtime/rate-budget.ts); SQLite state has one
+ * process, so no share.
+ */
+
+export type ShareNews = 'start' | 'limit';
+
+/** A request control as its share sees it. */
+export interface ShareMember {
+  /**
+   * Attempts admitted so far (a member that sent nothing since the last beat
+   * is idle) and answers other than 429 (what the service accepted of it).
+   */
+  counts(): { admitted: number; accepted: number };
+  /**
+   * What was learnt service-wide: `rate` is this member's share of it,
+   * requests per second (RateController.adopt). `start`: a member that has
+   * found nothing yet starts just below it; `limit`: a member still in its
+   * slow start ends it there (others found the limit it is searching for).
+   */
+  adopt(rate: number, how: ShareNews): void;
+  /** Another process was told to wait (a Retry-After to a service that refused everything): hold new requests `ms`. */
+  holdFor(ms: number): void;
+}
+
+export interface RateShare {
+  /** A control joins; returns how to leave. It is told its share when one is known (at once, or within a beat). */
+  join(member: ShareMember): () => void;
+  /**
+   * A member cut its rate on the service's 429s (`rate`: its new rate): the
+   * service-wide limit is what every process got accepted then, and the
+   * others come down to their share of it. `holdMs`: the service refuses
+   * everything and said to wait that long.
+   */
+  throttled(member: ShareMember, rate: number, holdMs?: number): void;
+}
