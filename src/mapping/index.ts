@@ -5,7 +5,7 @@ export type { CompileError, CompileOptions, CompiledMapping } from './compile.js
 export { MappingEvaluationError, formatMapPath } from './errors.js';
 export type { MapPath, MappingIssue } from './errors.js';
 export { buildRequest } from './build.js';
-export { STEPS, decide, diff, planBatch, planUnits } from './plan.js';
+export { STEPS, diff, planUnits } from './plan.js';
 export type { Action, BatchFacts, Decision, Found, LedgerView, Plan, Reason, Step, TakenIds } from './plan.js';
 export type { BuildContext, BuildResult, TargetKind } from './build.js';
 export { coerceFieldValue } from './coerce.js';

@@ -7,7 +7,7 @@
  * gathers the facts (did the unit build, its id and body fingerprint, the
  * ledger's entries) and hands the plan to the apply step.
  *
- * The rules, in order ({@link decide}):
+ * The rules, in order:
  * - **invalid** — mapping or building the request failed: dead-lettered, not
  *   sent. An invalid unit takes no id: a later copy that builds is not its
  *   duplicate;
@@ -153,35 +153,7 @@ function diffStep(print: string | undefined, known: LedgerView | undefined): Dif
   return known.fingerprint === print ? STEPS['same body'] : STEPS['other body'];
 }
 
-/**
- * The decision for one unit, from its facts: the rules of {@link planUnits}
- * for a unit alone.
- *
- * @param built - whether the unit mapped and built a request
- * @param duplicate - whether an earlier unit of the read took its remote id (asked only of a built unit)
- * @param print - the built body's fingerprint
- * @param known - the ledger's entry for its remote id, if any
- */
-export function decide(built: boolean, duplicate: boolean, print: string | undefined, known: LedgerView | undefined): Decision {
-  if (!built) return 'invalid';
-  if (duplicate) return 'duplicate';
-  return diff(print, known);
-}
-
 /** The ledger diff of a built, first-seen unit: unchanged, update or create. */
 export function diff(print: string | undefined, known: LedgerView | undefined): 'unchanged' | 'create' | 'update' {
   return diffStep(print, known).action;
-}
-
-/**
- * The ledger diff alone, of a batch of built, first-seen units against the
- * ledger's view of their ids: one decision per unit, in order.
- */
-export function planBatch(units: readonly { remoteId: string; print: string }[], ledger: ReadonlyMap<string, LedgerView>): ('unchanged' | 'create' | 'update')[] {
-  const decisions = new Array<'unchanged' | 'create' | 'update'>(units.length);
-  for (let i = 0; i < units.length; i++) {
-    const unit = units[i]!;
-    decisions[i] = diff(unit.print, ledger.get(unit.remoteId));
-  }
-  return decisions;
 }

@@ -1,18 +1,8 @@
 /** The plan half of the per-record pipeline (src/mapping/plan.ts): decisions from facts, nothing done. */
 import { describe, expect, it } from 'vitest';
-import { STEPS, decide, diff, planBatch, planUnits, type BatchFacts, type Found, type LedgerView, type Plan } from '../../../src/mapping/plan.js';
+import { STEPS, diff, planUnits, type BatchFacts, type Found, type LedgerView, type Plan } from '../../../src/mapping/plan.js';
 
 const pushed = (fingerprint: string): LedgerView => ({ status: 'pushed', fingerprint });
-
-describe('decide', () => {
-  it('applies the rules in order: invalid, duplicate, then the ledger diff', () => {
-    expect(decide(false, true, 'fp', pushed('fp'))).toBe('invalid');
-    expect(decide(true, true, 'fp', pushed('fp'))).toBe('duplicate');
-    expect(decide(true, false, 'fp', pushed('fp'))).toBe('unchanged');
-    expect(decide(true, false, 'fp2', pushed('fp'))).toBe('update');
-    expect(decide(true, false, 'fp', undefined)).toBe('create');
-  });
-});
 
 describe('diff', () => {
   it('creates what the ledger does not hold as pushed: absent, failed or deleted', () => {
@@ -24,32 +14,6 @@ describe('diff', () => {
   it('leaves a pushed record with the same body unchanged and updates one with another', () => {
     expect(diff('fp', pushed('fp'))).toBe('unchanged');
     expect(diff('other', pushed('fp'))).toBe('update');
-  });
-});
-
-describe('planBatch', () => {
-  it('decides each unit of a batch against the ledger view, in order', () => {
-    const ledger = new Map<string, LedgerView>([
-      ['a', pushed('fa')],
-      ['b', pushed('fb')],
-      ['c', { status: 'failed', fingerprint: 'fc' }],
-    ]);
-    const units = [
-      { remoteId: 'a', print: 'fa' },
-      { remoteId: 'b', print: 'changed' },
-      { remoteId: 'c', print: 'fc' },
-      { remoteId: 'd', print: 'fd' },
-    ];
-    expect(planBatch(units, ledger)).toEqual(['unchanged', 'update', 'create', 'create']);
-    expect(planBatch([], ledger)).toEqual([]);
-  });
-
-  it('does not touch the ledger view or the units', () => {
-    const ledger = new Map([['a', pushed('fa')]]);
-    const units = [{ remoteId: 'a', print: 'fa' }];
-    planBatch(units, ledger);
-    expect([...ledger]).toEqual([['a', pushed('fa')]]);
-    expect(units).toEqual([{ remoteId: 'a', print: 'fa' }]);
   });
 });
 
@@ -98,13 +62,11 @@ describe('planUnits', () => {
     expect(plan.firstCopies.size).toBe(0);
   });
 
-  it('agrees with decide() unit by unit', () => {
+  it('decides each unit alone where no id repeats: the same body unchanged, a new id or a failed one created, an invalid unit invalid', () => {
     const ledger = new Map<string, LedgerView>([['a', pushed('fa')], ['b', { status: 'failed', fingerprint: 'fb' }]]);
     const cells = [built('a', 'fa'), built('a2', 'fa'), built('b', 'fb'), invalid];
     const plan = planUnits(facts(...cells), ledger, none);
-    cells.forEach((cell, i) => {
-      expect(plan.steps[i]!.action).toBe(decide(cell.found === 'built', false, cell.print, cell.remoteId === undefined ? undefined : ledger.get(cell.remoteId)));
-    });
+    expect(plan.steps.map((step) => step.action)).toEqual(['unchanged', 'create', 'create', 'invalid']);
   });
 
   it('lets the first unit of the batch with an id win, whatever the later copies hold', () => {
