@@ -13,45 +13,24 @@
  * A batch's outcomes land after {@link UnitProcessor.processBatch} returns
  * (pushes run concurrently); {@link UnitProcessor.drain} waits for them all.
  */
-import type { Logger } from 'pino';
-import type { LoadedSync } from '../config/index.js';
-import type { CompiledMapping, Found } from '../mapping/index.js';
+import type { Found } from '../mapping/index.js';
 import { planUnits } from '../mapping/index.js';
-import type { ObjectTypeEvolver, Pusher } from '../sink/index.js';
-import type { DeadLetterStore, LedgerStore, RunCounts } from '../state/index.js';
-import { PlanApplier, type AppliedBatch, type UnitSample } from './apply-plan.js';
+import type { ObjectTypeEvolver } from '../sink/index.js';
+import { PlanApplier, type AppliedBatch, type ApplyDeps } from './apply-plan.js';
 import { UnitBuilder, type BuildFailure, type MappedUnit, type ReadyUnit } from './build-units.js';
-import type { Checkpointer } from './checkpointer.js';
 import type { DuplicateIds } from './duplicate-ids.js';
 import { LedgerLook, type BatchLook, type EarlyLook } from './ledger-look.js';
-import type { RunStop } from './run-stop.js';
-import type { SeenIds } from './seen-ids.js';
 import type { SourceFingerprinter } from './source-fingerprint.js';
 import type { Unit } from './units.js';
 import type { LoopSlices } from './fast/loop-slices.js';
 
-export interface UnitProcessorDeps {
-  store: LedgerStore & DeadLetterStore;
-  sync: LoadedSync;
-  mapping: CompiledMapping;
+/** What the apply step needs (ApplyDeps, less the ids taken, which the processor decides), and what building and looking need. */
+export interface UnitProcessorDeps extends Omit<ApplyDeps, 'taken'> {
   /** Decides "unchanged" before mapping; undefined: every unit is mapped. */
   sourcePrints: SourceFingerprinter | undefined;
-  runId: string | null;
-  dryRun: boolean;
-  counts: RunCounts;
-  log: Logger;
-  checkpointer: Checkpointer;
-  /** Undefined on a dry run. */
-  pusher: Pusher | undefined;
-  stop: RunStop;
-  sourceId: string;
   evolver: ObjectTypeEvolver | undefined;
-  /** Collects the remote ids read, for `deletes: mirror` (unless a separate key scan does). */
-  seen: SeenIds | undefined;
   /** Ids already taken earlier in this read: a later unit with one is not pushed. */
   duplicates: DuplicateIds;
-  onSample: ((sample: UnitSample) => void) | undefined;
-  onProgress: () => void;
   /** Gives the event loop its turns while a batch is prepared (shared with the reader). */
   slices: LoopSlices;
   /**

@@ -36,15 +36,3 @@ export interface ExportFingerprintStore {
 /** Keys per statement when loading a listing into a temporary table. */
 export const LIVE_CHUNK = 10_000;
 
-/** Chunks of an iterable, `size` at a time. */
-export function* chunks<T>(items: Iterable<T>, size: number): Generator<T[]> {
-  let chunk: T[] = [];
-  for (const item of items) {
-    chunk.push(item);
-    if (chunk.length >= size) {
-      yield chunk;
-      chunk = [];
-    }
-  }
-  if (chunk.length > 0) yield chunk;
-}

@@ -5,7 +5,8 @@
  */
 import type { Pool, Queryable } from './database.js';
 import { inTransaction } from './database.js';
-import { chunks, LIVE_CHUNK, type StagedFingerprint } from '../export-fingerprints.js';
+import { inChunks } from '../../sdk/chunks.js';
+import { LIVE_CHUNK, type StagedFingerprint } from '../export-fingerprints.js';
 
 export class PgExportFingerprints {
   readonly #table: string;
@@ -44,7 +45,7 @@ export class PgExportFingerprints {
   async stageUnlisted(pool: Pool, exportKey: string, loadId: string, live: Iterable<string>): Promise<number> {
     return inTransaction(pool, async (db) => {
       await db.query('CREATE TEMP TABLE ferry_export_listed (record_key text PRIMARY KEY) ON COMMIT DROP');
-      for (const chunk of chunks(live, LIVE_CHUNK)) {
+      for (const chunk of inChunks(live, LIVE_CHUNK)) {
         await db.query('INSERT INTO ferry_export_listed SELECT DISTINCT unnest($1::text[]) ON CONFLICT DO NOTHING', [chunk]);
       }
       const result = await db.query(

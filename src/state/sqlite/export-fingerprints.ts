@@ -4,7 +4,8 @@
  * connection, each call one transaction.
  */
 import type { Db } from './database.js';
-import { chunks, LIVE_CHUNK, type StagedFingerprint } from '../export-fingerprints.js';
+import { inChunks } from '../../sdk/chunks.js';
+import { LIVE_CHUNK, type StagedFingerprint } from '../export-fingerprints.js';
 
 /** Keys per look-up statement (well under SQLite's 32,766 parameters). */
 const LOOKUP_CHUNK = 500;
@@ -45,7 +46,7 @@ export class ExportFingerprintTable {
     return this.db.transaction(() => {
       this.db.exec('CREATE TEMP TABLE IF NOT EXISTS export_listed (record_key TEXT PRIMARY KEY) WITHOUT ROWID; DELETE FROM export_listed;');
       const put = this.db.prepare('INSERT OR IGNORE INTO export_listed (record_key) VALUES (?)');
-      for (const chunk of chunks(live, LIVE_CHUNK)) for (const key of chunk) put.run(key);
+      for (const chunk of inChunks(live, LIVE_CHUNK)) for (const key of chunk) put.run(key);
       const { changes } = this.db
         .prepare(
           `UPDATE export_fingerprints SET staged = NULL, staged_load = ?
