@@ -17,13 +17,30 @@
  * in alternating pairs of this one run, so that a shared machine's swings
  * fall on both.
  *
+ * Then across processes: four `ferry run`s at once, one API key, against
+ * one 100/s bucket at 20 ms, each with SQLite state of its own (nothing
+ * shared: each finds the limit alone) and then sharing PostgreSQL state
+ * (what one learns, the others start from and split): the service's rate
+ * ÷ the bound and the 429 share of each.
+ *
  * `BENCH_ONLY=adaptive npm run bench` runs these rows alone. Sizes:
  * BENCH_ADAPTIVE_SECONDS (default 15: rows = bound × seconds),
- * BENCH_ADAPTIVE_ZERO_ROWS (default 100000), BENCH_ADAPTIVE_ZERO_PAIRS (default 3).
+ * BENCH_ADAPTIVE_ZERO_ROWS (default 100000), BENCH_ADAPTIVE_ZERO_PAIRS (default 3);
+ * the processes case needs PostgreSQL at FERRY_BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres).
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import type { StandInMode } from '../test/support/stand-in/service.js';
-import { withPushKit } from './support/push-kit.js';
+import { dealsTarget, writeDealsCsv } from './support/deals.js';
+import { ferryRun } from './support/ferry-cli.js';
+import { withPushKit, type PushKit } from './support/push-kit.js';
 import { judged, type BenchRow } from './support/rows.js';
+
+const PG_URL = process.env.FERRY_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const PROCESSES = 4;
+const SHARED_BUCKET: StandInMode = { kind: 'bucket', perSecond: 100, burst: 10, retryAfterSeconds: 1, latencyMs: 20 };
 
 const seconds = Number(process.env.BENCH_ADAPTIVE_SECONDS ?? 15);
 const zeroRows = Number(process.env.BENCH_ADAPTIVE_ZERO_ROWS ?? 100_000);
@@ -45,7 +62,8 @@ export const CASES: Case[] = [
 ];
 
 export function run(): Promise<BenchRow[]> {
-  return withPushKit('adaptive', async ({ standIn, csv, ferry: ferryRun }) => {
+  return withPushKit('adaptive', async (kit) => {
+    const { standIn, csv, ferry: ferryRun } = kit;
     const out: BenchRow[] = [];
     const setting = (value: number | 'default') => (value === 'default' ? undefined : value);
     const ferry = (file: string, concurrency: number | 'default', ceiling: number | 'default') => ferryRun(file, { concurrency: setting(concurrency), maxRequestsPerSecond: setting(ceiling) });
@@ -85,6 +103,51 @@ export function run(): Promise<BenchRow[]> {
       value: +ratios[Math.floor(ratios.length / 2)]!.toFixed(3),
       goal: '≥ 0.95',
     });
+    out.push(...(await processes(kit, 'sqlite')), ...(await processes(kit, 'postgres')));
     return judged(out);
   });
+}
+
+/**
+ * PROCESSES `ferry run`s at once, one key, one 100/s bucket: each its own
+ * sync, CSV and project, on SQLite state of its own or one PostgreSQL state.
+ */
+async function processes(kit: PushKit, state: 'sqlite' | 'postgres'): Promise<BenchRow[]> {
+  const label = `${PROCESSES} processes, one key, bucket 100/s at 20 ms, ${state === 'sqlite' ? 'SQLite state each (nothing shared)' : 'one PostgreSQL state (learnt rate shared)'}`;
+  const schema = `ferry_adaptive_${randomBytes(4).toString('hex')}`;
+  const each = Math.round((SHARED_BUCKET.kind === 'bucket' ? SHARED_BUCKET.perSecond : 0) * seconds / PROCESSES);
+  const projects: { dir: string; file: string }[] = [];
+  for (let p = 0; p < PROCESSES; p++) {
+    const dir = mkdtempSync(join(kit.dir, `shared-${state}-`));
+    const csv = join(dir, 'deals.csv');
+    await writeDealsCsv(csv, each, `P${p}D`);
+    const stateYaml = state === 'sqlite' ? '{ url: "sqlite:state/ferry.db" }' : `{ url: "${PG_URL}", schema: ${schema} }`;
+    writeFileSync(join(dir, 'ferry.yaml'), `version: 1
+service: { baseUrl: ${kit.standIn.url}, apiKey: bench-shared-key }
+state: ${stateYaml}
+syncs:
+  - name: deals-${p}
+    source: { type: csv, path: ${JSON.stringify(csv)}, primaryKey: opportunity_id }
+${dealsTarget(`crm-${p}`)}`);
+    projects.push({ dir, file: 'ferry.yaml' });
+  }
+  try {
+    await kit.standIn.mode(SHARED_BUCKET);
+    const runs = await Promise.all(projects.map(({ dir, file }) => ferryRun(dir, file)));
+    const failed = runs.find((r) => r.status !== 'succeeded');
+    if (failed) throw new Error(`${label}: a run ${failed.status}: ${failed.error ?? ''}`);
+    const { stats, records } = await kit.standIn.stats();
+    if (records !== each * PROCESSES) throw new Error(`${label}: ${records} of ${each * PROCESSES} records landed`);
+    return [
+      { name: `${label}: service rate ÷ its bound`, value: +((await kit.standIn.serviceRate()) / 100).toFixed(3), goal: '≥ 0.9' },
+      { name: `${label}: 429 share`, value: +(stats.throttled / Math.max(1, stats.requests)).toFixed(3), ...(state === 'postgres' ? { goal: '≤ 0.03' } : {}) },
+    ];
+  } finally {
+    if (state === 'postgres') {
+      const client = new pg.Client({ connectionString: PG_URL });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await client.end();
+    }
+  }
 }

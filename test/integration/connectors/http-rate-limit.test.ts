@@ -43,8 +43,12 @@ describe('http source on an API that limits its rate', () => {
   it('backs off on 429 with Retry-After and reads every record exactly once', async () => {
     const take = bucket(40, 5);
     let throttled = 0;
+    /** When each request came, and whether it was refused. */
+    const seen: { at: number; refused: boolean }[] = [];
     api = await startApi(({ url }) => {
-      if (!take()) {
+      const refused = !take();
+      seen.push({ at: performance.now(), refused });
+      if (refused) {
         throttled++;
         return { status: 429, headers: { 'retry-after': '1' }, json: { error: 'slow down' } };
       }
@@ -52,10 +56,16 @@ describe('http source on an API that limits its rate', () => {
     });
     const records = await readAll(createHttpSource(), options(api.url));
     expect(records.map((r) => (r.data as { id: number }).id)).toEqual(ALL.map((item) => item.id));
-    // Learnt, not retried into: a few 429s find the limit, the rest of the read stays under it.
-    expect(throttled).toBeLessThanOrEqual(6);
+    expect(throttled).toBeGreaterThan(0);
     expect(api.requests.length - throttled).toBe(ALL.length + 1);
-  }, 30_000);
+    // Every Retry-After is honoured: nothing reaches the API for a second after a 429.
+    // (How few 429s it takes is a figure of the adaptive bench, not of this test: a reader
+    // sending one request at a time against a small burst still meets one 429 a second, docs/performance.md.)
+    seen.forEach((request, i) => {
+      const next = seen[i + 1];
+      if (request.refused && next) expect(next.at - request.at).toBeGreaterThanOrEqual(990);
+    });
+  }, 60_000);
 
   it('keeps to the rate RateLimit headers announce, with almost no 429', async () => {
     const take = bucket(30, 3);
