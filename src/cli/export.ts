@@ -28,11 +28,29 @@ export const register: RegisterCommand = (command, setExitCode) => {
 
 /** The end-of-export table, then errors on stderr. */
 export function printExportSummaries(summaries: readonly ExportSummary[]): void {
+  const scanned = summaries.some((s) => s.changes);
   printTable(
-    ['export', 'status', 'resource', 'destination', 'exported', 'skipped', 'time'],
-    summaries.map((s) => [s.export, s.status, s.resource, s.destination, String(s.exported), String(s.counts.skipped), `${(s.durationMs / 1000).toFixed(1)}s`]),
+    ['export', 'status', 'resource', 'destination', 'read', 'exported', 'deleted', 'skipped', ...(scanned ? ['changes'] : []), 'time'],
+    summaries.map((s) => [
+      s.export,
+      s.status,
+      s.resource,
+      s.destination,
+      String(s.counts.read),
+      String(s.exported),
+      String(s.counts.deleted),
+      String(s.counts.skipped),
+      ...(scanned ? [describeChanges(s)] : []),
+      `${(s.durationMs / 1000).toFixed(1)}s`,
+    ]),
   );
   for (const s of summaries) if (s.error) console.error(`  ${s.export}: ${s.error}`);
+}
+
+/** What a scan of changes found, in words; a dash for an export that does not scan. */
+function describeChanges(summary: ExportSummary): string {
+  const { changes } = summary;
+  return changes ? `${changes.inserted} new, ${changes.updated} updated, ${changes.unchanged} unchanged` : '-';
 }
 
 /** A progress line on a TTY; off a TTY the JSON logs carry progress. */

@@ -54,6 +54,8 @@ export interface ExportSummary {
   durationMs: number;
   /** The committed watermark of an incremental export. */
   cursor: CursorPosition | null;
+  /** With `incremental.changes: scan`: of the records read, how many were new, changed or as exported before (docs/exports.md#changed-records). */
+  changes?: { inserted: number; updated: number; unchanged: number };
   error?: string;
   /** The ferry error code of a failure, when it had one. */
   errorCode?: string;
@@ -356,6 +358,7 @@ async function summarize(run: ExportRun, outcome: Outcome, errorText: string | u
     counts,
     durationMs,
     cursor: (await run.deps.store.cursor(run.key)) ?? null,
+    ...(run.changes ? { changes: { inserted: counts.created, updated: counts.updated, unchanged: counts.unchanged } } : {}),
     ...(errorText ? { error: errorText } : {}),
     ...(isFerryError(fatal) ? { errorCode: fatal.code } : {}),
     exitCode: status === 'succeeded' ? 0 : fatal && isFerryError(fatal) && fatal.exitCode === 1 ? 1 : 3,

@@ -102,3 +102,49 @@ exports:
     }
   });
 });
+
+describe('ferry export, the summary table', () => {
+  it('shows what a scan of changes found: every record new on the first run, the one read again unchanged on the next', async () => {
+    const dir = tempProjectDir('ferry-e2e-export-table-');
+    const deals = Array.from({ length: 12 }, (_, i) => ({
+      dealId: `D-${i}`,
+      name: `Deal ${i}`,
+      stage: 'Negotiation',
+      amount: 100 + i,
+      lastActivityDate: `2024-02-${String(1 + i).padStart(2, '0')}T10:00:00Z`,
+    }));
+    writeFileSync(join(dir, 'seed.json'), JSON.stringify({ deals }));
+    writeFileSync(
+      join(dir, 'ferry.yaml'),
+      `version: 1
+service: { baseUrl: embedded }
+emulator: { db: state/emulator.db, seed: seed.json }
+state: { url: sqlite:state/ferry.db }
+exports:
+  - name: deals-scan
+    resource: deals
+    incremental: { cursor: lastActivityDate, changes: scan }
+    destination: { type: sqlite-table, path: out/warehouse.db, table: deals }
+  - name: deals-plain
+    resource: deals
+    destination: { type: file, path: out/deals.jsonl }
+`,
+    );
+    const rowOf = (stdout: string, name: string): string[] => {
+      const lines = stdout.trim().split('\n');
+      const header = lines[0]!.trim().split(/\s{2,}/);
+      const row = lines.find((line) => line.startsWith(name))!.trim().split(/\s{2,}/);
+      return header.map((column, i) => `${column}=${row[i]}`);
+    };
+
+    const first = await ferry(['export'], { cwd: dir });
+    expect(first.code, first.stderr).toBe(0);
+    expect(rowOf(first.stdout, 'deals-scan')).toEqual(expect.arrayContaining(['read=12', 'exported=12', 'deleted=0', 'changes=12 new, 0 updated, 0 unchanged']));
+    expect(rowOf(first.stdout, 'deals-plain')).toEqual(expect.arrayContaining(['exported=12', 'changes=-']));
+
+    const second = await ferry(['export'], { cwd: dir });
+    expect(second.code, second.stderr).toBe(0);
+    // Deals are listed from the watermark by their activity time: the one at the watermark is read again and found as it was.
+    expect(rowOf(second.stdout, 'deals-scan')).toEqual(expect.arrayContaining(['read=1', 'exported=0', 'changes=0 new, 0 updated, 1 unchanged']));
+  });
+});
