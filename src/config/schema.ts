@@ -171,7 +171,13 @@ export const exportConfig = z.strictObject({
   /** Export only what is newer than the last run, by a time field the resource's list endpoint can bound (docs/exports.md). */
   incremental: z
     .strictObject({
-      cursor: z.string().min(1).describe('Time field of the resource to export by (startTime, createdAt, lastActivityDate…).'),
+      cursor: z
+        .string()
+        .min(1)
+        .optional()
+        .describe(
+          'Time field of the resource to export by (startTime, createdAt, lastActivityDate…). Without one (documents have none), changes: scan lists the whole resource every run and writes what changed.',
+        ),
       changes: z
         .enum(['scan', 'new'])
         .default('scan')

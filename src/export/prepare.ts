@@ -69,13 +69,23 @@ export async function inspectExport(config: LoadedConfig, exp: LoadedExport): Pr
   let changes: PreparedExport['changes'];
   if (exp.incremental) {
     const field = exp.incremental.cursor;
-    const param = spec.cursors[field];
+    const param = field === undefined ? undefined : spec.cursors[field];
     const supported = Object.keys(spec.cursors);
-    if (param === undefined) {
+    if (field === undefined) {
+      // No watermark: every run lists everything and the fingerprints tell what changed.
+      if (exp.incremental.changes === 'scan') changes = { bounded: false };
+      else
+        issue(
+          ['incremental', 'cursor'],
+          supported.length === 0
+            ? `${spec.resource} have no time field for changes: new to read past; use changes: scan (the default), which lists them in full each run`
+            : `changes: new needs a cursor, the time field past which a record is new: ${supported.join(' or ')}`,
+        );
+    } else if (param === undefined) {
       issue(
         ['incremental', 'cursor'],
         supported.length === 0
-          ? `${spec.resource} cannot be exported incrementally: its list endpoint has no time bound`
+          ? `${spec.resource} cannot be exported by a cursor: its list endpoint has no time bound (leave cursor: out to scan the whole list for changes each run)`
           : `${spec.resource} can be exported incrementally by ${supported.join(' or ')}, not by "${field}"`,
       );
     } else {

@@ -98,6 +98,12 @@ ${common}
   - name: rows-parquet
 ${common}
     destination: { type: parquet, path: out/lake, table: rows, mode: append }
+  - name: docs-scan
+    resource: documents
+    filters: { sourceId: "\${CRM_SOURCE_ID}" }
+    incremental: { changes: scan }
+    deletes: soft
+    destination: { type: sqlite-table, path: out/docs.db, table: documents }
   - name: rows-new-only
 ${common.replace('{ cursor: createdAt }', '{ cursor: createdAt, changes: new }')}
     destination: { type: sqlite-table, path: out/new-only.db, table: rows }
@@ -107,6 +113,7 @@ ${common}
     destination: { type: postgres-table, url: "${PG_URL}", schema: ${schema}, table: rows }
 ` : ''}`,
   );
+  process.env.CRM_SOURCE_ID = crm;
   config = await loadConfig(join(dir, 'ferry.yaml'));
   store = await openStateStore(`sqlite:${join(dir, 'state.db')}`);
 }, 60_000);
@@ -204,5 +211,45 @@ describe('incremental exports apply changes', () => {
     expect(resumed.counts).toMatchObject({ updated: 6, unchanged: ROWS + 1 - 6 });
     expect(python(join(dir, 'out/warehouse.db'), "SELECT count(*) FROM rows WHERE json_extract(fields, '$.note.value') LIKE 'edited %'")).toEqual([[6]]);
     expect((await run('rows-sqlite')).counts).toMatchObject({ unchanged: ROWS + 1, updated: 0, created: 0 });
+  });
+});
+
+describe('a scan without a cursor', () => {
+  const doc = (i: number, text: string) => ({ id: `doc-${i}`, sourceId: crm, displayName: `Doc ${i}`, content: Buffer.from(text).toString('base64'), public: true });
+
+  it('lists documents in full each run and writes only the new, the changed and the deleted', async () => {
+    for (let i = 0; i < 3; i++) await client.createDocument(doc(i, `text ${i}`));
+    const db = join(dir, 'out/docs.db');
+    const first = await run('docs-scan');
+    expect(first.counts).toMatchObject({ read: 3, created: 3, updated: 0, unchanged: 0, deleted: 0 });
+    expect(first.changes).toEqual({ inserted: 3, updated: 0, unchanged: 0 });
+
+    await client.updateDocument({ remoteId: 'doc-0', sourceId: crm }, { displayName: 'Doc 0 renamed' });
+    await client.deleteDocument({ remoteId: 'doc-1', sourceId: crm });
+    await client.createDocument(doc(3, 'text 3'));
+    const second = await run('docs-scan');
+    expect(second.counts).toMatchObject({ read: 3, created: 1, updated: 1, unchanged: 1, deleted: 1, pushed: 2 });
+    expect(python(db, 'SELECT remote_id, display_name, _ferry_deleted_at IS NOT NULL FROM documents ORDER BY remote_id')).toEqual([
+      ['doc-0', 'Doc 0 renamed', 0],
+      ['doc-1', 'Doc 1', 1],
+      ['doc-2', 'Doc 2', 0],
+      ['doc-3', 'Doc 3', 0],
+    ]);
+    expect((await run('docs-scan')).counts).toMatchObject({ read: 3, created: 0, updated: 0, unchanged: 3, pushed: 0 });
+  });
+
+  it('is refused with changes: new, which has no time field to read past', async () => {
+    const file = join(dir, 'new-docs.yaml');
+    writeFileSync(file, `version: 1
+exports:
+  - name: docs-new
+    resource: documents
+    incremental: { changes: new }
+    destination: { type: sqlite-table, path: out/x.db, table: documents }
+`);
+    const loaded = await loadConfig(file);
+    const { prepared, issues } = await inspectExport(loaded, loaded.exports[0]!);
+    expect(prepared).toBeUndefined();
+    expect(issues.map((i) => `${i.path}: ${i.message}`)).toEqual([expect.stringMatching(/^exports\[0\]\.incremental\.cursor: documents have no time field for changes: new/)]);
   });
 });

@@ -288,7 +288,7 @@ describe('export against the emulator', () => {
     expect(text).toEqual(expect.arrayContaining([
       expect.stringMatching(/^\d+ exports\[4\]\.filters\.sourceName: documents has no filter "sourceName"/),
       expect.stringMatching(/^\d+ exports\[4\]\.filters\.limit: limit is set by ferry/),
-      expect.stringMatching(/^\d+ exports\[4\]\.incremental\.cursor: documents cannot be exported incrementally/),
+      expect.stringMatching(/^\d+ exports\[4\]\.incremental\.cursor: documents cannot be exported by a cursor/),
       expect.stringMatching(/table/),
     ]));
     const broken = readFileSync(join(dir, 'ferry.yaml'), 'utf8').split('\n').findIndex((line) => line.includes('name: broken')) + 1;
