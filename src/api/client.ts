@@ -14,6 +14,8 @@ import { ENDPOINTS } from './endpoints.js';
 import { dispatcherWire } from './exchange.js';
 import { fastCheckOf } from './schemas/fast/fast-check.js';
 import type { FastCheck } from './schemas/fast/fast-check.js';
+import { fastParseOf, NOT_PARSED } from './schemas/fast/fast-parse.js';
+import type { FastParse } from './schemas/fast/fast-parse.js';
 import type { Endpoint, EndpointName } from './endpoints.js';
 import { buildQuery, fillPath, jsonBytes, normaliseBaseUrl, resolveLocation, serialiseBody } from './http.js';
 import { paginate } from './pagination.js';
@@ -389,6 +391,9 @@ export class ServiceClient {
     }
     // The push answers (201 of a record) pass a check derived from their schema, which is the parse's whole work for them.
     if (fastCheck(endpoint.response)?.(json)) return json;
+    // Everything else (list pages: hundreds an export) through the parse compiled from the same schema; zod decides what it cannot.
+    const fast = fastParse(endpoint.response)?.(json) ?? NOT_PARSED;
+    if (fast !== NOT_PARSED) return fast;
     const parsed = endpoint.response.safeParse(json);
     if (!parsed.success) {
       const summary = parsed.error.issues
@@ -723,6 +728,18 @@ function fastCheck(schema: z.ZodType): FastCheck | null {
     FAST_CHECKS.set(schema, check);
   }
   return check;
+}
+
+/** Each response schema's compiled parse (or null: none), derived once. */
+const FAST_PARSES = new WeakMap<z.ZodType, FastParse | null>();
+
+function fastParse(schema: z.ZodType): FastParse | null {
+  let parse = FAST_PARSES.get(schema);
+  if (parse === undefined) {
+    parse = fastParseOf(schema) ?? null;
+    FAST_PARSES.set(schema, parse);
+  }
+  return parse;
 }
 
 /** The client caps every wait, Retry-After included, at maxDelayMs unless told otherwise (docs/client.md). */
