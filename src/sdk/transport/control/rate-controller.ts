@@ -35,6 +35,17 @@
  * - Two congested windows in a row in which the service accepted nothing
  *   (it refuses everything, whatever the rate) ask the limiter to hold new
  *   requests until the Retry-After has passed.
+ * - A 429 that halted the sender (nothing else in flight, nothing sent until
+ *   its Retry-After was over: a reader one request at a time) shows a limit
+ *   no window can: the service accepted the clean run before it, n answers
+ *   in the time T between the first of them and the refused request, and a
+ *   bucket holding at least one token at the start of it has a rate below
+ *   n ÷ T. The rate resumes at half that, or at what two such runs of
+ *   different lengths show ({@link RateController.resumeAfterHalt}), not at
+ *   full speed into a bucket the wait refilled only to its burst. A halt
+ *   after a shorter clean run than the last one, at no higher a rate, shows
+ *   429s that do not come from the rate (a service refusing at random): the
+ *   rate goes back to where it was and halts no longer cut it.
  * - Once the source has been read to the end ({@link RateController.finish}),
  *   the rate stays a little below the last limit found instead of probing
  *   past it, where the 429s come from the rate: a probe's 429 among the last
@@ -115,6 +126,18 @@ export class RateController {
   private slowStart: SlowStart | undefined;
   /** The source has been read to the end: what is left is sent without probing past the limit (see {@link finish}). */
   private finishing = false;
+  /** The answers since the last 429 that counted: the first accepted one (when its request went, its round trip), how many were accepted. */
+  private clean = { from: Number.NEGATIVE_INFINITY, firstSentAt: Number.NaN, firstRoundTrip: 0, accepted: 0 };
+  /** The last 429 that counted: when its request went, and the clean run before it (for {@link resumeAfterHalt}). */
+  private refusal: { sentAt: number; firstSentAt: number; firstRoundTrip: number; accepted: number } | undefined;
+  /** The shortest round trip of any answer, 429s included: the network's part of one. */
+  private shortestRoundTrip = Number.POSITIVE_INFINITY;
+  /** The last halt that cut the rate: its clean run (accepted answers, the span they took, the rate they went at). */
+  private lastHalt: { accepted: number; span: number; rate: number } | undefined;
+  /** Before the first halt cut the rate: the rate and the slow start, restored if the halts prove random. */
+  private beforeHalts: { rate: number; slowStart: SlowStart | undefined } | undefined;
+  /** A halt came after a shorter clean run than the one before: the 429s are not the rate's, halts cut no more. */
+  private haltsAtRandom = false;
 
   constructor(options: RateControllerOptions, now: number) {
     this.configured = options.ceiling;
@@ -233,13 +256,27 @@ export class RateController {
    * decrease is part of the congestion already acted on, and is ignored.
    */
   onAnswer(throttled: boolean, now: number, sentAt: number = now): RateDecision {
+    // Only a 429 that was the last answer can have halted the sender.
+    this.refusal = undefined;
     if (throttled && sentAt < this.lastDecreaseAt) return { change: 'none' };
     const w = this.window;
     this.answered.add(now);
-    if (throttled) w.throttled++;
-    else {
+    if (now - sentAt < this.shortestRoundTrip) this.shortestRoundTrip = now - sentAt;
+    if (throttled) {
+      w.throttled++;
+      this.refusal = { sentAt, ...this.clean };
+      this.clean = { from: sentAt, firstSentAt: Number.NaN, firstRoundTrip: 0, accepted: 0 };
+    } else {
       w.accepted++;
       this.recent.add(now);
+      const clean = this.clean;
+      if (sentAt >= clean.from) {
+        clean.accepted++;
+        if (!(sentAt >= clean.firstSentAt)) {
+          clean.firstSentAt = sentAt;
+          clean.firstRoundTrip = now - sentAt;
+        }
+      }
     }
     if (this.slowStart) return this.slowStartAnswer(this.slowStart, throttled, now, sentAt);
     const answers = w.accepted + w.throttled;
@@ -247,6 +284,76 @@ export class RateController {
     const overloaded = w.throttled >= EARLY_THROTTLED && w.throttled * 5 >= answers;
     if (!overloaded && (answers < this.minWindowAnswers || elapsed < this.minWindowMs)) return { change: 'none' };
     return this.close(now, Math.max(elapsed, 1));
+  }
+
+  /**
+   * The last 429 halted the sender: nothing else was in flight, and nothing
+   * was sent until its Retry-After was over (a reader one request at a time).
+   * No window shows such a sender a limit (each 429 stops it for the whole
+   * wait, and the wait refills the service's bucket to its burst, which the
+   * next few requests at full speed empty again), so the clean run before
+   * the 429 is the measure: its n accepted answers went in the time T from
+   * the first of them to the refused request, and a bucket that had a token
+   * for the first refills at less than n ÷ T. The rate resumes at half that
+   * (a bucket's burst makes n ÷ T an overestimate, by up to twice over a
+   * short run), or, after a second halt whose clean run was longer, at just
+   * below what the longer run let through beyond the shorter over the time
+   * it lasted longer (both began with the bucket refilled to its burst); the
+   * slow start is over. The wait says nothing about the rate: the windows
+   * and the accepted rate are counted from now. A halt after fewer accepted
+   * answers than the last, at no higher a rate, is no bucket's doing
+   * ({@link haltsAreRandom}).
+   */
+  resumeAfterHalt(now: number): RateDecision {
+    const refusal = this.refusal;
+    this.refusal = undefined;
+    // No clean run before it (a 429 right after the last wait): nothing to measure; the windows judge those.
+    if (this.haltsAtRandom || refusal === undefined || refusal.accepted < 1) return { change: 'none' };
+    // The first request of a run may take long to arrive (a connection opened, code compiled): what its round trip took
+    // beyond the shortest one is taken as time before it reached the service, which the span does not include.
+    const span = refusal.sentAt - refusal.firstSentAt - Math.max(0, refusal.firstRoundTrip - this.shortestRoundTrip);
+    if (!(span > 0)) return { change: 'none' };
+    const last = this.lastHalt;
+    const halt = { accepted: refusal.accepted, span, rate: this.current };
+    if (last !== undefined && halt.rate <= last.rate && halt.accepted < last.accepted) return this.haltsAreRandom();
+    const bound = (halt.accepted * 1000) / span;
+    // A bucket's burst makes n ÷ T an overestimate, by up to twice over a short run: half of it is below the limit.
+    let target = bound / 2;
+    if (last !== undefined && halt.accepted > last.accepted && halt.span > last.span) {
+      // Two runs from a bucket refilled to the same burst: what the longer let through beyond the shorter was earned
+      // over the time it lasted longer, at the bucket's rate.
+      const solved = ((halt.accepted - last.accepted) * 1000) / (halt.span - last.span);
+      target = clamp(solved * 0.95, bound / 2, bound * 0.9);
+    }
+    this.lastHalt = halt;
+    this.beforeHalts ??= { rate: this.current, slowStart: this.slowStart };
+    this.restartWindow(now);
+    this.slowStart = undefined;
+    this.current = clamp(Math.min(this.current, target), this.floor, this.ceiling);
+    // Just above the new rate, as after a halving: the climb back probes gently from there.
+    this.limit = Math.max(this.current / BELOW_LIMIT, this.floor);
+    this.limitMeasured = false;
+    this.confirmed = 0;
+    this.probesPast = 0;
+    this.lastDecreaseAt = now;
+    return { change: 'decrease', rate: this.current };
+  }
+
+  /**
+   * A halt came after fewer accepted answers than the one before, at a rate
+   * no higher: a bucket lets more through before its first 429 the slower it
+   * is asked, never fewer, so these 429s are not the rate's (a service
+   * refusing at random). The rate and the slow start go back to where they
+   * were before the halts, and halts no longer cut the rate.
+   */
+  private haltsAreRandom(): RateDecision {
+    this.haltsAtRandom = true;
+    const before = this.beforeHalts;
+    if (before === undefined) return { change: 'none' };
+    const rate = this.current;
+    this.slowStart = before.slowStart;
+    this.current = clamp(Math.max(this.current, before.rate), this.floor, this.highest());
+    return this.current > rate ? { change: 'increase', rate: this.current } : { change: 'none' };
   }
 
   /** Slow start: grow on a clean run of accepted answers; when it ends, drop to just below the limit it found. */

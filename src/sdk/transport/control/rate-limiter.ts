@@ -37,6 +37,8 @@ export interface AdaptiveRateOptions {
   minWindowAnswers?: number;
   /** Start with a full burst of tokens (a fixed-rate bucket), not one. @default false */
   startFull?: boolean;
+  /** Told when a 429 that halted the sender changed the rate (RateController.resumeAfterHalt). Must not throw. */
+  onHalt?: (decision: Exclude<RateDecision, { change: 'none' }>) => void;
 }
 
 const RESOLVED = Promise.resolve();
@@ -54,6 +56,7 @@ export class AdaptiveRateLimiter {
   private readonly pacer: Pacer;
   private readonly burstSeconds: number;
   private readonly clock: Clock;
+  private readonly onHalt: AdaptiveRateOptions['onHalt'];
   private tokens: number;
   private refilledAt: number;
   /** New requests wait until then: the service refused everything and said when to come back. */
@@ -67,12 +70,18 @@ export class AdaptiveRateLimiter {
   private heldByCeilingCount = 0;
   /** Decreases and holds so far: a request still waiting for the {@link Pacer} when one comes takes a new token. */
   private cuts = 0;
+  /**
+   * The last answer was a 429 with a Retry-After: when it came. If the next request asks for its turn only
+   * after that wait, nothing else was sent meanwhile: the 429 halted the sender (RateController.resumeAfterHalt).
+   */
+  private refusedAt: { at: number; retryAfterMs: number } | undefined;
   /** The timer that hands out the next token to the line, and how to cancel it. */
   private wakeup: AbortController | undefined;
 
   constructor(options: AdaptiveRateOptions) {
     this.clock = options.clock;
     this.burstSeconds = options.burstSeconds ?? 0.05;
+    this.onHalt = options.onHalt;
     this.pacer = new Pacer(options.concurrency ?? 1);
     const now = this.clock.now();
     this.controller = new RateController(
@@ -120,6 +129,7 @@ export class AdaptiveRateLimiter {
   private take(signal: AbortSignal | undefined, paced: boolean): Promise<void> | undefined {
     const now = this.clock.now();
     this.refill(now);
+    if (this.refusedAt !== undefined) this.resumed(now, this.refusedAt);
     if (this.tokens >= 1 && this.heldUntil <= now && this.waiting === 0) {
       this.tokens -= 1;
       const pace = paced ? this.pacer.delay(now) : 0;
@@ -146,6 +156,19 @@ export class AdaptiveRateLimiter {
       this.waiting++;
       this.scheduleWakeup(now);
     });
+  }
+
+  /** The first request after a 429: if it asks only once the Retry-After is over, the 429 halted the sender. */
+  private resumed(now: number, refused: { at: number; retryAfterMs: number }): void {
+    this.refusedAt = undefined;
+    // Timers fire late, never early by much; a backoff's jitter may shorten the wait a little.
+    if (now - refused.at < refused.retryAfterMs * 0.9) return;
+    const decision = this.controller.resumeAfterHalt(now);
+    if (decision.change === 'none') return;
+    // The wait refilled the bucket at the old rate: what resumes goes at the new one, not as a burst.
+    this.tokens = Math.min(this.tokens, 1);
+    this.cuts++;
+    this.onHalt?.(decision);
   }
 
   /** The requests in flight at most moved (the adaptive concurrency limit): the pacer spreads that many. */
@@ -189,6 +212,8 @@ export class AdaptiveRateLimiter {
       // the rate, not as a burst of saved-up tokens into a bucket that may just have run dry.
       this.tokens = 0;
     }
+    // Any answer after a 429 means the sender did not stop for it; a hold is a wait of the limiter's own.
+    this.refusedAt = throttled && retryAfterMs !== undefined && decision.change !== 'hold' ? { at: now, retryAfterMs } : undefined;
     if (decision.change === 'hold' && retryAfterMs !== undefined) {
       this.heldUntil = Math.max(this.heldUntil, now + retryAfterMs);
       this.controller.restartWindow(this.heldUntil);

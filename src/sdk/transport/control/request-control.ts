@@ -155,6 +155,7 @@ export class RequestControl {
       ...(options.minRequestsPerSecond === undefined ? {} : { minPerSecond: options.minRequestsPerSecond }),
       ...options.rateWindow,
       clock: this.clock,
+      onHalt: (decision) => this.onRateChange?.(decision, undefined),
     });
     this.share = options.share;
     if (this.share) {

@@ -251,6 +251,92 @@ describe('AdaptiveRateLimiter', () => {
   });
 });
 
+/**
+ * A reader one request at a time (the http source): each request waits for
+ * its answer, a 429 waits out its Retry-After (1 s) before it is sent again,
+ * and nothing else goes meanwhile. `refused` answers each request; `roundTripMs`
+ * is how long each takes. Returns the 429s and the time it took.
+ */
+async function readOneAtATime(clock: FakeClock, limiter: AdaptiveRateLimiter, refused: () => boolean, requests: number, roundTripMs = 3) {
+  const start = clock.now();
+  let throttled = 0;
+  for (let i = 0; i < requests; i++) {
+    for (;;) {
+      await limiter.acquire();
+      const sentAt = clock.now();
+      clock.time += roundTripMs;
+      const refusedNow = refused();
+      limiter.onAnswer(refusedNow, refusedNow ? 1000 : undefined, sentAt);
+      if (!refusedNow) break;
+      throttled++;
+      await clock.sleep(1000);
+    }
+  }
+  return { throttled, seconds: (clock.now() - start) / 1000 };
+}
+
+describe('AdaptiveRateLimiter for a reader one request at a time (a 429 halts it for the whole Retry-After)', () => {
+  it('learns a 40/s bucket (burst 5) from the first 429s alone: few 429s, not one after every wait', async () => {
+    const clock = new FakeClock();
+    clock.time += 5000; // the API's bucket is full when the read starts
+    const limiter = new AdaptiveRateLimiter({ maxPerSecond: 100_000, startPerSecond: 50, clock });
+    const { throttled, seconds } = await readOneAtATime(clock, limiter, bucketService(clock, 40, 5), 91);
+    // Resumed at full speed, every wait's refilled burst went at once into the next 429: one 429 a second, 91 requests
+    // in some 15 s. Resumed at half the rate the clean run showed, the read goes on without one.
+    expect(throttled).toBeLessThanOrEqual(2);
+    expect(limiter.currentRate).toBeLessThan(40);
+    expect(seconds).toBeLessThan(5);
+  });
+
+  it('learns a 30/s bucket with a burst of one, where each clean run is a single request', async () => {
+    const clock = new FakeClock();
+    clock.time += 5000;
+    const limiter = new AdaptiveRateLimiter({ maxPerSecond: 100_000, startPerSecond: 50, clock });
+    const { throttled, seconds } = await readOneAtATime(clock, limiter, bucketService(clock, 30, 1), 91);
+    expect(throttled).toBeLessThanOrEqual(3);
+    expect(seconds).toBeLessThan(8);
+  });
+
+  it('a bucket with a long burst: two halts measure its rate (what the longer run let through beyond the shorter)', async () => {
+    const clock = new FakeClock();
+    clock.time += 5000;
+    const limiter = new AdaptiveRateLimiter({ maxPerSecond: 100_000, startPerSecond: 50, clock });
+    const { throttled } = await readOneAtATime(clock, limiter, bucketService(clock, 40, 40), 300);
+    expect(throttled).toBeLessThanOrEqual(3);
+    // Halving alone would have left it at about 26/s.
+    expect(limiter.currentRate).toBeGreaterThan(34);
+    expect(limiter.currentRate).toBeLessThan(40);
+  });
+
+  it('does not starve on a service refusing a tenth at random: halts after ever shorter clean runs are not the rate\'s', async () => {
+    let seed = 7;
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    const clock = new FakeClock();
+    const limiter = new AdaptiveRateLimiter({ maxPerSecond: 100_000, startPerSecond: 50, clock });
+    const { throttled, seconds } = await readOneAtATime(clock, limiter, () => random() < 0.1, 2000);
+    // The waits are the time that cannot be saved (a second each); the requests themselves take 3 ms each unthrottled.
+    const sending = seconds - throttled;
+    expect(sending).toBeLessThan(2000 * 0.003 * 1.5);
+    expect(limiter.currentRate).toBeGreaterThan(300);
+  });
+
+  it('a 429 followed by other answers did not halt the sender: it cuts nothing', async () => {
+    const clock = new FakeClock();
+    const limiter = new AdaptiveRateLimiter({ maxPerSecond: 1000, startPerSecond: 200, clock });
+    for (let i = 0; i < 10; i++) {
+      await limiter.acquire();
+      limiter.onAnswer(false, undefined, clock.now());
+      clock.time += 5;
+    }
+    const before = limiter.currentRate;
+    limiter.onAnswer(true, 1000, clock.now() - 1);
+    limiter.onAnswer(false, undefined, clock.now() - 1); // another request was in flight
+    clock.time += 1000;
+    await limiter.acquire();
+    expect(limiter.currentRate).toBe(before);
+  });
+});
+
 describe('AdaptiveRateLimiter at the end of the input', () => {
   it('once told the source has ended, holds just below the 100 req/s limit it found: no 429 keeps the last records waiting', async () => {
     const clock = new FakeClock();
