@@ -25,8 +25,10 @@
  *
  * `BENCH_ONLY=adaptive npm run bench` runs these rows alone. Sizes:
  * BENCH_ADAPTIVE_SECONDS (default 15: rows = bound × seconds),
- * BENCH_ADAPTIVE_ZERO_ROWS (default 100000), BENCH_ADAPTIVE_ZERO_PAIRS (default 3);
- * the processes case needs PostgreSQL at FERRY_BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres).
+ * BENCH_ADAPTIVE_ZERO_ROWS (default 100000), BENCH_ADAPTIVE_ZERO_PAIRS (default 3; 0 leaves the zero-latency row out);
+ * BENCH_ADAPTIVE_CASES (which of the four shapes, by number: `4` or `1,3`; default all);
+ * BENCH_ADAPTIVE_PROCESSES=0 leaves the processes rows out, which need PostgreSQL at
+ * FERRY_BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,6 +47,8 @@ const SHARED_BUCKET: StandInMode = { kind: 'bucket', perSecond: 100, burst: 10, 
 const seconds = Number(process.env.BENCH_ADAPTIVE_SECONDS ?? 15);
 const zeroRows = Number(process.env.BENCH_ADAPTIVE_ZERO_ROWS ?? 100_000);
 const zeroPairs = Number(process.env.BENCH_ADAPTIVE_ZERO_PAIRS ?? 3);
+const caseNumbers = process.env.BENCH_ADAPTIVE_CASES?.split(',').map((n) => Number(n.trim()));
+const withProcesses = process.env.BENCH_ADAPTIVE_PROCESSES !== '0';
 
 interface Case {
   name: string;
@@ -68,7 +72,8 @@ export function run(): Promise<BenchRow[]> {
     const setting = (value: number | 'default') => (value === 'default' ? undefined : value);
     const ferry = (file: string, concurrency: number | 'default', ceiling: number | 'default') => ferryRun(file, { concurrency: setting(concurrency), maxRequestsPerSecond: setting(ceiling) });
 
-    for (const c of CASES) {
+    for (const [i, c] of CASES.entries()) {
+      if (caseNumbers && !caseNumbers.includes(i + 1)) continue;
       const n = Math.round(c.bound * seconds);
       const file = await csv(n);
       await standIn.mode(c.mode);
@@ -87,23 +92,25 @@ export function run(): Promise<BenchRow[]> {
     }
 
     // Zero latency, no limit: the defaults against today's figures (c16, a ceiling that never binds), alternating.
-    const zero = await csv(zeroRows);
-    const ratios: number[] = [];
-    for (let pair = 0; pair < zeroPairs; pair++) {
-      await standIn.mode({ kind: 'instant' });
-      await ferry(zero, 'default', 'default');
-      const adaptive = await standIn.writeRate();
-      await standIn.mode({ kind: 'instant' });
-      await ferry(zero, 16, 100_000);
-      ratios.push(adaptive / (await standIn.writeRate()));
+    if (zeroPairs > 0) {
+      const zero = await csv(zeroRows);
+      const ratios: number[] = [];
+      for (let pair = 0; pair < zeroPairs; pair++) {
+        await standIn.mode({ kind: 'instant' });
+        await ferry(zero, 'default', 'default');
+        const adaptive = await standIn.writeRate();
+        await standIn.mode({ kind: 'instant' });
+        await ferry(zero, 16, 100_000);
+        ratios.push(adaptive / (await standIn.writeRate()));
+      }
+      ratios.sort((a, b) => a - b);
+      out.push({
+        name: `zero latency: defaults ÷ c16 ceiling 100000 (${zeroRows} rows; median of ${zeroPairs} pairs, ${ratios[0]!.toFixed(2)}-${ratios.at(-1)!.toFixed(2)})`,
+        value: +ratios[Math.floor(ratios.length / 2)]!.toFixed(3),
+        goal: '≥ 0.95',
+      });
     }
-    ratios.sort((a, b) => a - b);
-    out.push({
-      name: `zero latency: defaults ÷ c16 ceiling 100000 (${zeroRows} rows; median of ${zeroPairs} pairs, ${ratios[0]!.toFixed(2)}-${ratios.at(-1)!.toFixed(2)})`,
-      value: +ratios[Math.floor(ratios.length / 2)]!.toFixed(3),
-      goal: '≥ 0.95',
-    });
-    out.push(...(await processes(kit, 'sqlite')), ...(await processes(kit, 'postgres')));
+    if (withProcesses) out.push(...(await processes(kit, 'sqlite')), ...(await processes(kit, 'postgres')));
     return judged(out);
   });
 }
