@@ -144,6 +144,8 @@ export interface RequestOptions {
   json?: string;
   /** Admits the call's attempts (adaptive concurrency and rate) instead of the client's own control: a sync's, with its bounds. */
   control?: RequestControl;
+  /** `false`: not spread over the round trip by the control's pacer (a list reader's probes, all needed before it goes on). */
+  spread?: false;
 }
 
 export interface CallOptions<N extends EndpointName> extends RequestOptions {
@@ -293,6 +295,7 @@ export class ServiceClient {
         timeoutMs: options.timeoutMs,
         credentials: endpoint.scope === 'none' ? false : undefined,
         control: options.control,
+        spread: options.spread,
         gate: this.#gate,
         retry: options.retry instanceof ServiceHealth ? options.retry : undefined,
       },
@@ -355,6 +358,7 @@ export class ServiceClient {
       ...(this.#gate ? { gate: this.#gate } : {}),
       ...(endpoint.scope === 'none' ? { credentials: false as const } : {}),
       ...(options.control ? { control: options.control } : {}),
+      ...(options.spread === false ? { spread: false } : {}),
     };
     let raw: TransportAnswer;
     try {

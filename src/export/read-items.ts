@@ -44,7 +44,8 @@ export function readItems(
   return readSlicedList({
     resource: spec.read,
     query,
-    fetchPage: (pageQuery, signal) => listPage(service, spec, pageQuery, { signal }),
+    // A round of probes is waited for whole: the control's pacer must not spread it over the round trip.
+    fetchPage: (pageQuery, signal, probe) => listPage(service, spec, pageQuery, probe ? { signal, spread: false } : { signal }),
     ...(detail ? { detail: detailFetcher(service, spec, detail, options.logger) } : {}),
     concurrency: options.concurrency,
     ...(options.requestsPerSecond ? { requestsPerSecond: options.requestsPerSecond } : {}),

@@ -56,8 +56,13 @@ export interface SlicedListOptions {
   resource: ServiceResource;
   /** Filters as the caller wants them; the reader adds `limit`, `cursor` and window bounds. */
   query: ListQuery;
-  /** GET one page of the list with this query (through the caller's transport). */
-  fetchPage: (query: ListQuery, signal: AbortSignal) => Promise<ListAnswer>;
+  /**
+   * GET one page of the list with this query (through the caller's
+   * transport). `probe`: one of a round of one-item probes, all sent at once
+   * and all needed before the read goes on: a transport that spreads
+   * requests over the round trip should send it at once.
+   */
+  fetchPage: (query: ListQuery, signal: AbortSignal, probe: boolean) => Promise<ListAnswer>;
   /** An item's detail; undefined when it vanished. Absent: the list items are the result. */
   detail?: (item: ListItem, signal: AbortSignal) => Promise<ListItem | undefined>;
   /** Requests (pages and details) in flight at once. */
@@ -192,7 +197,7 @@ class SlicedReader {
     const { resource } = this.#options;
     const filter = resource.window;
     const query = { ...windowQuery(filter, window, this.#options.query), limit: this.#pageSize };
-    const answer = await this.#limiter.run(() => this.#options.fetchPage(query, this.#signal), this.#signal);
+    const answer = await this.#limiter.run(() => this.#options.fetchPage(query, this.#signal, false), this.#signal);
     const kept: ListItem[] = [];
     const times: number[] = [];
     for (const item of answer.items) {
@@ -254,7 +259,7 @@ class SlicedReader {
         probes.map(async (probe) => {
           const bounds = probe.side === 'up' ? { lo: probe.at, hi: window.hi } : { lo: window.lo, hi: probe.at };
           const query = { ...windowQuery(filter, { ...bounds, whole: false, inherited: new Map(), own: undefined, cursor: undefined }, this.#options.query), limit: 1 };
-          const answer = await this.#limiter.run(() => this.#options.fetchPage(query, this.#signal), this.#signal);
+          const answer = await this.#limiter.run(() => this.#options.fetchPage(query, this.#signal, true), this.#signal);
           this.probes += 1;
           const item = answer.items[0];
           return item === undefined ? undefined : (itemTime(item, filter.field) ?? probe.at);

@@ -153,6 +153,8 @@ export interface SendOptions {
   credentials?: false;
   /** Admits this request's attempts instead of the transport's own control (a sync's, with its own bounds). */
   control?: RequestControl;
+  /** `false`: the control does not spread this request over the round trip (one of several whose answers are needed together). @default true */
+  spread?: boolean;
   /** Told of this request's retries, after the transport's observer (a caller's log line). Must not throw. */
   onRetry?: (event: RetryEvent) => void;
 }
@@ -172,6 +174,8 @@ export interface AttemptOptions {
   credentials?: false | undefined;
   /** Admits the attempt instead of the transport's own control. */
   control?: RequestControl | undefined;
+  /** `false`: not spread over the round trip by the control (see {@link SendOptions.spread}). */
+  spread?: boolean | undefined;
   /** Waited on before every attempt (a request-rate budget shared across processes). */
   gate?: AttemptGate | undefined;
   /**
@@ -243,7 +247,7 @@ export class HttpTransport {
       await this.options.gate?.acquire(signal);
       await options.gate?.acquire(signal);
       if (options.paced !== false) await this.options.bucket?.take(signal);
-      const admitted = control?.enter(signal);
+      const admitted = control?.enter(signal, options.spread !== false);
       const admission = admitted instanceof Promise ? await admitted : admitted;
       let ticket: BreakerTicket;
       let sent: WireRequest;
@@ -348,7 +352,7 @@ export class HttpTransport {
   private admitted(request: WireRequest & { url: string }, options: AttemptOptions, n: number): Promise<TransportAnswer> {
     const control = options.control ?? this.options.control;
     if (control === undefined) return this.pastControl(undefined, undefined, request, options, n);
-    const admitted = control.enter(options.signal ?? options.hold);
+    const admitted = control.enter(options.signal ?? options.hold, options.spread !== false);
     if (admitted instanceof Promise) return admitted.then((admission) => this.pastControl(control, admission, request, options, n));
     return this.pastControl(control, admitted, request, options, n);
   }

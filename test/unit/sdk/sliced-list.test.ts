@@ -125,6 +125,29 @@ describe('readSlicedList plans its windows from probes', () => {
   }
 });
 
+describe('readSlicedList tells its fetcher which requests are probes', () => {
+  it('marks exactly the one-item probes of the plan, which the transport then sends unspread', async () => {
+    const base = Date.UTC(2025, 0, 1);
+    const items: ListItem[] = Array.from({ length: 2_000 }, (_, i) => ({ rowId: `r-${i}`, createdAt: new Date(base + i * 600_000).toISOString() }));
+    const standIn = new ListStandIn({ items, window: rows.window!, itemsKey: 'rows', bounds: 'exclusive', order: 'time' });
+    const marked: { limit: number; probe: boolean }[] = [];
+    let read = 0;
+    for await (const page of readSlicedList({
+      resource: { ...rows, window: { ...rows.window!, nullable: false } },
+      query: {},
+      fetchPage: async (query, _signal, probe) => {
+        marked.push({ limit: Number(query.limit), probe });
+        return standIn.page(query);
+      },
+      concurrency: 8,
+      now: () => NOW,
+    })) read += page.items.length;
+    expect(read).toBe(2_000);
+    expect(marked.some((request) => request.probe)).toBe(true);
+    for (const request of marked) expect(request.probe).toBe(request.limit === 1);
+  });
+});
+
 describe('readSlicedList splits windows that prove long', () => {
   const dated = { ...rows, window: { ...rows.window!, nullable: false } };
   const base = Date.UTC(2025, 0, 1);

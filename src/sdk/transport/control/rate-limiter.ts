@@ -120,9 +120,12 @@ export class AdaptiveRateLimiter {
     return this.take(signal, true) ?? RESOLVED;
   }
 
-  /** {@link acquire}, but undefined when the token was taken at once: a caller that checks saves a turn of the event loop. */
-  tryAcquire(signal?: AbortSignal): Promise<void> | undefined {
-    return this.take(signal, true);
+  /**
+   * {@link acquire}, but undefined when the token was taken at once: a caller that checks saves a turn of the event loop.
+   * `spread: false`: not held back by the {@link Pacer} (requests whose answers are all wanted at once).
+   */
+  tryAcquire(signal?: AbortSignal, spread = true): Promise<void> | undefined {
+    return this.take(signal, spread);
   }
 
   /** {@link tryAcquire}; `paced`: wait for the {@link Pacer} after taking a token at once. */

@@ -180,20 +180,22 @@ export class RequestControl {
    * Admit one attempt: a request slot, then the rate's turn. A ticket at once
    * when both are free (no promise: the hot path), else a promise of one;
    * rejects with FERRY_ABORTED when `signal` fires (a slot taken meanwhile is given back).
+   * `spread: false`: the rate's turn without the pacer's even spread (a
+   * reader's probes, whose answers are all needed before it goes on).
    */
-  enter(signal?: AbortSignal): ControlTicket | Promise<ControlTicket> {
+  enter(signal?: AbortSignal, spread = true): ControlTicket | Promise<ControlTicket> {
     if (signal?.aborted) return Promise.reject(abortedError(signal, 'waiting for a request slot'));
     const slot = this.slots.acquire();
-    if (slot === undefined) return this.turn(signal);
-    return slot.then(() => this.turn(signal));
+    if (slot === undefined) return this.turn(signal, spread);
+    return slot.then(() => this.turn(signal, spread));
   }
 
   /** Holding a slot: the rate's turn, then the ticket. The slot is given back if the wait fails. */
-  private turn(signal: AbortSignal | undefined): ControlTicket | Promise<ControlTicket> {
+  private turn(signal: AbortSignal | undefined, spread: boolean): ControlTicket | Promise<ControlTicket> {
     let turn: Promise<void> | undefined;
     try {
       if (signal?.aborted) throw abortedError(signal, 'waiting for a request slot');
-      turn = this.limiter.tryAcquire(signal);
+      turn = this.limiter.tryAcquire(signal, spread);
     } catch (error) {
       this.slots.release();
       return Promise.reject(error);

@@ -237,6 +237,21 @@ describe('AdaptiveRateLimiter', () => {
     for (let i = 1; i < sent.length; i++) expect(sent[i]! - sent[i - 1]!).toBeGreaterThanOrEqual(8);
   });
 
+  it('a request asked not to be spread goes at once with its token; the others still wait for their turn with the pacer', async () => {
+    const clock = new TimerClock();
+    const limiter = new AdaptiveRateLimiter({ maxPerSecond: 1000, concurrency: 4, clock });
+    await limiter.acquire();
+    // A 20 ms round trip: the pacer spaces requests 4 ms apart (4 slots, × 1.25).
+    limiter.onAnswer(false, undefined, clock.now() - 20);
+    clock.time += 100;
+    const unspread = Array.from({ length: 6 }, () => limiter.tryAcquire(undefined, false));
+    expect(unspread).toEqual(Array.from({ length: 6 }, () => undefined));
+    const paced = Array.from({ length: 3 }, () => limiter.tryAcquire(undefined, true));
+    expect(paced[0]).toBeUndefined();
+    expect(paced.slice(1).every((turn) => turn instanceof Promise)).toBe(true);
+    await Promise.all(paced.filter((turn): turn is Promise<void> => turn !== undefined));
+  });
+
   it('in the slow start, a 429 drops the tokens saved up: the next requests go at the rate, not as a burst', async () => {
     const clock = new TimerClock();
     const limiter = new AdaptiveRateLimiter({ maxPerSecond: 100_000, startPerSecond: 200, clock });
