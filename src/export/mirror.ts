@@ -15,10 +15,14 @@ import type { ExportService, ResourceSpec } from './resources.js';
 
 /** A writer that can mirror deletions, or a configuration error naming the destination. */
 export function assertCanMirror(writer: DestinationWriter, destination: string, exportName: string, deletes: 'mirror' | 'soft' = 'mirror'): void {
-  if (writer.retain) return;
+  const mode = deletes === 'soft' ? 'soft' : 'delete';
+  if (writer.retain && (!writer.retainModes || writer.retainModes.includes(mode))) return;
+  const other = writer.retain && writer.retainModes?.length === 1 && writer.retainModes[0] !== mode ? writer.retainModes[0] : undefined;
   throw new FerryError('FERRY_CONFIG_INVALID', `destination ${destination} cannot ${deletes === 'soft' ? 'mark' : 'delete'} records, so deletes: ${deletes} cannot apply`, {
     where: `export ${exportName}`,
-    hint: 'use a table destination (sqlite-table, postgres-table, duckdb), or a file/parquet destination in mode: overwrite without incremental',
+    hint: other
+      ? `it can apply deletes: ${other === 'soft' ? 'soft' : 'mirror'} (an append-only dataset marks a deleted record with a newer copy; it never rewrites its files)`
+      : 'use a table destination (sqlite-table, postgres-table, duckdb), parquet in mode: append with deletes: soft, or a file/parquet destination in mode: overwrite without incremental',
   });
 }
 
@@ -53,7 +57,7 @@ export async function mirrorDeletes(
   spec: ResourceSpec,
   live: LiveKeys,
   logger: Logger,
-  how: { key?: string; mode?: 'delete' | 'soft'; deletedAt?: string } = {},
+  how: { key?: string; mode?: 'delete' | 'soft'; deletedAt?: string; loadId?: string } = {},
 ): Promise<number> {
   const option = how.mode === 'soft' ? 'deletes: soft' : 'deletes: mirror';
   if (live.size === 0) {
@@ -66,6 +70,7 @@ export async function mirrorDeletes(
     keys: live,
     ...(how.mode ? { mode: how.mode } : {}),
     ...(how.deletedAt ? { deletedAt: how.deletedAt } : {}),
+    ...(how.loadId ? { loadId: how.loadId } : {}),
   });
   if (deleted > 0) {
     const what = how.mode === 'soft' ? 'were marked deleted (_ferry_deleted_at) in the destination' : 'were deleted from the destination';

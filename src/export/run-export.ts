@@ -196,7 +196,7 @@ async function transfer(run: ExportRun): Promise<Transfer> {
       const soft = exp.deletes === 'soft';
       counts.deleted = await mirrorDeletes(writer, spec, seenKeys, runLog, {
         key: run.shaper.column(spec.key),
-        ...(soft ? { mode: 'soft', deletedAt: new Date().toISOString() } : {}),
+        ...(soft ? { mode: 'soft', deletedAt: new Date().toISOString(), loadId: run.runId } : {}),
       });
       // The fingerprints of what the listing lacks go with the rows, so a record that comes back is written again.
       if (run.changes && seenKeys.size > 0) await deps.store.stageUnlistedExportKeys(run.key, run.runId, seenKeys);

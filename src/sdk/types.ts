@@ -507,6 +507,8 @@ export interface RetainRequest {
   mode?: 'delete' | 'soft';
   /** The ISO time a soft delete records. */
   deletedAt?: string;
+  /** The run's load id (`_ferry_load_id`), for a destination that records a soft delete as a row of its own (an append-only dataset). */
+  loadId?: string;
 }
 
 /** An open destination writer. */
@@ -523,6 +525,13 @@ export interface DestinationWriter {
    * Destinations without it cannot mirror deletions.
    */
   retain?(request: RetainRequest): Promise<number>;
+  /**
+   * The `mode`s `retain` can apply, when not both: an append-only dataset,
+   * whose files are never rewritten, can mark a record deleted with a newer
+   * copy of it (`soft`) but cannot remove it (`delete`). Checked before the
+   * export reads anything.
+   */
+  retainModes?: readonly ('delete' | 'soft')[];
   /**
    * The export completed and its conventions ask for load metadata: note the
    * run in the destination's `_ferry_loads` table, before `close()`.

@@ -71,6 +71,6 @@ async function filesUnder(folder: string): Promise<string[]> {
 }
 
 /** A path inside a SQL string literal. */
-function sqlText(text: string): string {
+export function sqlText(text: string): string {
   return text.replaceAll("'", "''");
 }

@@ -9,15 +9,17 @@
  * A failed or stopped export moves nothing and removes the scratch folder.
  */
 import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { FerryError, messageOf, type ConnectorContext, type DestinationWriter } from '../../../src/sdk/index.js';
+import { FerryError, messageOf, type ConnectorContext, type DestinationWriter, type RetainRequest } from '../../../src/sdk/index.js';
 import { DuckTables, loadTables, tablesOfBatch } from '../_duckdb/tables.js';
 import { columnNamed } from '../_export/columns.js';
+import { isChildTableOf, isTypeTableOf } from '../_export/shape.js';
 import { outputPath, prepareFolder } from '../_export/paths.js';
 import { publishDataset, removeAbandonedScratch, writeDataset } from './dataset.js';
 import type { ParquetOptions } from './options.js';
+import { stageTombstones } from './tombstones.js';
 
 export async function openParquetWriter(ctx: ConnectorContext<ParquetOptions>): Promise<DestinationWriter> {
   const { options } = ctx;
@@ -33,22 +35,28 @@ export async function openParquetWriter(ctx: ConnectorContext<ParquetOptions>): 
   const tables = new DuckTables(connection, ctx.logger, 'parquet');
   const where = `export ${ctx.syncName}`;
 
-  /** The dataset written to Parquet in the scratch folder; the partition field must be a column. */
-  const copyOut = async (table: string): Promise<string> => {
+  /**
+   * A scratch table written to Parquet in the dataset's staging folder
+   * (`source`: the dataset's own table, or its tombstones); the partition
+   * field must be a column.
+   */
+  const copyOut = async (table: string, source: { name: string; columns: readonly string[]; tag: string }): Promise<string> => {
     const staged = join(scratch, 'out', table);
     const named = table === options.table ? options.partition : undefined;
     // A field named as the service names it (`startTime`) finds its snake_case column (`start_time`).
-    const field = named ? columnNamed(named.field, tables.columnsOf(table)) : undefined;
+    const field = named ? columnNamed(named.field, source.columns) : undefined;
     const partition = named && field ? { ...named, field } : named;
-    if (partition && !tables.columnsOf(table).includes(partition.field)) {
+    if (partition && !source.columns.includes(partition.field)) {
       throw new FerryError('FERRY_DESTINATION_WRITE_FAILED', `parquet: cannot partition ${table} by "${partition.field}": no record has that field`, {
         where,
-        hint: `destination.partition.field must be a timestamp field of the records (${tables.columnsOf(table).join(', ')})`,
+        hint: `destination.partition.field must be a timestamp field of the records (${source.columns.join(', ')})`,
       });
     }
-    await writeDataset(connection, table, staged, runId, partition);
+    await writeDataset(connection, source.name, staged, source.tag, partition);
     return staged;
   };
+  /** deletes: soft in mode: append: per dataset, the scratch table of its tombstones and their columns. */
+  const tombstones = new Map<string, { name: string; columns: string[] }>();
 
   let finished = false;
   const release = async () => {
@@ -67,11 +75,37 @@ export async function openParquetWriter(ctx: ConnectorContext<ParquetOptions>): 
         throw new FerryError('FERRY_DESTINATION_WRITE_FAILED', `parquet: cannot stage ${options.table}: ${messageOf(cause)}`, { where, cause });
       }
     },
+    ...(options.mode === 'append'
+      ? {
+          retainModes: ['soft'] as const,
+          async retain(request: RetainRequest): Promise<number> {
+            const datasets = [options.table, ...(request.stream === 'rows' ? await typeDatasets(root, options.table) : [])];
+            let marked = 0;
+            try {
+              for (const table of datasets) {
+                const name = `ferry_tombstones_${tombstones.size}`;
+                const deletedAt = request.deletedAt ?? new Date().toISOString();
+                const staged = { dataset: join(root, table), into: name, key: options.key ?? request.key, keys: request.keys, deletedAt, where };
+                const n = await stageTombstones(connection, request.loadId ? { ...staged, loadId: request.loadId } : staged);
+                if (n === 0) continue;
+                const described = await connection.runAndReadAll(`DESCRIBE ${name}`);
+                tombstones.set(table, { name, columns: described.getRowObjectsJS().map((row) => String(row.column_name)) });
+                marked += n;
+              }
+            } catch (cause) {
+              if (cause instanceof FerryError) throw cause;
+              throw new FerryError('FERRY_DESTINATION_WRITE_FAILED', `parquet: cannot mark deleted records in ${join(root, options.table)}: ${messageOf(cause)}`, { where, cause });
+            }
+            return marked;
+          },
+        }
+      : {}),
     async close() {
       if (finished) return;
       try {
         const staged = new Map<string, string>();
-        for (const table of tables.written) staged.set(table, await copyOut(table));
+        for (const table of tables.written) staged.set(table, await copyOut(table, { name: table, columns: tables.columnsOf(table), tag: runId }));
+        for (const [table, stones] of tombstones) staged.set(table, await copyOut(table, { ...stones, tag: `${runId}-deleted` }));
         for (const [table, folder] of staged) await publishDataset(folder, join(root, table), options.mode, join(root, `.ferry-${runId}-old-${table}`));
       } catch (cause) {
         if (cause instanceof FerryError) throw cause;
@@ -85,4 +119,10 @@ export async function openParquetWriter(ctx: ConnectorContext<ParquetOptions>): 
       await release();
     },
   };
+}
+
+/** The datasets of one object type's rows of `table` already on disk (`rows` → `rows_deal`). */
+async function typeDatasets(root: string, table: string): Promise<string[]> {
+  const entries = await readdir(root, { withFileTypes: true });
+  return entries.filter((entry) => entry.isDirectory() && isTypeTableOf(table, entry.name) && !isChildTableOf(table, entry.name)).map((entry) => entry.name);
 }

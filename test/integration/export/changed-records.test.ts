@@ -97,6 +97,7 @@ ${common}
     destination: { type: sqlite-table, path: out/warehouse.db, table: rows }
   - name: rows-parquet
 ${common}
+    deletes: soft
     destination: { type: parquet, path: out/lake, table: rows, mode: append }
   - name: docs-scan
     resource: documents
@@ -104,6 +105,12 @@ ${common}
     incremental: { changes: scan }
     deletes: soft
     destination: { type: sqlite-table, path: out/docs.db, table: documents }
+  - name: calls-lake
+    resource: conversations
+    filters: { sourceId: "\${CALLS_SOURCE_ID}" }
+    incremental: { cursor: startTime }
+    deletes: soft
+    destination: { type: parquet, path: out/calls-lake, table: calls, mode: append, partition: { field: startTime, by: month } }
   - name: rows-new-only
 ${common.replace('{ cursor: createdAt }', '{ cursor: createdAt, changes: new }')}
     destination: { type: sqlite-table, path: out/new-only.db, table: rows }
@@ -114,6 +121,7 @@ ${common}
 ` : ''}`,
   );
   process.env.CRM_SOURCE_ID = crm;
+  process.env.CALLS_SOURCE_ID = (await client.createSource({ name: 'calls', displayName: 'Calls' })).id;
   config = await loadConfig(join(dir, 'ferry.yaml'));
   store = await openStateStore(`sqlite:${join(dir, 'state.db')}`);
 }, 60_000);
@@ -159,7 +167,7 @@ describe('incremental exports apply changes', () => {
         expect(summary, name).toMatchObject({ status: 'succeeded', exported: 1 });
         continue;
       }
-      const deleted = name === 'rows-parquet' ? 0 : 1;
+      const deleted = 1;
       expect(summary, name).toMatchObject({
         status: 'succeeded',
         exported: 2,
@@ -182,8 +190,12 @@ describe('incremental exports apply changes', () => {
     // Parquet in append mode: the run's part holds the changed and the new record; the latest per key is the service's.
     const lake = join(dir, 'out/lake/rows');
     const parts = await duck(`SELECT _ferry_load_id AS load, count(*)::INT AS n FROM read_parquet('${lake}/*.parquet') GROUP BY 1 ORDER BY 2 DESC`);
-    expect(parts).toEqual([{ load: first['rows-parquet'], n: ROWS }, { load: second['rows-parquet'], n: 2 }]);
-    expect(await duck(`SELECT name FROM read_parquet('${lake}/*.parquet', filename = true) WHERE remote_id = 'row-2' QUALIFY row_number() OVER (PARTITION BY row_id ORDER BY _ferry_loaded_at DESC) = 1`)).toEqual([{ name: 'Row 2 renamed' }]);
+    // ...and, under deletes: soft, a newer copy of the deleted record stamped _ferry_deleted_at (its files are never rewritten).
+    expect(parts).toEqual([{ load: first['rows-parquet'], n: ROWS }, { load: second['rows-parquet'], n: 3 }]);
+    const newest = (where: string) =>
+      duck(`SELECT remote_id, name, _ferry_deleted_at IS NOT NULL AS deleted FROM read_parquet('${lake}/*.parquet', union_by_name = true) WHERE ${where} QUALIFY row_number() OVER (PARTITION BY row_id ORDER BY _ferry_loaded_at DESC) = 1 ORDER BY remote_id`);
+    expect(await newest("remote_id IN ('row-2', 'row-5')")).toEqual([{ remote_id: 'row-2', name: 'Row 2 renamed', deleted: false }, { remote_id: 'row-5', name: 'Row 5', deleted: true }]);
+    expect(await duck(`SELECT count(*)::INT AS live FROM (SELECT _ferry_deleted_at FROM read_parquet('${lake}/*.parquet', union_by_name = true) QUALIFY row_number() OVER (PARTITION BY row_id ORDER BY _ferry_loaded_at DESC) = 1) WHERE _ferry_deleted_at IS NULL`)).toEqual([{ live: ROWS }]);
 
     if (pgAvailable) {
       expect(psql(`SELECT count(*), count(*) FILTER (WHERE remote_id = 'row-5') FROM "${schema}".rows`)).toBe(`${ROWS}|0`);
@@ -199,6 +211,11 @@ describe('incremental exports apply changes', () => {
     const summary = await run('rows-sqlite');
     expect(summary.counts).toMatchObject({ created: 1, updated: 0, unchanged: ROWS, deleted: 0 });
     expect(python(join(dir, 'out/warehouse.db'), "SELECT count(*), count(_ferry_deleted_at) FROM rows WHERE remote_id = 'row-5'")).toEqual([[1, 0]]);
+    // A tombstoned record is marked once: the next run, with nothing deleted, adds no second tombstone.
+    const lake = join(dir, 'out/lake/rows');
+    expect((await run('rows-parquet')).counts).toMatchObject({ created: 1, deleted: 0 });
+    expect(await duck(`SELECT name, _ferry_deleted_at IS NULL AS live FROM read_parquet('${lake}/*.parquet', union_by_name = true) WHERE remote_id = 'row-5' QUALIFY row_number() OVER (PARTITION BY row_id ORDER BY _ferry_loaded_at DESC) = 1`)).toEqual([{ name: 'Row 5', live: true }]);
+    expect(await duck(`SELECT count(*)::INT AS n FROM read_parquet('${lake}/*.parquet', union_by_name = true) WHERE _ferry_deleted_at IS NOT NULL`)).toEqual([{ n: 1 }]);
   });
 
   it('a run stopped midway commits no fingerprint: the next run writes again what it may have written', async () => {
@@ -251,5 +268,62 @@ exports:
     const { prepared, issues } = await inspectExport(loaded, loaded.exports[0]!);
     expect(prepared).toBeUndefined();
     expect(issues.map((i) => `${i.path}: ${i.message}`)).toEqual([expect.stringMatching(/^exports\[0\]\.incremental\.cursor: documents have no time field for changes: new/)]);
+  });
+});
+
+describe('deletes: soft in an append-only Parquet dataset', () => {
+  const MARCH = Date.parse('2024-03-10T09:00:00Z');
+  const APRIL = Date.parse('2024-04-10T09:00:00Z');
+  const call = (i: number, at: number) => ({
+    id: `call-${i}`, sourceId: process.env.CALLS_SOURCE_ID!, public: true, createdAt: at, startedAt: at, displayName: `Call ${i}`,
+    participants: [{ id: 'agent', name: 'Agent Ünal' }],
+    transcript: [{ speakerName: 'Agent Ünal', text: `Hello ${i}`, timestamp: at + 1000 }],
+  });
+
+  it('writes a tombstone of the deleted call in its month, nested columns kept, and the newest copy per key says it is gone', async () => {
+    for (let i = 0; i < 4; i++) await client.createConversation(call(i, i < 2 ? MARCH + i * 60_000 : APRIL + i * 60_000));
+    const first = await run('calls-lake');
+    expect(first.counts).toMatchObject({ created: 4, deleted: 0 });
+    await client.deleteConversation({ remoteId: 'call-3', sourceId: process.env.CALLS_SOURCE_ID! });
+    const second = await run('calls-lake');
+    expect(second.counts).toMatchObject({ read: 3, created: 0, updated: 0, unchanged: 3, deleted: 1, pushed: 0 });
+
+    const lake = join(dir, 'out/calls-lake/calls');
+    const files = `read_parquet('${lake}/*/*.parquet', union_by_name = true, hive_partitioning = true, filename = true)`;
+    expect(await duck(`SELECT month, _ferry_load_id AS load, regexp_matches(filename, 'deleted') AS tombstone FROM ${files} WHERE _ferry_deleted_at IS NOT NULL`)).toEqual([
+      { month: '2024-04', load: second.runId, tombstone: true },
+    ]);
+    const newest = await duck(
+      `SELECT title, participants[1].name AS agent, _ferry_deleted_at IS NOT NULL AS deleted FROM ${files} ` +
+        `QUALIFY row_number() OVER (PARTITION BY conversation_id ORDER BY _ferry_loaded_at DESC) = 1 ORDER BY title`,
+    );
+    expect(newest).toEqual([
+      { title: 'Call 0', agent: 'Agent Ünal', deleted: false },
+      { title: 'Call 1', agent: 'Agent Ünal', deleted: false },
+      { title: 'Call 2', agent: 'Agent Ünal', deleted: false },
+      { title: 'Call 3', agent: 'Agent Ünal', deleted: true },
+    ]);
+    // Marked once: a run with nothing new deleted writes no second tombstone.
+    expect((await run('calls-lake')).counts).toMatchObject({ deleted: 0, pushed: 0 });
+    expect(await duck(`SELECT count(*)::INT AS n FROM ${files} WHERE _ferry_deleted_at IS NOT NULL`)).toEqual([{ n: 1 }]);
+  });
+
+  it('is refused under deletes: mirror before anything is read: its files are never rewritten', async () => {
+    const file = join(dir, 'mirror-lake.yaml');
+    writeFileSync(file, `version: 1
+exports:
+  - name: lake-mirror
+    resource: conversations
+    deletes: mirror
+    destination: { type: parquet, path: out/mirror-lake, table: calls, mode: append }
+`);
+    const loaded = await loadConfig(file);
+    const { prepared } = await inspectExport(loaded, loaded.exports[0]!);
+    await expect(runExport(prepared!, { store, service: client }, { signal: new AbortController().signal, logger })).resolves.toMatchObject({
+      status: 'failed',
+      exitCode: 1,
+      counts: expect.objectContaining({ read: 0 }),
+      error: expect.stringMatching(/parquet cannot delete records, so deletes: mirror cannot apply/),
+    });
   });
 });

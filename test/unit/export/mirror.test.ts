@@ -27,4 +27,16 @@ describe('mirrorDeletes', () => {
     const { retain: _retain, ...files } = writer();
     expect(() => assertCanMirror(files, 'file', 'deals')).toThrow(/destination file cannot delete records/);
   });
+
+  it('takes an append-only dataset for deletes: soft only, and says so when asked to delete', () => {
+    const dataset = { ...writer(), retainModes: ['soft'] as const };
+    expect(() => assertCanMirror(dataset, 'parquet', 'calls', 'soft')).not.toThrow();
+    let refused: unknown;
+    try {
+      assertCanMirror(dataset, 'parquet', 'calls', 'mirror');
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toMatchObject({ code: 'FERRY_CONFIG_INVALID', message: expect.stringMatching(/parquet cannot delete records/), hint: expect.stringMatching(/deletes: soft/) });
+  });
 });
