@@ -44,6 +44,14 @@ async function run(name: string, options: { signal?: AbortSignal; onProgress?: (
   return runExport(prepared!, { store, service: client }, { signal: options.signal ?? new AbortController().signal, logger, batchSize: 4, ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
 }
 
+/** A project of its own holding one export (`exports:` entries as YAML), checked as `ferry export` checks it before reading. */
+async function inspectOne(fileName: string, exportsYaml: string) {
+  const file = join(dir, fileName);
+  writeFileSync(file, `version: 1\nexports:\n${exportsYaml}`);
+  const loaded = await loadConfig(file);
+  return inspectExport(loaded, loaded.exports[0]!);
+}
+
 function python(file: string, sql: string): unknown[][] {
   const script = 'import json,sqlite3,sys\nc=sqlite3.connect(sys.argv[1])\nprint(json.dumps(c.execute(sys.argv[2]).fetchall()))';
   return JSON.parse(execFileSync('python3', ['-c', script, file, sql], { encoding: 'utf8' })) as unknown[][];
@@ -256,16 +264,11 @@ describe('a scan without a cursor', () => {
   });
 
   it('is refused with changes: new, which has no time field to read past', async () => {
-    const file = join(dir, 'new-docs.yaml');
-    writeFileSync(file, `version: 1
-exports:
-  - name: docs-new
+    const { prepared, issues } = await inspectOne('new-docs.yaml', `  - name: docs-new
     resource: documents
     incremental: { changes: new }
     destination: { type: sqlite-table, path: out/x.db, table: documents }
 `);
-    const loaded = await loadConfig(file);
-    const { prepared, issues } = await inspectExport(loaded, loaded.exports[0]!);
     expect(prepared).toBeUndefined();
     expect(issues.map((i) => `${i.path}: ${i.message}`)).toEqual([expect.stringMatching(/^exports\[0\]\.incremental\.cursor: documents have no time field for changes: new/)]);
   });
@@ -309,16 +312,11 @@ describe('deletes: soft in an append-only Parquet dataset', () => {
   });
 
   it('is refused under deletes: mirror before anything is read: its files are never rewritten', async () => {
-    const file = join(dir, 'mirror-lake.yaml');
-    writeFileSync(file, `version: 1
-exports:
-  - name: lake-mirror
+    const { prepared } = await inspectOne('mirror-lake.yaml', `  - name: lake-mirror
     resource: conversations
     deletes: mirror
     destination: { type: parquet, path: out/mirror-lake, table: calls, mode: append }
 `);
-    const loaded = await loadConfig(file);
-    const { prepared } = await inspectExport(loaded, loaded.exports[0]!);
     await expect(runExport(prepared!, { store, service: client }, { signal: new AbortController().signal, logger })).resolves.toMatchObject({
       status: 'failed',
       exitCode: 1,
