@@ -38,17 +38,18 @@ async function addLateColumns(db: Pick<pg.ClientBase, 'query'>, table: string): 
   if (await hasLateColumns(db, table)) return;
   await db.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS granted bigint NOT NULL DEFAULT 0`);
   await db.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS learnt double precision, ADD COLUMN IF NOT EXISTS learnt_seq bigint NOT NULL DEFAULT 0,
-    ADD COLUMN IF NOT EXISTS learnt_by text, ADD COLUMN IF NOT EXISTS held_until timestamptz`);
+    ADD COLUMN IF NOT EXISTS learnt_by text, ADD COLUMN IF NOT EXISTS held_until timestamptz,
+    ADD COLUMN IF NOT EXISTS probe_by text, ADD COLUMN IF NOT EXISTS probe_until timestamptz`);
 }
 
 /** Whether the table exists with its late columns, and the holders' table beside it (false for no table: to_regclass gives null). */
 async function hasLateColumns(db: Pick<pg.ClientBase, 'query'>, table: string): Promise<boolean> {
   // The catalog itself, not information_schema.columns: that view took about 5 ms per run that opens the budget.
   const { rowCount } = await db.query(
-    `SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname IN ('granted', 'held_until') AND NOT attisdropped AND to_regclass($2) IS NOT NULL`,
+    `SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname IN ('granted', 'held_until', 'probe_until') AND NOT attisdropped AND to_regclass($2) IS NOT NULL`,
     [table, holdersOf(table)],
   );
-  return (rowCount ?? 0) === 2;
+  return (rowCount ?? 0) === 3;
 }
 
 /** The holders' table beside the budget's. */
@@ -81,14 +82,35 @@ const CUT_EVERY_MS = 1000;
 const BEAT_MS = 250;
 /** A holder whose last beat is older than this has stopped sending (or died): it drops out of the split. */
 const LIVE_MS = 2000;
+/** While no limit is known, the process holding the slow start's lease renews it at every beat; unrenewed this long, another may take it. */
+const LEASE_MS = 1000;
+/**
+ * How long a control waits for the process that probes to find the limit
+ * before it runs a slow start of its own (the prober died, or the service
+ * shows no limit to find).
+ */
+const WAIT_MS = 500;
+/** How often a process whose controls wait for the prober beats: the limit found reaches it within this. */
+const WAIT_BEAT_MS = 50;
 /** Holders' rows older than this are deleted when a process opens the budget. */
 const FORGET_MS = 60_000;
-/** The limit is set just below what the service accepted from everyone when it refused (as the controller does locally). */
+/**
+ * A control settles this far below a limit it found (RateController), and
+ * below its share of the learnt one: the learnt limit is what the service
+ * accepted, not discounted again (twice 3 % below left four processes at
+ * 0.94 of the bound, probing up from there a window of 20 answers at a time).
+ */
 const BELOW_LIMIT = 0.97;
 /** Everyone got more accepted than the limit learnt by this much: the limit is raised to what they got (no cut). */
 const ABOVE_LEARNT = 1.05;
-/** Beats in a row that must see that before the limit is raised: one beat's count is noisy (a burst, beats out of phase). */
-const ABOVE_BEATS = 2;
+/**
+ * Beats in a row that must see that before the limit is raised: a count is
+ * noisy (a burst, beats out of phase), and a limit raised by noise only
+ * rises (a newcomer then starts at a share the service does not have).
+ */
+const ABOVE_BEATS = 4;
+/** What a process tells the others it got accepted is counted over its last this many beats (a second): a beat's count of a few answers swings by half. */
+const ACCEPTED_BEATS = 4;
 
 /** What the last beat read of the other processes and the learnt limit. */
 interface Snapshot {
@@ -99,6 +121,10 @@ interface Snapshot {
   /** Live holders other than this process that got anything accepted, and their accepted rate summed. */
   othersActive: number;
   othersAccepted: number;
+  /** Live holders other than this process, sending or not (waiting for the prober, stalled on a Retry-After). */
+  others: string[];
+  /** The holder whose slow start finds the limit for everyone, while no limit is known and its lease runs (null: none). */
+  prober: string | null;
   /** Until then (ms from the read) every process holds its new requests. */
   heldMs: number;
   /** When it was read (performance.now). */
@@ -111,6 +137,8 @@ interface Joined {
   accepted: number;
   /** Sent anything in the last beat (or just joined). */
   active: boolean;
+  /** Held at join until the prober finds the limit (or {@link WAIT_MS} passes). */
+  waitingUntil?: number;
 }
 
 /** Tokens one worker takes per round trip: a tenth of a second's budget, at least one. */
@@ -121,13 +149,12 @@ function batchOf(ratePerSecond: number): number {
 export class SharedRateBudget implements RequestGate, RateShare {
   private local = 0;
   private refill: Promise<void> | undefined;
-  /** This process's row in the holders' table. */
-  readonly holder = randomUUID();
   private readonly holders: string;
   private members: Joined[] = [];
   private snapshot: Snapshot;
-  /** What the service accepted of this process over the last beat, per second. */
+  /** What the service accepted of this process over its last {@link ACCEPTED_BEATS} beats, per second. */
   private myAccepted = 0;
+  private lastBeats: { accepted: number; ms: number }[] = [];
   private lastBeatAt = performance.now();
   private beating: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -136,16 +163,22 @@ export class SharedRateBudget implements RequestGate, RateShare {
   private closed = false;
   /** Beats in a row in which everyone together got more accepted than the learnt limit allows. */
   private aboveBeats = 0;
+  /** The other holders live at the last beat: one that comes or goes re-splits the limit. */
+  private known: Set<string>;
+  private waitBeat: NodeJS.Timeout | undefined;
 
   private constructor(
     private readonly pool: pg.Pool,
     private readonly table: string,
     private readonly key: string,
+    /** This process's row in the holders' table. */
+    readonly holder: string,
     readonly ratePerSecond: number,
     snapshot: Snapshot,
   ) {
     this.holders = holdersOf(table);
     this.snapshot = snapshot;
+    this.known = new Set(snapshot.others);
   }
 
   /** Opens the budget of `apiKey` in `schema` (the state schema), creating its table on first use. */
@@ -155,17 +188,22 @@ export class SharedRateBudget implements RequestGate, RateShare {
     const pool = new driver.Pool({ connectionString: url, max: 1, application_name: 'ferry-rate-budget' });
     const table = `"${schema.replaceAll('"', '""')}".rate_budget`;
     const key = createHash('sha256').update(apiKey).digest('hex').slice(0, 32);
+    const holder = randomUUID();
     let snapshot: Snapshot;
     try {
       await createTable(pool, schema, table);
       await pool.query(`INSERT INTO ${table} (key, tokens, refilled_at) VALUES ($1, $2, clock_timestamp()) ON CONFLICT (key) DO NOTHING`, [key, Math.max(1, ratePerSecond)]);
       await pool.query(`DELETE FROM ${holdersOf(table)} WHERE key = $1 AND seen_at < clock_timestamp() - $2 * interval '1 millisecond'`, [key, FORGET_MS]);
-      snapshot = await readSnapshot(pool, table, key, '');
+      // Counted by the others from the start (a process waiting for the prober sends nothing, yet takes its share after).
+      await upsertHolder(pool, holdersOf(table), key, holder, 0);
+      // No limit known yet: one process runs the slow start for all (the first to take the lease).
+      await claimProbe(pool, table, key, holder);
+      snapshot = await readSnapshot(pool, table, key, holder);
     } catch (error) {
       await pool.end();
       throw error;
     }
-    return new SharedRateBudget(pool, table, key, ratePerSecond, snapshot);
+    return new SharedRateBudget(pool, table, key, holder, ratePerSecond, snapshot);
   }
 
   /** The service-wide limit learnt so far (requests per second), as last read. */
@@ -178,6 +216,12 @@ export class SharedRateBudget implements RequestGate, RateShare {
     this.members.push(joined);
     const share = this.shareOfMember();
     if (share !== undefined) member.adopt(share, 'start');
+    else if (this.snapshot.prober !== this.holder || performance.now() - this.snapshot.at > LEASE_MS) {
+      // Another process runs the slow start (or the lease is free and the next beat takes it): hold until the limit is found.
+      joined.waitingUntil = performance.now() + WAIT_MS;
+      member.holdFor(WAIT_MS);
+      this.scheduleWaitBeat(0);
+    }
     if (performance.now() - this.snapshot.at > BEAT_MS) void this.beat(true);
     this.timer ??= setInterval(() => void this.beat(false), BEAT_MS).unref();
     return () => {
@@ -191,21 +235,27 @@ export class SharedRateBudget implements RequestGate, RateShare {
     if (now - this.lastCutAt < CUT_EVERY_MS && holdMs === undefined) return;
     this.lastCutAt = now;
     const fresh = now - this.snapshot.at < LIVE_MS;
-    const mine = this.myAccepted > 0 ? this.myAccepted * BELOW_LIMIT : rate;
-    const measured = mine + (fresh ? this.snapshot.othersAccepted * BELOW_LIMIT : 0);
+    const found = rate / BELOW_LIMIT;
+    const mine = this.myAccepted > 0 ? this.myAccepted : found;
+    const measured = mine + (fresh ? this.snapshot.othersAccepted : 0);
     // A 429 from a burst while everyone together sent less than the limit would ratchet it down, cut after cut:
     // a cut lowers a limit learnt before by a tenth at most (a limit that really fell is found again, a tenth lower each time).
     const before = this.snapshot.learnt;
-    // The first limit found: the others' rows may not show a whole beat of their sending yet, so at least this
-    // process's new rate for each live process (each found about its share when they all went at once).
-    const first = Math.max(measured, rate * ((fresh ? this.snapshot.othersActive : 0) + 1));
+    // The first limit found. By this process's slow start alone (the others waited for it): what it found, which counts
+    // by when requests went over the episode, where a beat's count can hold the service's burst. Found by several at
+    // once (their waits ran out): the others' rows may not show a whole beat of their sending yet, so at least what
+    // this process found for each sending process (each found about its share).
+    const sending = fresh ? this.snapshot.othersActive : 0;
+    const first = sending === 0 ? found : Math.max(measured, found * (sending + 1));
     const limit = before === undefined ? first : Math.min(before, Math.max(measured, before * 0.9));
     // The other controls of this process end their slow starts at once; other processes at their next beat.
-    this.snapshot = { ...this.snapshot, learnt: limit };
+    this.snapshot = { ...this.snapshot, learnt: limit, prober: null };
     const share = this.shareOfMember();
+    // The first limit, found by this process's slow start while others waited for it: it comes down to its share too.
+    const split = before === undefined && fresh && this.snapshot.others.length > 0;
     for (const joined of this.members) {
       const other = joined.ref.deref();
-      if (other && other !== member && share !== undefined) other.adopt(share, 'limit');
+      if (other && share !== undefined && (split || other !== member)) other.adopt(share, split ? 'start' : 'limit');
     }
     void this.publishCut(limit, holdMs);
   }
@@ -214,7 +264,7 @@ export class SharedRateBudget implements RequestGate, RateShare {
   private async publishCut(limit: number, holdMs: number | undefined): Promise<void> {
     try {
       const { rows } = await this.pool.query<{ seq: string }>(
-        `UPDATE ${this.table} SET learnt = $2, learnt_seq = learnt_seq + 1, learnt_by = $3,
+        `UPDATE ${this.table} SET learnt = $2, learnt_seq = learnt_seq + 1, learnt_by = $3, probe_by = NULL, probe_until = NULL,
            held_until = CASE WHEN $4::float8 > 0 THEN GREATEST(COALESCE(held_until, clock_timestamp()), clock_timestamp() + $4::float8 * interval '1 millisecond') ELSE held_until END
          WHERE key = $1 RETURNING learnt_seq AS seq`,
         [this.key, limit, this.holder, holdMs ?? 0],
@@ -225,13 +275,18 @@ export class SharedRateBudget implements RequestGate, RateShare {
     }
   }
 
-  /** This process's share of the learnt limit: an equal part, or what the others leave unused when that is more. */
+  /**
+   * This process's share of the learnt limit: an equal part among the live
+   * holders, or what the others leave unused when that is more and every
+   * one of them is sending (one that waits for the prober, or sits out a
+   * Retry-After, accepted nothing, yet takes its part when it goes).
+   */
   private shareOfProcess(): number | undefined {
-    const { learnt, othersActive, othersAccepted } = this.snapshot;
+    const { learnt, othersActive, othersAccepted, others } = this.snapshot;
     if (learnt === undefined) return undefined;
-    const fresh = performance.now() - this.snapshot.at < LIVE_MS;
-    const active = fresh ? othersActive : 0;
-    return Math.min(learnt, Math.max(learnt / (active + 1), learnt - (fresh ? othersAccepted : 0)));
+    if (performance.now() - this.snapshot.at >= LIVE_MS) return learnt;
+    if (others.length > othersActive) return learnt / (others.length + 1);
+    return Math.min(learnt, Math.max(learnt / (othersActive + 1), learnt - othersAccepted));
   }
 
   /** One control's part of the process's share: split among the controls that send. */
@@ -269,7 +324,9 @@ export class SharedRateBudget implements RequestGate, RateShare {
     this.lastBeatAt = now;
     // Idle: no statement; its row goes stale and the others split the limit without it.
     if (admitted === 0 && !force) return Promise.resolve();
-    this.myAccepted = (accepted * 1000) / elapsed;
+    this.lastBeats.push({ accepted, ms: elapsed });
+    if (this.lastBeats.length > ACCEPTED_BEATS) this.lastBeats.shift();
+    this.myAccepted = (this.lastBeats.reduce((sum, b) => sum + b.accepted, 0) * 1000) / this.lastBeats.reduce((sum, b) => sum + b.ms, 0);
     this.beating = this.sync().finally(() => (this.beating = undefined));
     return this.beating;
   }
@@ -277,35 +334,67 @@ export class SharedRateBudget implements RequestGate, RateShare {
   private async sync(): Promise<void> {
     let read: Snapshot;
     try {
-      await this.pool.query(
-        `INSERT INTO ${this.holders} (key, holder, accepted, seen_at) VALUES ($1, $2, $3, clock_timestamp())
-         ON CONFLICT (key, holder) DO UPDATE SET accepted = EXCLUDED.accepted, seen_at = EXCLUDED.seen_at`,
-        [this.key, this.holder, this.myAccepted],
-      );
+      await upsertHolder(this.pool, this.holders, this.key, this.holder, this.myAccepted);
+      // No limit known yet: renew this process's lease on the slow start, or take it when it is free.
+      if (this.snapshot.learnt === undefined) await claimProbe(this.pool, this.table, this.key, this.holder);
       read = await readSnapshot(this.pool, this.table, this.key, this.holder);
     } catch {
       return; // as in publishCut
     }
     const before = this.snapshot;
     this.snapshot = read;
-    // A control still searching for the limit ends its slow start at its share of the one found elsewhere.
     const cut = read.seq !== before.seq && read.learntBy !== this.holder;
     if (cut) this.lastCutAt = performance.now();
+    // A holder came or went: the limit is split again (a newcomer takes its share at once, so the others make room;
+    // one that left leaves its share to them). Only on a change of who holds: a cut elsewhere lowers no one else.
+    const now = performance.now();
+    const changed = read.others.length !== this.known.size || read.others.some((other) => !this.known.has(other));
+    this.known = new Set(read.others);
     const share = this.shareOfMember();
-    if (share !== undefined) for (const joined of this.members) if (joined.active) joined.ref.deref()?.adopt(share, 'limit');
+    for (const joined of this.members) {
+      const member = joined.ref.deref();
+      if (!member) continue;
+      if (joined.waitingUntil !== undefined) {
+        if (share !== undefined) {
+          // The prober found the limit: go at this process's share of it.
+          joined.waitingUntil = undefined;
+          member.release();
+          member.adopt(share, 'start');
+        } else if (read.prober === this.holder) {
+          // This process took the lease (the prober left, or none was there): its controls run the slow start.
+          joined.waitingUntil = undefined;
+          member.release();
+        } else if (now >= joined.waitingUntil) joined.waitingUntil = undefined; // its hold ran out: it searches on its own
+      } else if (share !== undefined && changed && read.learnt !== undefined) member.adopt(share, 'start');
+      // A control still searching for the limit ends its slow start at its share of the one found elsewhere.
+      else if (share !== undefined && joined.active) member.adopt(share, 'limit');
+    }
+    if (this.members.some((joined) => joined.waitingUntil !== undefined)) this.scheduleWaitBeat(WAIT_BEAT_MS);
     const heldUntil = read.at + read.heldMs;
     if (read.heldMs > 0 && heldUntil > this.heldUntil + 50) {
       this.heldUntil = heldUntil;
       for (const joined of this.members) joined.ref.deref()?.holdFor(read.heldMs);
     }
     // Everyone together got more accepted than the limit learnt, without a cut: the limit is at least that.
-    const total = (this.myAccepted + read.othersAccepted) * BELOW_LIMIT;
+    const total = this.myAccepted + read.othersAccepted;
     this.aboveBeats = read.learnt !== undefined && total > read.learnt * ABOVE_LEARNT ? this.aboveBeats + 1 : 0;
     if (this.aboveBeats >= ABOVE_BEATS) {
       this.aboveBeats = 0;
       await this.pool.query(`UPDATE ${this.table} SET learnt = GREATEST(learnt, $2) WHERE key = $1`, [this.key, total]).catch(() => undefined);
       this.snapshot = { ...this.snapshot, learnt: Math.max(total, read.learnt ?? 0) };
     }
+  }
+
+  /** A beat in `ms` (forced: a control that waits sends nothing), unless one is due already. */
+  private scheduleWaitBeat(ms: number): void {
+    if (this.waitBeat || this.closed) return;
+    this.waitBeat = setTimeout(() => {
+      this.waitBeat = undefined;
+      void this.beat(true).then(() => {
+        // A beat already under way when this one was due: look again after it.
+        if (this.members.some((joined) => joined.waitingUntil !== undefined)) this.scheduleWaitBeat(WAIT_BEAT_MS);
+      });
+    }, ms).unref();
   }
 
   /** Takes up to `wanted` tokens from the shared row; returns how many were granted (0 when it is empty). */
@@ -352,22 +441,48 @@ export class SharedRateBudget implements RequestGate, RateShare {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
+    clearTimeout(this.waitBeat);
     await this.beating;
-    // Out of the split at once, not when its beat goes stale.
+    // Out of the split at once, not when its beat goes stale; a lease on the slow start goes to the next that asks.
     await this.pool.query(`DELETE FROM ${this.holders} WHERE key = $1 AND holder = $2`, [this.key, this.holder]).catch(() => undefined);
+    await this.pool.query(`UPDATE ${this.table} SET probe_by = NULL, probe_until = NULL WHERE key = $1 AND probe_by = $2`, [this.key, this.holder]).catch(() => undefined);
     await this.pool.end();
   }
+}
+
+/** This process's row: what the service accepted of it per second over its last beat, and that it is alive. */
+async function upsertHolder(db: Pick<pg.ClientBase, 'query'>, holders: string, key: string, holder: string, accepted: number): Promise<void> {
+  await db.query(
+    `INSERT INTO ${holders} (key, holder, accepted, seen_at) VALUES ($1, $2, $3, clock_timestamp())
+     ON CONFLICT (key, holder) DO UPDATE SET accepted = EXCLUDED.accepted, seen_at = EXCLUDED.seen_at`,
+    [key, holder, accepted],
+  );
+}
+
+/**
+ * While the key has no limit learnt, one process runs the slow start for all:
+ * `holder` takes the lease when it is free or lapsed (its prober closed, or
+ * died and stopped renewing), or renews its own.
+ */
+async function claimProbe(db: Pick<pg.ClientBase, 'query'>, table: string, key: string, holder: string): Promise<void> {
+  await db.query(
+    `UPDATE ${table} SET probe_by = $2, probe_until = clock_timestamp() + $3 * interval '1 millisecond'
+     WHERE key = $1 AND learnt IS NULL AND (probe_by IS NULL OR probe_by = $2 OR probe_until < clock_timestamp())`,
+    [key, holder, LEASE_MS],
+  );
 }
 
 /** The learnt limit and the other live holders of `key`, as the database has them now (`holder`: this process, left out). */
 async function readSnapshot(db: Pick<pg.ClientBase, 'query'>, table: string, key: string, holder: string): Promise<Snapshot> {
   const at = performance.now();
-  const { rows } = await db.query<{ learnt: number | null; seq: string; learnt_by: string | null; held_ms: number; active: number; accepted: number }>(
+  const { rows } = await db.query<{ learnt: number | null; seq: string; learnt_by: string | null; held_ms: number; active: number; accepted: number; others: string[]; prober: string | null }>(
     `SELECT b.learnt, b.learnt_seq AS seq, b.learnt_by,
        COALESCE(GREATEST(0, EXTRACT(EPOCH FROM b.held_until - clock_timestamp()) * 1000), 0)::float8 AS held_ms,
-       h.active, h.accepted
+       CASE WHEN b.learnt IS NULL AND b.probe_until > clock_timestamp() THEN b.probe_by END AS prober,
+       h.active, h.accepted, h.others
      FROM ${table} b,
-       LATERAL (SELECT count(*) FILTER (WHERE accepted > 0)::int AS active, COALESCE(sum(accepted), 0)::float8 AS accepted
+       LATERAL (SELECT count(*) FILTER (WHERE accepted > 0)::int AS active, COALESCE(sum(accepted), 0)::float8 AS accepted,
+                  COALESCE(array_agg(holder), '{}') AS others
                 FROM ${holdersOf(table)} WHERE key = $1 AND holder <> $2 AND seen_at > clock_timestamp() - $3 * interval '1 millisecond') h
      WHERE b.key = $1`,
     [key, holder, LIVE_MS],
@@ -379,6 +494,8 @@ async function readSnapshot(db: Pick<pg.ClientBase, 'query'>, table: string, key
     learntBy: row?.learnt_by ?? null,
     othersActive: row?.active ?? 0,
     othersAccepted: row?.accepted ?? 0,
+    others: row?.others ?? [],
+    prober: row?.prober ?? null,
     heldMs: row?.held_ms ?? 0,
     at,
   };

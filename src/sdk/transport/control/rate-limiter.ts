@@ -267,6 +267,15 @@ export class AdaptiveRateLimiter {
     this.rescheduled(now);
   }
 
+  /** A hold placed by {@link holdFor} ends now (what it waited for came sooner): the line is served at once. */
+  endHold(): void {
+    const now = this.clock.now();
+    if (this.heldUntil <= now) return;
+    this.heldUntil = now;
+    this.controller.restartWindow(now);
+    this.rescheduled(now);
+  }
+
   /** The line waits at the new rate (or hold) from now on. */
   private rescheduled(now: number): void {
     if (!this.wakeup) return;

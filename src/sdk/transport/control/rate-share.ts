@@ -1,9 +1,11 @@
 /**
  * What request controls in several processes that share one API key learn
  * together (docs/sink.md, "Across processes"). A control finds the service's
- * limit from its own answers; with a share, what one process learnt (a 429,
- * a Retry-After) reaches the others within a beat, and a process that starts
- * later begins at its share of the rate learnt service-wide instead of
+ * limit from its own answers; with a share, while no limit is known one
+ * process runs the slow start and the others wait for the limit it finds,
+ * what one process learnt (a Retry-After, a first limit) reaches the others
+ * within a beat, and a process that starts later begins at its share of the
+ * rate learnt service-wide (the others making room) instead of
  * rediscovering the limit on top of the others. The port is implemented on
  * PostgreSQL state (src/runtime/rate-budget.ts); SQLite state has one
  * process, so no share.
@@ -25,8 +27,14 @@ export interface ShareMember {
    * slow start ends it there (others found the limit it is searching for).
    */
   adopt(rate: number, how: ShareNews): void;
-  /** Another process was told to wait (a Retry-After to a service that refused everything): hold new requests `ms`. */
+  /**
+   * Hold new requests `ms`: another process was told to wait (a Retry-After
+   * to a service that refused everything), or another process runs the slow
+   * start and this member waits for the limit it finds.
+   */
   holdFor(ms: number): void;
+  /** The wait for the limit is over (it was found, or this process runs the slow start now): send again at once. */
+  release(): void;
 }
 
 export interface RateShare {

@@ -166,6 +166,7 @@ export class RequestControl {
           if (decision.change !== 'none') this.onRateChange?.(decision, undefined);
         },
         holdFor: (ms) => this.limiter.holdFor(ms),
+        release: () => this.limiter.endHold(),
       };
       this.leaveShare = this.share.join(this.member);
     }
