@@ -83,15 +83,25 @@ const BEAT_MS = 250;
 /** A holder whose last beat is older than this has stopped sending (or died): it drops out of the split. */
 const LIVE_MS = 2000;
 /** While no limit is known, the process holding the slow start's lease renews it at every beat; unrenewed this long, another may take it. */
-const LEASE_MS = 1000;
+const LEASE_MS = 2000;
 /**
- * How long a control waits for the process that probes to find the limit
- * before it runs a slow start of its own (the prober died, or the service
- * shows no limit to find).
+ * How long a control waits, while another process sends (its slow start
+ * under way), for the limit it finds before running a slow start of its own:
+ * the service may show no limit to find. Time before anyone sends (a run
+ * still setting up) does not count, up to {@link WAIT_CAP_MS}.
  */
-const WAIT_MS = 500;
+const WAIT_MS = 1000;
+const WAIT_CAP_MS = 5000;
 /** How often a process whose controls wait for the prober beats: the limit found reaches it within this. */
 const WAIT_BEAT_MS = 50;
+/**
+ * A newcomer's controls hold their first requests until this long after it
+ * opened the budget (wrote its row): the others make room at their next beat,
+ * and requests sent at its share before that went on top of them.
+ */
+const ROOM_MS = BEAT_MS + 100;
+/** A waiting control is held this long at a time, renewed at each beat (a process that stops beating is not held for ever). */
+const HOLD_STEP_MS = 250;
 /** Holders' rows older than this are deleted when a process opens the budget. */
 const FORGET_MS = 60_000;
 /**
@@ -137,8 +147,8 @@ interface Joined {
   accepted: number;
   /** Sent anything in the last beat (or just joined). */
   active: boolean;
-  /** Held at join until the prober finds the limit (or {@link WAIT_MS} passes). */
-  waitingUntil?: number;
+  /** Held at join until the prober finds the limit (or gives up, see {@link WAIT_MS}). */
+  wait?: { since: number; whileSending: number };
 }
 
 /** Tokens one worker takes per round trip: a tenth of a second's budget, at least one. */
@@ -166,6 +176,7 @@ export class SharedRateBudget implements RequestGate, RateShare {
   /** The other holders live at the last beat: one that comes or goes re-splits the limit. */
   private known: Set<string>;
   private waitBeat: NodeJS.Timeout | undefined;
+  private readonly openedAt = performance.now();
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -215,11 +226,14 @@ export class SharedRateBudget implements RequestGate, RateShare {
     const joined: Joined = { ref: new WeakRef(member), ...member.counts(), active: true };
     this.members.push(joined);
     const share = this.shareOfMember();
-    if (share !== undefined) member.adopt(share, 'start');
-    else if (this.snapshot.prober !== this.holder || performance.now() - this.snapshot.at > LEASE_MS) {
+    if (share !== undefined) {
+      member.adopt(share, 'start');
+      const room = this.openedAt + ROOM_MS - performance.now();
+      if (room > 0 && this.snapshot.othersActive > 0) member.holdFor(room);
+    } else if (this.snapshot.prober !== this.holder || performance.now() - this.snapshot.at > LEASE_MS) {
       // Another process runs the slow start (or the lease is free and the next beat takes it): hold until the limit is found.
-      joined.waitingUntil = performance.now() + WAIT_MS;
-      member.holdFor(WAIT_MS);
+      joined.wait = { since: performance.now(), whileSending: 0 };
+      member.holdFor(HOLD_STEP_MS);
       this.scheduleWaitBeat(0);
     }
     if (performance.now() - this.snapshot.at > BEAT_MS) void this.beat(true);
@@ -348,28 +362,32 @@ export class SharedRateBudget implements RequestGate, RateShare {
     // A holder came or went: the limit is split again (a newcomer takes its share at once, so the others make room;
     // one that left leaves its share to them). Only on a change of who holds: a cut elsewhere lowers no one else.
     const now = performance.now();
+    const sinceRead = now - before.at;
     const changed = read.others.length !== this.known.size || read.others.some((other) => !this.known.has(other));
     this.known = new Set(read.others);
     const share = this.shareOfMember();
     for (const joined of this.members) {
       const member = joined.ref.deref();
       if (!member) continue;
-      if (joined.waitingUntil !== undefined) {
+      const wait = joined.wait;
+      if (wait !== undefined) {
+        if (read.othersActive > 0) wait.whileSending += sinceRead;
         if (share !== undefined) {
           // The prober found the limit: go at this process's share of it.
-          joined.waitingUntil = undefined;
+          joined.wait = undefined;
           member.release();
           member.adopt(share, 'start');
-        } else if (read.prober === this.holder) {
-          // This process took the lease (the prober left, or none was there): its controls run the slow start.
-          joined.waitingUntil = undefined;
+        } else if (read.prober === this.holder || wait.whileSending >= WAIT_MS || now - wait.since >= WAIT_CAP_MS) {
+          // This process took the lease (the prober left, or none was there): its controls run the slow start. Or the
+          // prober found nothing in a second of sending: the service may have no limit to find, each searches on its own.
+          joined.wait = undefined;
           member.release();
-        } else if (now >= joined.waitingUntil) joined.waitingUntil = undefined; // its hold ran out: it searches on its own
+        } else member.holdFor(HOLD_STEP_MS);
       } else if (share !== undefined && changed && read.learnt !== undefined) member.adopt(share, 'start');
       // A control still searching for the limit ends its slow start at its share of the one found elsewhere.
       else if (share !== undefined && joined.active) member.adopt(share, 'limit');
     }
-    if (this.members.some((joined) => joined.waitingUntil !== undefined)) this.scheduleWaitBeat(WAIT_BEAT_MS);
+    if (this.members.some((joined) => joined.wait !== undefined)) this.scheduleWaitBeat(WAIT_BEAT_MS);
     const heldUntil = read.at + read.heldMs;
     if (read.heldMs > 0 && heldUntil > this.heldUntil + 50) {
       this.heldUntil = heldUntil;
@@ -392,7 +410,7 @@ export class SharedRateBudget implements RequestGate, RateShare {
       this.waitBeat = undefined;
       void this.beat(true).then(() => {
         // A beat already under way when this one was due: look again after it.
-        if (this.members.some((joined) => joined.waitingUntil !== undefined)) this.scheduleWaitBeat(WAIT_BEAT_MS);
+        if (this.members.some((joined) => joined.wait !== undefined)) this.scheduleWaitBeat(WAIT_BEAT_MS);
       });
     }, ms).unref();
   }
