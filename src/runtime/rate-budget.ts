@@ -100,6 +100,8 @@ const WAIT_BEAT_MS = 50;
  * and requests sent at its share before that went on top of them.
  */
 const ROOM_MS = BEAT_MS + 100;
+/** A change in the number of this process's controls that send re-splits its share at most this often. */
+const SPLIT_EVERY_MS = 1000;
 /** A waiting control is held this long at a time, renewed at each beat (a process that stops beating is not held for ever). */
 const HOLD_STEP_MS = 250;
 /** Holders' rows older than this are deleted when a process opens the budget. */
@@ -177,6 +179,9 @@ export class SharedRateBudget implements RequestGate, RateShare {
   private known: Set<string>;
   private waitBeat: NodeJS.Timeout | undefined;
   private readonly openedAt = performance.now();
+  /** This process's controls that sent at the last re-split, and when it was. */
+  private lastSending = 0;
+  private lastSplitAt = Number.NEGATIVE_INFINITY;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -227,7 +232,7 @@ export class SharedRateBudget implements RequestGate, RateShare {
     this.members.push(joined);
     const share = this.shareOfMember();
     if (share !== undefined) {
-      member.adopt(share, 'start');
+      member.adopt(share, 'start', this.part(share));
       const room = this.openedAt + ROOM_MS - performance.now();
       if (room > 0 && this.snapshot.othersActive > 0) member.holdFor(room);
     } else if (this.snapshot.prober !== this.holder || performance.now() - this.snapshot.at > LEASE_MS) {
@@ -261,7 +266,12 @@ export class SharedRateBudget implements RequestGate, RateShare {
     // this process found for each sending process (each found about its share).
     const sending = fresh ? this.snapshot.othersActive : 0;
     const first = sending === 0 ? found : Math.max(measured, found * (sending + 1));
-    const limit = before === undefined ? first : Math.min(before, Math.max(measured, before * 0.9));
+    // The first limit is a slow start's estimate (from the rate it asked for, which a busy client may not have sent:
+    // one read 167/s against a 100/s bucket): the first cut after it, from what everyone got accepted, replaces it.
+    // (Not below what this process found for each live process: the others may have only just started at their shares.)
+    const estimated = before !== undefined && this.snapshot.seq <= 1;
+    const each = found * (this.snapshot.others.length + 1);
+    const limit = before === undefined ? first : estimated ? Math.max(measured, Math.min(before, each)) : Math.min(before, Math.max(measured, before * 0.9));
     // The other controls of this process end their slow starts at once; other processes at their next beat.
     this.snapshot = { ...this.snapshot, learnt: limit, prober: null };
     const share = this.shareOfMember();
@@ -269,21 +279,22 @@ export class SharedRateBudget implements RequestGate, RateShare {
     const split = before === undefined && fresh && this.snapshot.others.length > 0;
     for (const joined of this.members) {
       const other = joined.ref.deref();
-      if (other && share !== undefined && (split || other !== member)) other.adopt(share, split ? 'start' : 'limit');
+      if (other && share !== undefined && (split || other !== member)) other.adopt(share, split ? 'start' : 'limit', this.part(share));
     }
-    void this.publishCut(limit, holdMs);
+    void this.publishCut(limit, holdMs, before === undefined);
   }
 
   /** Tell the others of a cut; errors are dropped (each process still learns from its own answers). */
-  private async publishCut(limit: number, holdMs: number | undefined): Promise<void> {
+  private async publishCut(limit: number, holdMs: number | undefined, first: boolean): Promise<void> {
     try {
-      const { rows } = await this.pool.query<{ seq: string }>(
-        `UPDATE ${this.table} SET learnt = $2, learnt_seq = learnt_seq + 1, learnt_by = $3, probe_by = NULL, probe_until = NULL,
+      // A first limit does not replace one another process set meanwhile (two slow starts at once): the next beat reads it.
+      const { rows } = await this.pool.query<{ seq: string; learnt: number }>(
+        `UPDATE ${this.table} SET learnt = CASE WHEN $5 AND learnt IS NOT NULL THEN learnt ELSE $2 END, learnt_seq = learnt_seq + 1, learnt_by = $3, probe_by = NULL, probe_until = NULL,
            held_until = CASE WHEN $4::float8 > 0 THEN GREATEST(COALESCE(held_until, clock_timestamp()), clock_timestamp() + $4::float8 * interval '1 millisecond') ELSE held_until END
-         WHERE key = $1 RETURNING learnt_seq AS seq`,
-        [this.key, limit, this.holder, holdMs ?? 0],
+         WHERE key = $1 RETURNING learnt_seq AS seq, learnt`,
+        [this.key, limit, this.holder, holdMs ?? 0, first],
       );
-      if (rows[0]) this.snapshot = { ...this.snapshot, learnt: limit, seq: Number(rows[0].seq), learntBy: this.holder };
+      if (rows[0]) this.snapshot = { ...this.snapshot, learnt: Number(rows[0].learnt), seq: Number(rows[0].seq), learntBy: this.holder };
     } catch {
       // The share is what others learnt: without it this process still paces itself by its own answers.
     }
@@ -291,16 +302,23 @@ export class SharedRateBudget implements RequestGate, RateShare {
 
   /**
    * This process's share of the learnt limit: an equal part among the live
-   * holders, or what the others leave unused when that is more and every
-   * one of them is sending (one that waits for the prober, or sits out a
-   * Retry-After, accepted nothing, yet takes its part when it goes).
+   * holders, sending or not (one that waits for the prober, or sits out a
+   * Retry-After, takes its part when it goes). Not what the others leave
+   * unused: at a re-split they have just started or just been cut, and a
+   * share taken from that went on top of them (one of four read 35/s of a
+   * 100/s limit so, another 63/s of one left by three).
    */
   private shareOfProcess(): number | undefined {
-    const { learnt, othersActive, othersAccepted, others } = this.snapshot;
+    const { learnt, others } = this.snapshot;
     if (learnt === undefined) return undefined;
     if (performance.now() - this.snapshot.at >= LIVE_MS) return learnt;
-    if (others.length > othersActive) return learnt / (others.length + 1);
-    return Math.min(learnt, Math.max(learnt / (othersActive + 1), learnt - othersAccepted));
+    return learnt / (others.length + 1);
+  }
+
+  /** What part of the key's learnt limit a member's share is. */
+  private part(share: number): number {
+    const { learnt } = this.snapshot;
+    return learnt === undefined ? 1 : share / learnt;
   }
 
   /** One control's part of the process's share: split among the controls that send. */
@@ -336,8 +354,10 @@ export class SharedRateBudget implements RequestGate, RateShare {
     this.members = live;
     const elapsed = Math.max(1, now - this.lastBeatAt);
     this.lastBeatAt = now;
-    // Idle: no statement; its row goes stale and the others split the limit without it.
-    if (admitted === 0 && !force) return Promise.resolve();
+    // Idle: no statement; its row goes stale and the others split the limit without it. Unless it holds the slow
+    // start's lease: a run still setting up would lose it to another, and two would search at once.
+    const probing = this.snapshot.learnt === undefined && this.snapshot.prober === this.holder;
+    if (admitted === 0 && !force && !probing) return Promise.resolve();
     this.lastBeats.push({ accepted, ms: elapsed });
     if (this.lastBeats.length > ACCEPTED_BEATS) this.lastBeats.shift();
     this.myAccepted = (this.lastBeats.reduce((sum, b) => sum + b.accepted, 0) * 1000) / this.lastBeats.reduce((sum, b) => sum + b.ms, 0);
@@ -363,8 +383,16 @@ export class SharedRateBudget implements RequestGate, RateShare {
     // one that left leaves its share to them). Only on a change of who holds: a cut elsewhere lowers no one else.
     const now = performance.now();
     const sinceRead = now - before.at;
-    const changed = read.others.length !== this.known.size || read.others.some((other) => !this.known.has(other));
+    const holdersChanged = read.others.length !== this.known.size || read.others.some((other) => !this.known.has(other));
     this.known = new Set(read.others);
+    // Likewise when this process's controls that send change in number (a run's setup calls on the service client
+    // stopped, a sync began): their part of the process's share was split among the controls that sent then. At most
+    // once a second for that: a control sending now and then must not reset the others' windows at every beat.
+    const sending = this.members.filter((m) => m.active).length;
+    const membersChanged = sending !== this.lastSending && sending > 0 && now - this.lastSplitAt >= SPLIT_EVERY_MS;
+    if (membersChanged || holdersChanged) this.lastSending = sending;
+    const changed = holdersChanged || membersChanged;
+    if (changed) this.lastSplitAt = now;
     const share = this.shareOfMember();
     for (const joined of this.members) {
       const member = joined.ref.deref();
@@ -376,16 +404,16 @@ export class SharedRateBudget implements RequestGate, RateShare {
           // The prober found the limit: go at this process's share of it.
           joined.wait = undefined;
           member.release();
-          member.adopt(share, 'start');
+          member.adopt(share, 'start', this.part(share));
         } else if (read.prober === this.holder || wait.whileSending >= WAIT_MS || now - wait.since >= WAIT_CAP_MS) {
           // This process took the lease (the prober left, or none was there): its controls run the slow start. Or the
           // prober found nothing in a second of sending: the service may have no limit to find, each searches on its own.
           joined.wait = undefined;
           member.release();
         } else member.holdFor(HOLD_STEP_MS);
-      } else if (share !== undefined && changed && read.learnt !== undefined) member.adopt(share, 'start');
+      } else if (share !== undefined && changed && read.learnt !== undefined) member.adopt(share, 'start', this.part(share));
       // A control still searching for the limit ends its slow start at its share of the one found elsewhere.
-      else if (share !== undefined && joined.active) member.adopt(share, 'limit');
+      else if (share !== undefined && joined.active) member.adopt(share, 'limit', this.part(share));
     }
     if (this.members.some((joined) => joined.wait !== undefined)) this.scheduleWaitBeat(WAIT_BEAT_MS);
     const heldUntil = read.at + read.heldMs;

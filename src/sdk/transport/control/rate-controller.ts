@@ -89,6 +89,8 @@ const EARLY_THROTTLED = 4;
 const SLOW_START_STEP = 20;
 /** A measured limit within this much of the last one confirms it. */
 const SAME_LIMIT = 0.05;
+/** The fewest answers a window of a control sending a part of the key's requests closes on. */
+const MIN_WINDOW_ANSWERS = 5;
 /** Confirmations after which the probe near the limit is slowed no further (a quarter of 1 % of the limit per window): more would find a limit that grew too late. */
 const MAX_CONFIRMED = 2;
 
@@ -99,7 +101,9 @@ export class RateController {
   private announced = Number.POSITIVE_INFINITY;
   private readonly floor: number;
   private readonly minWindowMs: number;
-  private readonly minWindowAnswers: number;
+  private minWindowAnswers: number;
+  /** The window's answers as configured, for a control that sends all of the key's requests. */
+  private readonly windowAnswers: number;
   private current: number;
   /** The accepted rate of the last congested window: the service's limit as last found. */
   private limit = Number.POSITIVE_INFINITY;
@@ -143,7 +147,7 @@ export class RateController {
     this.configured = options.ceiling;
     this.floor = Math.min(options.floor ?? 0.5, this.ceiling);
     this.minWindowMs = options.minWindowMs ?? 250;
-    this.minWindowAnswers = options.minWindowAnswers ?? 20;
+    this.minWindowAnswers = this.windowAnswers = options.minWindowAnswers ?? 20;
     this.current = clamp(options.initial ?? this.ceiling, this.floor, this.ceiling);
     if (this.current < this.ceiling) this.slowStart = new SlowStart();
     this.recent = new RecentCount();
@@ -182,8 +186,11 @@ export class RateController {
    * stalled) would otherwise be probed up from 1 % at a time (docs/sink.md,
    * "Across processes", says what cutting everyone at once cost).
    */
-  adopt(share: number, now: number, how: 'start' | 'limit'): RateDecision {
+  adopt(share: number, now: number, how: 'start' | 'limit', part = 1): RateDecision {
     if (!(share > 0)) return { change: 'none' };
+    // A part of the key's requests: windows of that part of the answers, so that the key as a whole probes as often
+    // as one control sending all of them would (four at a quarter each, with whole windows, probed a quarter as fast).
+    this.minWindowAnswers = Math.max(MIN_WINDOW_ANSWERS, Math.round(this.windowAnswers * Math.min(1, part)));
     const searching = this.slowStart !== undefined;
     if (how === 'limit' && !searching) return { change: 'none' };
     if (searching || how === 'start') {

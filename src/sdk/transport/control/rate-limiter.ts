@@ -240,10 +240,10 @@ export class AdaptiveRateLimiter {
   }
 
   /** Another process learnt the service-wide limit: `share` is this limiter's part (RateController.adopt). */
-  adopt(share: number, how: 'start' | 'limit'): RateDecision {
+  adopt(share: number, how: 'start' | 'limit', part?: number): RateDecision {
     const now = this.clock.now();
     this.refill(now);
-    const decision = this.controller.adopt(share, now, how);
+    const decision = this.controller.adopt(share, now, how, part);
     if (decision.change === 'decrease') {
       // Saved-up tokens would go out as a burst into a service that just refused another process.
       this.tokens = Math.min(this.tokens, 1);

@@ -25,8 +25,10 @@ export interface ShareMember {
    * requests per second (RateController.adopt). `start`: a member that has
    * found nothing yet starts just below it; `limit`: a member still in its
    * slow start ends it there (others found the limit it is searching for).
+   * `part`: the share's part of the key's limit (it judges windows of that
+   * part of the answers).
    */
-  adopt(rate: number, how: ShareNews): void;
+  adopt(rate: number, how: ShareNews, part?: number): void;
   /**
    * Hold new requests `ms`: another process was told to wait (a Retry-After
    * to a service that refused everything), or another process runs the slow

@@ -161,8 +161,8 @@ export class RequestControl {
     if (this.share) {
       this.member = {
         counts: () => ({ admitted: this.admittedCount, accepted: this.acceptedCount }),
-        adopt: (rate, how) => {
-          const decision = this.limiter.adopt(rate, how);
+        adopt: (rate, how, part) => {
+          const decision = this.limiter.adopt(rate, how, part);
           if (decision.change !== 'none') this.onRateChange?.(decision, undefined);
         },
         holdFor: (ms) => this.limiter.holdFor(ms),

@@ -383,6 +383,20 @@ describe('AdaptiveRateLimiter at the end of the input', () => {
 });
 
 describe('RateController', () => {
+  it("given a share that is a part of the key's limit, judges windows of that part of the answers: four processes probe the key as often as one would", () => {
+    const alone = new RateController({ ceiling: 1000 }, 0);
+    const quarter = new RateController({ ceiling: 1000 }, 0);
+    alone.adopt(25, 0, 'start');
+    quarter.adopt(25, 0, 'start', 0.25);
+    for (const controller of [alone, quarter]) {
+      controller.noteLimited();
+      for (let t = 60; t <= 300; t += 60) controller.onAnswer(false, t);
+    }
+    // Five answers in 300 ms: a window for a quarter of the key's requests (it rises), not for all of them.
+    expect(quarter.rate).toBeGreaterThan(25 * 0.97);
+    expect(alone.rate).toBeCloseTo(25 * 0.97, 6);
+  });
+
   it('after finish(), stays below the last limit found, still lowers on congestion, and keeps climbing where it never found one', () => {
     const limited = new RateController({ ceiling: 200, minWindowMs: 100, minWindowAnswers: 1 }, 0);
     let t = 0;
