@@ -56,18 +56,30 @@ export class ListStandIn {
     const after = typeof query[window.after] === 'string' ? Date.parse(query[window.after] as string) : undefined;
     const before = typeof query[window.before] === 'string' ? Date.parse(query[window.before] as string) : undefined;
     const times = this.#times;
-    const matching = this.#ordered.filter((_item, index) => {
-      if (after === undefined && before === undefined) return true;
-      const at = times[index]!;
-      if (Number.isNaN(at)) return false;
-      if (after !== undefined && (bounds === 'inclusive' ? at < after : at <= after)) return false;
-      if (before !== undefined && (bounds === 'inclusive' ? at > before : at >= before)) return false;
-      return true;
-    });
+    const bounded = after !== undefined || before !== undefined;
+    // Items without the field are out of any bounded query; they sort as the earliest.
+    const tooEarly = (i: number) => bounded && (Number.isNaN(times[i]!) || (after !== undefined && (bounds === 'inclusive' ? times[i]! < after : times[i]! <= after)));
+    const tooLate = (i: number) => before !== undefined && !Number.isNaN(times[i]!) && (bounds === 'inclusive' ? times[i]! > before : times[i]! >= before);
     const limit = Number(query.limit ?? 50);
     const offset = query.cursor === undefined ? 0 : Number(query.cursor);
-    const items = matching.slice(offset, offset + limit);
-    const hasMore = offset + limit < matching.length;
+    let matching: ListItem[];
+    let start = 0;
+    let end: number;
+    if (this.#options.order === 'shuffled') {
+      matching = bounded ? this.#ordered.filter((_item, i) => !tooEarly(i) && !tooLate(i)) : this.#ordered;
+      end = matching.length;
+    } else {
+      // A list in time order matches in one run of it, found by two binary searches: a page costs
+      // the stand-in the page's items, not the whole list's, as an indexed service's would.
+      matching = this.#ordered;
+      const n = matching.length;
+      const ascending = this.#options.order !== 'newest';
+      start = firstIndex(n, ascending ? (i) => !tooEarly(i) : (i) => !tooLate(i));
+      end = Math.max(start, firstIndex(n, ascending ? tooLate : tooEarly));
+    }
+    const from = Math.min(end, start + offset);
+    const items = matching.slice(from, Math.min(end, from + limit));
+    const hasMore = from + limit < end;
     return { items, hasMore, nextCursor: hasMore ? String(offset + limit) : null };
   }
 
@@ -108,6 +120,18 @@ export function standInConversation(i: number): Record<string, unknown> {
     type: 'EXTERNAL',
     participants: [{ name: 'Agent', email: 'agent@example.com' }],
   };
+}
+
+/** The first index in [0, n) where `holds` is true, for a `holds` false then true along the list (n: never). */
+function firstIndex(n: number, holds: (i: number) => boolean): number {
+  let low = 0;
+  let high = n;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (holds(middle)) high = middle;
+    else low = middle + 1;
+  }
+  return low;
 }
 
 /** A fixed shuffle (seeded), so a failing order can be replayed. */
