@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { ListItem, ListQuery } from '../../../src/sdk/index.js';
 import { ListStandIn } from '../../support/list-stand-in.js';
 
-const window = { field: 'at', after: 'after', before: 'before' };
+const window = { field: 'at', after: 'after', before: 'before', nullable: true };
 const T0 = Date.UTC(2025, 0, 1);
 const items: ListItem[] = Array.from({ length: 120 }, (_, i) => ({
   id: `i${i}`,
