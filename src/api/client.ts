@@ -722,29 +722,24 @@ function dataOf<T>(answer: Answer<T>): T {
   return answer.data;
 }
 
-/** Each response schema's fast check (or null: none), derived once. */
-const FAST_CHECKS = new WeakMap<z.ZodType, FastCheck | null>();
-
-function fastCheck(schema: z.ZodType): FastCheck | null {
-  let check = FAST_CHECKS.get(schema);
-  if (check === undefined) {
-    check = fastCheckOf(schema) ?? null;
-    FAST_CHECKS.set(schema, check);
-  }
-  return check;
+/** `derive(schema)` once per schema (null: it gave none), remembered for the schema's life. */
+function oncePerSchema<T>(derive: (schema: z.ZodType) => T | undefined): (schema: z.ZodType) => T | null {
+  const derived = new WeakMap<z.ZodType, T | null>();
+  return (schema) => {
+    let value = derived.get(schema);
+    if (value === undefined) {
+      value = derive(schema) ?? null;
+      derived.set(schema, value);
+    }
+    return value;
+  };
 }
 
-/** Each response schema's compiled parse (or null: none), derived once. */
-const FAST_PARSES = new WeakMap<z.ZodType, FastParse | null>();
+/** Each response schema's fast check (or null: none). */
+const fastCheck = oncePerSchema<FastCheck>(fastCheckOf);
 
-function fastParse(schema: z.ZodType): FastParse | null {
-  let parse = FAST_PARSES.get(schema);
-  if (parse === undefined) {
-    parse = fastParseOf(schema) ?? null;
-    FAST_PARSES.set(schema, parse);
-  }
-  return parse;
-}
+/** Each response schema's compiled parse (or null: none). */
+const fastParse = oncePerSchema<FastParse>(fastParseOf);
 
 /** The client caps every wait, Retry-After included, at maxDelayMs unless told otherwise (docs/client.md). */
 function capHints(policy: Readonly<RetryPolicy>): RetryPolicy {
