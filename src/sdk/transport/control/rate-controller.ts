@@ -31,7 +31,8 @@
  *   probes the limit gently instead of overshooting it again (by half that,
  *   then a quarter, once probes found the same limit again: each probe costs
  *   429s, and a limit that holds still needs fewer), and faster and faster
- *   past it.
+ *   past it; past the slow start's estimate (a few answers, often far low)
+ *   by 10 % a window until a first congestion measures the limit.
  * - Two congested windows in a row in which the service accepted nothing
  *   (it refuses everything, whatever the rate) ask the limiter to hold new
  *   requests until the Retry-After has passed.
@@ -109,6 +110,8 @@ export class RateController {
   private limit = Number.POSITIVE_INFINITY;
   /** Whether `limit` was measured over a whole second of answers (not estimated in a slow start or a halving). */
   private limitMeasured = false;
+  /** `limit` is the slow start's estimate (a handful of answers to a ramp of requests): past it the probe starts fast. */
+  private limitFromSlowStart = false;
   /** The usual share of 429s (moving average of windows without congestion). */
   private usualShare = 0;
   /** The window that caused the last decrease, until the next window is judged against it. */
@@ -169,6 +172,7 @@ export class RateController {
     if (!(rate > 0) || rate === this.announced) return { change: 'none' };
     this.announced = Math.max(rate, this.floor);
     this.slowStart = undefined;
+    this.limitFromSlowStart = false;
     this.limit = this.announced;
     this.limitMeasured = true;
     this.window = { start: now, accepted: 0, throttled: 0, limited: false };
@@ -195,6 +199,7 @@ export class RateController {
     if (how === 'limit' && !searching) return { change: 'none' };
     if (searching || how === 'start') {
       this.slowStart = undefined;
+      this.limitFromSlowStart = false;
       this.limit = Math.max(share, this.floor);
       this.limitMeasured = true;
       this.confirmed = 0;
@@ -336,6 +341,7 @@ export class RateController {
     this.beforeHalts ??= { rate: this.current, slowStart: this.slowStart };
     this.restartWindow(now);
     this.slowStart = undefined;
+    this.limitFromSlowStart = false;
     this.current = clamp(Math.min(this.current, target), this.floor, this.ceiling);
     // Just above the new rate, as after a halving: the climb back probes gently from there.
     this.limit = Math.max(this.current / BELOW_LIMIT, this.floor);
@@ -382,6 +388,7 @@ export class RateController {
     // at random can end a long slow start by chance (its test runs at every answer): in the fault mix one did so
     // after 4 s at 8,500 accepted/s with a limit of 3,400 found, and the run spent seconds climbing back.
     this.limit = Math.max(step.limit, this.recent.rate(now) ?? 0, this.floor);
+    this.limitFromSlowStart = true;
     this.current = clamp(Math.max(this.limit * BELOW_LIMIT, this.current * 0.25), this.floor, this.ceiling);
     return { change: 'decrease', rate: this.current };
   }
@@ -402,6 +409,7 @@ export class RateController {
     this.beforeCut = undefined;
     if (w.throttled > 0 && share > this.congestedAbove(w.accepted + w.throttled)) {
       this.lastDecreaseAt = now;
+      this.limitFromSlowStart = false;
       const refusedAll = w.accepted === 0 && this.acceptedNothing;
       this.acceptedNothing = w.accepted === 0;
       if (refusedAll) {
@@ -484,6 +492,10 @@ export class RateController {
   private step(): number {
     // Far below: a quarter, but in one step no further than just below the limit (not past it).
     if (this.current < this.limit * 0.9) return Math.min(this.current / 4, this.limit * BELOW_LIMIT - this.current);
+    // The slow start's estimate comes from the few answers that ended it, to requests sent while the rate was still
+    // ramping up, and against long round trips it is often far low: climbing 1 %, 2 %, 3 % … from it left the service
+    // underused for seconds. Until a first congestion measures the limit, the probe goes 10 % a window.
+    if (this.limitFromSlowStart) return this.current * 0.1;
     // A confirmed limit is known to within the spread of its measurements (± SAME_LIMIT): only past that is the probe past it.
     const near = this.limit * (1 + (this.confirmed > 0 ? 2 : 1) * SAME_LIMIT);
     if (this.current < near) return (this.limit * 0.01) / 2 ** Math.min(this.confirmed, MAX_CONFIRMED);

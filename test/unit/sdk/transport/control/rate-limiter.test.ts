@@ -495,6 +495,33 @@ describe('RateController', () => {
     expect(controller.rate).toBeCloseTo(85, 5);
   });
 
+  it('past the slow start\'s estimate, probes 10 % a window until a congestion measures the limit', () => {
+    const controller = new RateController({ ceiling: 1000, initial: 50, minWindowMs: 100, minWindowAnswers: 1 }, 0);
+    let t = 0;
+    // The slow start grows while the rate binds, then a run of 429s ends it with the share accepted since the first.
+    for (let i = 0; i < 30; i++) {
+      controller.noteLimited();
+      controller.onAnswer(false, (t += 5), t);
+    }
+    for (let i = 0; controller.inSlowStart && i < 40; i++) controller.onAnswer(i % 3 !== 2, (t += 1), t);
+    expect(controller.inSlowStart).toBe(false);
+    const rates = [controller.rate];
+    for (let w = 0; w < 4; w++) {
+      controller.noteLimited();
+      controller.onAnswer(false, (t += 150), t);
+      rates.push(controller.rate);
+    }
+    const steps = rates.slice(1).map((r, i) => r / rates[i]!);
+    for (const step of steps) expect(step).toBeCloseTo(1.1, 5);
+    // A congestion measures the limit: from then on the probe near it is gentle again.
+    for (let i = 0; i < 200; i++) controller.onAnswer(false, (t += 5), t); // a second of 200/s accepted
+    for (let i = 0; i < 20; i++) controller.onAnswer(i % 2 === 0, (t += 1), t);
+    const measured = controller.rate;
+    controller.noteLimited();
+    controller.onAnswer(false, (t += 150), t);
+    expect(controller.rate / measured).toBeLessThan(1.02);
+  });
+
   it('past the last limit found, probes faster window by window (the limit may have grown)', () => {
     const controller = new RateController({ ceiling: 200, minWindowMs: 100, minWindowAnswers: 1 }, 0);
     let t = 0;
