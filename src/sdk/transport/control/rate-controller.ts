@@ -319,8 +319,10 @@ export class RateController {
   resumeAfterHalt(now: number): RateDecision {
     const refusal = this.refusal;
     this.refusal = undefined;
-    // No clean run before it (a 429 right after the last wait): nothing to measure; the windows judge those.
-    if (this.haltsAtRandom || refusal === undefined || refusal.accepted < 1) return { change: 'none' };
+    // No clean run before it (a 429 right after the last wait): nothing to measure; the windows judge those. Once the
+    // source has been read to the end, a halt is the last record's retry with nothing else left to send: a cut would
+    // save nothing, and the run would keep it as the rate it learnt for the next one.
+    if (this.haltsAtRandom || this.finishing || refusal === undefined || refusal.accepted < 1) return { change: 'none' };
     // The first request of a run may take long to arrive (a connection opened, code compiled): what its round trip took
     // beyond the shortest one is taken as time before it reached the service, which the span does not include.
     const span = refusal.sentAt - refusal.firstSentAt - Math.max(0, refusal.firstRoundTrip - this.shortestRoundTrip);

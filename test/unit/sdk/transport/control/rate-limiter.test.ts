@@ -335,6 +335,26 @@ describe('AdaptiveRateLimiter for a reader one request at a time (a 429 halts it
     expect(limiter.currentRate).toBeGreaterThan(300);
   });
 
+  it('once the source has been read to the end, a halt (the last record\'s retry) cuts nothing', async () => {
+    const run = async (finished: boolean) => {
+      const clock = new FakeClock();
+      const limiter = new AdaptiveRateLimiter({ maxPerSecond: 1000, startPerSecond: 200, clock });
+      for (let i = 0; i < 10; i++) {
+        await limiter.acquire();
+        limiter.onAnswer(false, undefined, clock.now());
+        clock.time += 5;
+      }
+      if (finished) limiter.finish();
+      const before = limiter.currentRate;
+      limiter.onAnswer(true, 1000, clock.now() - 1);
+      clock.time += 1000;
+      await limiter.acquire();
+      return limiter.currentRate / before;
+    };
+    expect(await run(false)).toBeLessThan(0.75);
+    expect(await run(true)).toBe(1);
+  });
+
   it('a 429 followed by other answers did not halt the sender: it cuts nothing', async () => {
     const clock = new FakeClock();
     const limiter = new AdaptiveRateLimiter({ maxPerSecond: 1000, startPerSecond: 200, clock });
