@@ -13,10 +13,12 @@
  *   and one row per live process in `<state schema>.rate_holders` (what the
  *   service accepted of it, a heartbeat). Every quarter second a process
  *   that sent anything upserts its row and reads the others' (one
- *   statement); a process that starts, or is still searching, starts at
- *   its share of the limit found, and a hold (the service refuses
- *   everything) reaches every process at its next beat (docs/sink.md,
- *   "Across processes").
+ *   statement). While no limit is known, one process (the holder of a
+ *   lease in the key's row) runs the slow start and the others wait for the
+ *   limit it finds; a process that starts, or is still searching, starts at
+ *   its share of the limit found; a holder that comes or goes re-splits it;
+ *   and a hold (the service refuses everything) reaches every process at
+ *   its next beat (docs/sink.md, "Across processes").
  *
  * Rows are keyed by a hash of the API key: the key itself never reaches the database.
  */
