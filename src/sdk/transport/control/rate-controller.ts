@@ -140,7 +140,7 @@ export class RateController {
   /** The shortest round trip of any answer, 429s included: the network's part of one. */
   private shortestRoundTrip = Number.POSITIVE_INFINITY;
   /** The last halt that cut the rate: its clean run (accepted answers, the span they took, the rate they went at). */
-  private lastHalt: { accepted: number; span: number; rate: number } | undefined;
+  private lastHalt: { accepted: number; span: number; rate: number; resumed: boolean } | undefined;
   /** Before the first halt cut the rate: the rate and the slow start, restored if the halts prove random. */
   private beforeHalts: { rate: number; slowStart: SlowStart | undefined } | undefined;
   /** A halt came after a shorter clean run than the one before: the 429s are not the rate's, halts cut no more. */
@@ -328,8 +328,10 @@ export class RateController {
     const span = refusal.sentAt - refusal.firstSentAt - Math.max(0, refusal.firstRoundTrip - this.shortestRoundTrip);
     if (!(span > 0)) return { change: 'none' };
     const last = this.lastHalt;
-    const halt = { accepted: refusal.accepted, span, rate: this.current };
-    if (last !== undefined && halt.rate <= last.rate && halt.accepted < last.accepted) return this.haltsAreRandom();
+    const halt = { accepted: refusal.accepted, span, rate: this.current, resumed: last !== undefined };
+    // Only runs that both began when a wait was over are alike: the first run of all began with a bucket in an unknown
+    // state, and with a first request that may have been slow to arrive (it let two through where a burst of one refills).
+    if (last?.resumed === true && halt.rate <= last.rate && halt.accepted < last.accepted) return this.haltsAreRandom();
     const bound = (halt.accepted * 1000) / span;
     // A bucket's burst makes n ÷ T an overestimate, by up to twice over a short run: half of it is below the limit.
     let target = bound / 2;

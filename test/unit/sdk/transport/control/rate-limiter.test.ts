@@ -515,6 +515,21 @@ describe('RateController', () => {
     expect(controller.rate).toBeCloseTo(85, 5);
   });
 
+  it('a first clean run that let two through a burst of one (its first request slow) does not make a later run of one look random', () => {
+    const controller = new RateController({ ceiling: 1000, initial: 300 }, 0);
+    // The run's first request takes 45 ms; the next is accepted too (the bucket earned a token meanwhile), the third refused.
+    controller.onAnswer(false, 45, 0);
+    controller.onAnswer(false, 50, 47);
+    controller.onAnswer(true, 54, 51);
+    expect(controller.resumeAfterHalt(1054).change).toBe('decrease');
+    const afterFirst = controller.rate;
+    // After the wait: one accepted, the next refused (a burst of one, sent faster than it refills).
+    controller.onAnswer(false, 1057, 1054);
+    controller.onAnswer(true, 1066, 1063);
+    expect(controller.resumeAfterHalt(2066).change).toBe('decrease');
+    expect(controller.rate).toBeLessThan(afterFirst);
+  });
+
   it('past the slow start\'s estimate, probes 10 % a window until a congestion measures the limit', () => {
     const controller = new RateController({ ceiling: 1000, initial: 50, minWindowMs: 100, minWindowAnswers: 1 }, 0);
     let t = 0;
