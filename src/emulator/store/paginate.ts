@@ -18,6 +18,8 @@ export interface PageQuery<Row, Item> {
   params: unknown[];
   limit: number;
   cursor?: string | undefined;
+  /** Keep rows with `sort_ms` at most this: sought in the index as the cursor is (a time window's upper end). */
+  sortTo?: number | undefined;
   decode: (row: Row) => Item;
   keep?: (item: Item) => boolean;
   keyOf: (row: Row) => { sortMs: number; id: string };
@@ -26,10 +28,16 @@ export interface PageQuery<Row, Item> {
 export function paginate<Row, Item>(db: Db, query: PageQuery<Row, Item>): Page<Item> {
   const where = [...query.where];
   const params = [...query.params];
-  if (query.cursor !== undefined) {
-    const after = decodeCursor(query.list, query.cursor);
-    where.push(`(sort_ms < ? OR (sort_ms = ? AND ${query.idColumn} < ?))`);
-    params.push(after.sortMs, after.sortMs, after.id);
+  // Where the page starts, as one row value below which rows are listed: the cursor's key, or just
+  // above the window's upper end (no id is below ''). One row value is what SQLite seeks the list
+  // index to; `sort_ms < ? OR (sort_ms = ? AND id < ?)`, or an upper bound beside the cursor, made it
+  // scan the index from the newest row (or the window's top) down to the cursor on every page.
+  const window = query.sortTo === undefined ? undefined : { sortMs: query.sortTo + 1, id: '' };
+  const cursor = query.cursor === undefined ? undefined : decodeCursor(query.list, query.cursor);
+  const start = cursor && window ? (compareKeys(cursor, window) < 0 ? cursor : window) : (cursor ?? window);
+  if (start) {
+    where.push(`(sort_ms, ${query.idColumn}) < (?, ?)`);
+    params.push(start.sortMs, start.id);
   }
   const sql =
     `SELECT * FROM ${query.table}` +
@@ -53,4 +61,8 @@ export function paginate<Row, Item>(db: Db, query: PageQuery<Row, Item>): Page<I
     hasMore,
     nextCursor: hasMore && lastKey ? encodeCursor(query.list, lastKey) : null,
   };
+}
+
+function compareKeys(a: { sortMs: number; id: string }, b: { sortMs: number; id: string }): number {
+  return a.sortMs - b.sortMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }

@@ -184,7 +184,7 @@ export class RecordsRepo {
     if (q.remoteId !== undefined) add('remote_id = ?', q.remoteId);
     if (q.objectTypeId !== undefined) add('object_type_id = ?', q.objectTypeId);
     if (q.sortFrom !== undefined) add('sort_ms >= ?', q.sortFrom);
-    if (q.sortTo !== undefined) add('sort_ms <= ?', q.sortTo);
+
     return paginate<RecordRow, StoredRecord<K>>(this.db, {
       list: q.kind,
       table: 'records',
@@ -193,6 +193,7 @@ export class RecordsRepo {
       params,
       limit: q.limit,
       cursor: q.cursor,
+      sortTo: q.sortTo,
       decode: (row) => decode<K>(row),
       keep: q.keep,
       keyOf: (row) => ({ sortMs: row.sort_ms, id: row.id }),
