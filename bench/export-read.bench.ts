@@ -38,6 +38,13 @@ const PG_URL = process.env.FERRY_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:
 const CONCURRENCY = 8;
 const STAND_IN_ITEMS = Number(process.env.BENCH_READ_STAND_IN ?? 10_000);
 const EMULATOR_ROWS = Number(process.env.BENCH_READ_ROWS ?? 100_000);
+/**
+ * Issue 44's figures for a first export of 100,000 emulator rows before any of its work: 25.9 s into
+ * postgres-table, 18.6 s into parquet (one cursor chain, the emulator scanning its index from the top for
+ * every page). The goal is that export ≥ 3× as fast. The one chain measured here now pages the emulator's
+ * index as the sliced read does, so chain ÷ sliced no longer says what the goal asks.
+ */
+const ISSUE_FIRST_EXPORT_S = { 'postgres-table': 25.9, parquet: 18.6 } as const;
 /** Stand-in exports of each kind, alternated; the best of each is the figure. */
 const STAND_IN_REPEATS = Math.max(1, Number(process.env.BENCH_READ_REPEATS ?? 3));
 
@@ -236,11 +243,17 @@ exports:
       const chain = await timed('{ slices: off }', 1);
       const sliced = await timed('{ undated: exclude }', 2);
       if (process.env.BENCH_VERBOSE) console.error(`${destination}: one chain ${chain.toFixed(2)} s, sliced ${sliced.toFixed(2)} s`);
-      const ratio = +(chain / sliced).toFixed(2);
+      const speedup = +((ISSUE_FIRST_EXPORT_S[destination] * (count / 100_000)) / sliced).toFixed(2);
       rows.push(
         { name: `emulator ${count} rows → ${destination}: one cursor chain s`, value: +chain.toFixed(2) },
         { name: `emulator ${count} rows → ${destination}: sliced at concurrency ${CONCURRENCY} s`, value: +sliced.toFixed(2) },
-        { name: `emulator rows → ${destination}: sliced speed / one chain`, value: ratio, goal: '≥ 3', ok: ratio >= 3 },
+        { name: `emulator rows → ${destination}: sliced speed / one chain`, value: +(chain / sliced).toFixed(2) },
+        {
+          name: `emulator rows → ${destination}: first export speed / issue 44's (${ISSUE_FIRST_EXPORT_S[destination]} s per 100,000 rows)`,
+          value: speedup,
+          goal: '≥ 3',
+          ok: speedup >= 3,
+        },
       );
     }
     return rows;
