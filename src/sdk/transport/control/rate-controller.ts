@@ -6,7 +6,8 @@
  *   ceiling is given, grows the rate multiplicatively until the service shows
  *   a limit, and drops to just below the limit it found.
  * - Answers are counted in windows (at least `minWindowMs` and
- *   `minWindowAnswers` answers; an overloaded window closes as soon as it
+ *   `minWindowAnswers` answers, or two seconds and five answers at a rate
+ *   too low to fill one sooner; an overloaded window closes as soon as it
  *   has a few 429s, a fifth of it). A window decides once: one decrease per window, however
  *   many 429s arrived in it, and 429s to requests sent before a decrease are
  *   ignored (requests in flight together are one signal, acted on once).
@@ -92,6 +93,12 @@ const SLOW_START_STEP = 20;
 const SAME_LIMIT = 0.05;
 /** The fewest answers a window of a control sending a part of the key's requests closes on. */
 const MIN_WINDOW_ANSWERS = 5;
+/**
+ * A window this long closes on MIN_WINDOW_ANSWERS answers: at a rate far below the service's (a process
+ * the others' 429s pushed near the floor), twenty answers take twenty seconds a window at one a second,
+ * and the climb back took minutes.
+ */
+const SLOW_WINDOW_MS = 2000;
 /** Confirmations after which the probe near the limit is slowed no further (a quarter of 1 % of the limit per window): more would find a limit that grew too late. */
 const MAX_CONFIRMED = 2;
 
@@ -294,7 +301,9 @@ export class RateController {
     const answers = w.accepted + w.throttled;
     const elapsed = now - w.start;
     const overloaded = w.throttled >= EARLY_THROTTLED && w.throttled * 5 >= answers;
-    if (!overloaded && (answers < this.minWindowAnswers || elapsed < this.minWindowMs)) return { change: 'none' };
+    const full = answers >= this.minWindowAnswers && elapsed >= this.minWindowMs;
+    const slow = answers >= Math.min(MIN_WINDOW_ANSWERS, this.minWindowAnswers) && elapsed >= Math.max(SLOW_WINDOW_MS, this.minWindowMs);
+    if (!overloaded && !full && !slow) return { change: 'none' };
     return this.close(now, Math.max(elapsed, 1));
   }
 

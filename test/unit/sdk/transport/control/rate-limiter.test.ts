@@ -502,6 +502,22 @@ describe('RateController', () => {
     expect(controller.rate).toBe(50);
   });
 
+  it('at a rate too low to fill a window of twenty answers soon, a window of five that lasted two seconds decides: a rate pushed near the floor climbs back in seconds, not minutes', () => {
+    const controller = new RateController({ ceiling: 100 }, 0);
+    for (let i = 0; i < 4; i++) controller.onAnswer(true, 0.1 * i);
+    for (let t = 0; controller.rate > 1.5; t += 300) controller.onAnswer(true, 1000 + t, 1000 + t);
+    let t = 60_000;
+    const from = t;
+    // One request a second, each accepted, the rate binding: before, each window waited for twenty answers (20 s).
+    while (controller.rate < 10 && t - from < 120_000) {
+      controller.noteLimited();
+      t += 1000 / controller.rate;
+      controller.onAnswer(false, t, t - 5);
+    }
+    expect(controller.rate).toBeGreaterThanOrEqual(10);
+    expect(t - from).toBeLessThan(45_000);
+  });
+
   it('a congestion right after the client stalled cuts mildly: what was accepted measured the client, not the service', () => {
     const controller = new RateController({ ceiling: 100, minWindowMs: 250, minWindowAnswers: 20 }, 0);
     let t = 0;
