@@ -335,15 +335,21 @@ describe('AdaptiveRateLimiter for a reader one request at a time (a 429 halts it
     expect(limiter.currentRate).toBeGreaterThan(300);
   });
 
+  /** A limiter in its slow start after ten requests one at a time, each accepted 5 ms apart. */
+  const afterCleanRun = async () => {
+    const clock = new FakeClock();
+    const limiter = new AdaptiveRateLimiter({ maxPerSecond: 1000, startPerSecond: 200, clock });
+    for (let i = 0; i < 10; i++) {
+      await limiter.acquire();
+      limiter.onAnswer(false, undefined, clock.now());
+      clock.time += 5;
+    }
+    return { clock, limiter };
+  };
+
   it('once the source has been read to the end, a halt (the last record\'s retry) cuts nothing', async () => {
     const run = async (finished: boolean) => {
-      const clock = new FakeClock();
-      const limiter = new AdaptiveRateLimiter({ maxPerSecond: 1000, startPerSecond: 200, clock });
-      for (let i = 0; i < 10; i++) {
-        await limiter.acquire();
-        limiter.onAnswer(false, undefined, clock.now());
-        clock.time += 5;
-      }
+      const { clock, limiter } = await afterCleanRun();
       if (finished) limiter.finish();
       const before = limiter.currentRate;
       limiter.onAnswer(true, 1000, clock.now() - 1);
@@ -356,13 +362,7 @@ describe('AdaptiveRateLimiter for a reader one request at a time (a 429 halts it
   });
 
   it('a 429 followed by other answers did not halt the sender: it cuts nothing', async () => {
-    const clock = new FakeClock();
-    const limiter = new AdaptiveRateLimiter({ maxPerSecond: 1000, startPerSecond: 200, clock });
-    for (let i = 0; i < 10; i++) {
-      await limiter.acquire();
-      limiter.onAnswer(false, undefined, clock.now());
-      clock.time += 5;
-    }
+    const { clock, limiter } = await afterCleanRun();
     const before = limiter.currentRate;
     limiter.onAnswer(true, 1000, clock.now() - 1);
     limiter.onAnswer(false, undefined, clock.now() - 1); // another request was in flight
