@@ -23,17 +23,26 @@ function psql(sql: string): string {
   return execFileSync('psql', [PG_URL, '-At', '-c', sql], { encoding: 'utf8' }).trim();
 }
 
+/** The conversations list, 5 ms a page: all COUNT calls, or those given. */
+function callsStandIn(items: Record<string, unknown>[] = Array.from({ length: COUNT }, (_, i) => standInConversation(i))): ListStandIn {
+  return new ListStandIn({ items, window: SERVICE_RESOURCES.conversations.window!, itemsKey: 'conversations', bounds: 'inclusive', order: 'time', delayMs: 5 });
+}
+
+/** `ferry export` in `dir`, killed with SIGKILL once the stand-in has answered `pages` requests; returns how many it had. */
+async function exportKilledAfter(dir: string, standIn: ListStandIn, pages: number): Promise<number> {
+  const child = spawn(process.execPath, [resolve(import.meta.dirname, '../../bin/ferry.js'), 'export'], { cwd: dir, stdio: 'ignore', env: { ...process.env, FERRY_BASE_URL: '', FERRY_API_KEY: '' } });
+  const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
+  const started = Date.now();
+  while (standIn.queries.length < pages && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 5));
+  child.kill('SIGKILL');
+  await exited;
+  return standIn.queries.length;
+}
+
 describe.skipIf(!pgAvailable)('ferry export after kill -9', () => {
   it('re-runs into exact tables: every record once in PostgreSQL and DuckDB', async () => {
     const dir = tempProjectDir('ferry-e2e-export-kill-');
-    const standIn = new ListStandIn({
-      items: Array.from({ length: COUNT }, (_, i) => standInConversation(i)),
-      window: SERVICE_RESOURCES.conversations.window!,
-      itemsKey: 'conversations',
-      bounds: 'inclusive',
-      order: 'time',
-      delayMs: 5,
-    });
+    const standIn = callsStandIn();
     const server = await standIn.listen('/v1/conversations');
     try {
       writeFileSync(
@@ -59,13 +68,7 @@ exports:
 `,
       );
       // Kill the first run once the stand-in has answered some pages of the first export.
-      const child = spawn(process.execPath, [resolve(import.meta.dirname, '../../bin/ferry.js'), 'export'], { cwd: dir, stdio: 'ignore', env: { ...process.env, FERRY_BASE_URL: '', FERRY_API_KEY: '' } });
-      const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
-      const started = Date.now();
-      while (standIn.queries.length < 12 && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 5));
-      child.kill('SIGKILL');
-      await exited;
-      expect(standIn.queries.length).toBeGreaterThanOrEqual(12);
+      expect(await exportKilledAfter(dir, standIn, 12)).toBeGreaterThanOrEqual(12);
 
       const result = await ferry(['export', '--json'], { cwd: dir });
       expect(result.code, result.stderr).toBe(0);
@@ -97,8 +100,6 @@ exports:
     const dir = tempProjectDir('ferry-e2e-export-kill-soft-');
     const gone = (i: number) => i % 10 === 3;
     const DELETED = Array.from({ length: COUNT }, (_, i) => i).filter(gone).length;
-    const standInOf = (items: Record<string, unknown>[]) =>
-      new ListStandIn({ items, window: SERVICE_RESOURCES.conversations.window!, itemsKey: 'conversations', bounds: 'inclusive', order: 'time', delayMs: 5 });
     const configure = (url: string) =>
       writeFileSync(
         join(dir, 'ferry.yaml'),
@@ -117,7 +118,7 @@ exports:
 `,
       );
     // A first complete run writes every record.
-    const all = standInOf(Array.from({ length: COUNT }, (_, i) => standInConversation(i)));
+    const all = callsStandIn();
     const first = await all.listen('/v1/conversations');
     try {
       configure(first.url);
@@ -127,17 +128,11 @@ exports:
       await first.close();
     }
     // Then the service no longer lists a tenth of them; the run that would stamp them is killed while it reads.
-    const kept = standInOf(Array.from({ length: COUNT }, (_, i) => i).filter((i) => !gone(i)).map(standInConversation));
+    const kept = callsStandIn(Array.from({ length: COUNT }, (_, i) => i).filter((i) => !gone(i)).map(standInConversation));
     const second = await kept.listen('/v1/conversations');
     try {
       configure(second.url);
-      const child = spawn(process.execPath, [resolve(import.meta.dirname, '../../bin/ferry.js'), 'export'], { cwd: dir, stdio: 'ignore', env: { ...process.env, FERRY_BASE_URL: '', FERRY_API_KEY: '' } });
-      const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
-      const started = Date.now();
-      while (kept.queries.length < 12 && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 5));
-      child.kill('SIGKILL');
-      await exited;
-      expect(kept.queries.length).toBeGreaterThanOrEqual(12);
+      expect(await exportKilledAfter(dir, kept, 12)).toBeGreaterThanOrEqual(12);
 
       const result = await ferry(['export', '--json'], { cwd: dir });
       expect(result.code, result.stderr).toBe(0);
@@ -178,14 +173,7 @@ exports:
 
   it('an incremental scan of changes killed midway commits no fingerprint: the re-run writes everything once, the next run nothing', async () => {
     const dir = tempProjectDir('ferry-e2e-export-kill-scan-');
-    const standIn = new ListStandIn({
-      items: Array.from({ length: COUNT }, (_, i) => standInConversation(i)),
-      window: SERVICE_RESOURCES.conversations.window!,
-      itemsKey: 'conversations',
-      bounds: 'inclusive',
-      order: 'time',
-      delayMs: 5,
-    });
+    const standIn = callsStandIn();
     const server = await standIn.listen('/v1/conversations');
     try {
       writeFileSync(
@@ -201,12 +189,7 @@ exports:
     destination: { type: postgres-table, url: "${PG_URL}", schema: ${schema}, table: calls_scan }
 `,
       );
-      const child = spawn(process.execPath, [resolve(import.meta.dirname, '../../bin/ferry.js'), 'export'], { cwd: dir, stdio: 'ignore', env: { ...process.env, FERRY_BASE_URL: '', FERRY_API_KEY: '' } });
-      const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
-      const started = Date.now();
-      while (standIn.queries.length < 12 && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 5));
-      child.kill('SIGKILL');
-      await exited;
+      await exportKilledAfter(dir, standIn, 12);
 
       type Report = { exports: { status: string; exported: number; counts: { created: number; updated: number; unchanged: number } }[] };
       const again = await ferry(['export', '--json'], { cwd: dir });
