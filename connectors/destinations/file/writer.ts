@@ -2,17 +2,20 @@
  * The open `file` destination. Overwrite writes a temporary file next to the
  * target and renames it over the target on close, so a failed or stopped
  * export leaves the old file as it was; append adds to the end. Each batch is
- * written with one call; gzip output gets one gzip member per batch, which
- * every gzip reader concatenates.
+ * written with one call (a CSV file whose header is inferred is written on
+ * close, from its spool: csv-spool.ts); gzip output gets one gzip member per
+ * write, which every gzip reader concatenates. What a killed run left beside
+ * the file is removed when the next run opens it.
  */
 import { randomBytes } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
-import { open, rename, unlink } from 'node:fs/promises';
+import { open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import { FerryError, messageOf, type ConnectorContext, type DestinationBatch, type DestinationWriter } from '../../../src/sdk/index.js';
 import { outputPath, prepareFolder } from '../_export/paths.js';
+import { CsvSpool } from './csv-spool.js';
 import { csvRows, jsonLines } from './encode.js';
 import { readCsvHeader } from './header.js';
 import { formatOf, type FileOptions } from './options.js';
@@ -25,6 +28,7 @@ export async function openFileWriter(ctx: ConnectorContext<FileOptions>): Promis
   const format = formatOf(options);
   const compressed = file.toLowerCase().endsWith('.gz');
   await prepareFolder(file, 'file', ctx.syncName);
+  await removeLeftovers(ctx, file);
 
   const header = format === 'csv' && options.mode === 'append' ? await appendedHeader(ctx, file, compressed) : undefined;
   let columns: string[] | undefined = header ?? options.columns;
@@ -33,6 +37,8 @@ export async function openFileWriter(ctx: ConnectorContext<FileOptions>): Promis
   const target = options.mode === 'overwrite' ? join(dirname(file), `.${basename(file)}.${randomBytes(4).toString('hex')}.tmp`) : file;
   const handle = await openTarget(target, options.mode, ctx.syncName);
   const warned = new Set<string>();
+  // No header to follow: every record's fields become columns, so the rows wait in a spool until the header is whole.
+  const spool = format === 'csv' && columns === undefined ? await createSpool(file, ctx.syncName) : undefined;
 
   const append = async (text: string) => {
     if (text === '') return;
@@ -61,23 +67,32 @@ export async function openFileWriter(ctx: ConnectorContext<FileOptions>): Promis
   let finished = false;
   return {
     async write(batch) {
-      if (batch.records.length > 0) await append(encode(batch));
+      if (batch.records.length === 0) return;
+      if (!spool) return append(encode(batch));
+      await spool.add(batch.records).catch((cause: unknown) => {
+        throw failure(`cannot write ${spool.path}: ${messageOf(cause)}`, ctx.syncName, cause);
+      });
     },
     async flush() {
-      await handle.datasync();
+      await (spool ? spool.sync() : handle.datasync());
     },
     async close() {
       if (finished) return;
       finished = true;
       try {
+        if (spool) {
+          for await (const text of spool.csv()) await append(text);
+        }
         // A CSV export of nothing still gets its header when the columns are known.
         if (format === 'csv' && !headerWritten && columns) await append(encode({ stream: '', records: [] }));
         await handle.datasync();
         await handle.close();
         if (target !== file) await rename(target, file);
+        await spool?.remove();
       } catch (cause) {
         await handle.close().catch(() => undefined);
         if (target !== file) await unlink(target).catch(() => undefined);
+        await spool?.remove();
         throw isFerry(cause) ? cause : failure(`cannot finish ${file}: ${messageOf(cause)}`, ctx.syncName, cause);
       }
     },
@@ -86,6 +101,7 @@ export async function openFileWriter(ctx: ConnectorContext<FileOptions>): Promis
       finished = true;
       await handle.close().catch(() => undefined);
       if (target !== file) await unlink(target).catch(() => undefined);
+      await spool?.remove();
     },
   };
 }
@@ -101,6 +117,32 @@ async function appendedHeader(ctx: ConnectorContext<FileOptions>, file: string, 
     throw failure(`${file} has the columns ${existing.join(', ')}, but destination.columns says ${columns.join(', ')}`, ctx.syncName);
   }
   return existing;
+}
+
+/** The hidden files beside `file` that an earlier run writes (`.tmp`: an overwrite's, `.rows`: a CSV spool), named apart by 8 hex digits. */
+function isLeftover(name: string, file: string): boolean {
+  const prefix = `.${basename(file)}.`;
+  return name.startsWith(prefix) && /^[0-9a-f]{8}\.(tmp|rows)$/.test(name.slice(prefix.length));
+}
+
+/**
+ * Delete what a run killed before its close left beside `file`: the run lease
+ * lets one run of an export at a time, so none is in use.
+ */
+async function removeLeftovers(ctx: ConnectorContext<FileOptions>, file: string): Promise<void> {
+  const names = (await readdir(dirname(file)).catch(() => [])).filter((name) => isLeftover(name, file));
+  for (const name of names) await unlink(join(dirname(file), name)).catch(() => undefined);
+  if (names.length > 0) ctx.logger.warn({ path: file, files: names }, 'removed the temporary files of an earlier run that did not finish');
+}
+
+/** The spool of a CSV file whose header is inferred: hidden, beside the target. */
+async function createSpool(file: string, exportName: string): Promise<CsvSpool> {
+  const path = join(dirname(file), `.${basename(file)}.${randomBytes(4).toString('hex')}.rows`);
+  try {
+    return await CsvSpool.create(path);
+  } catch (cause) {
+    throw new FerryError('FERRY_DESTINATION_UNREACHABLE', `file: cannot open ${path}: ${messageOf(cause)}`, { where: `export ${exportName}`, cause });
+  }
 }
 
 async function openTarget(target: string, mode: FileOptions['mode'], exportName: string): Promise<FileHandle> {

@@ -1,6 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import file from '../../../connectors/destinations/file/index.js';
 import { contextFor, openWriter, tempDir } from './helpers.js';
@@ -73,9 +74,10 @@ describe('file destination', () => {
     expect(readFileSync(join(dir, 'empty.csv'), 'utf8')).toBe('dealId,name\n');
   });
 
-  it('warns once about fields outside an inferred CSV header', async () => {
+  it('warns once about fields outside the header of the CSV file it appends to', async () => {
     const dir = tempDir();
-    const ctx = contextFor(file, { path: 'x.csv' }, dir);
+    writeFileSync(join(dir, 'x.csv'), 'dealId\nold\n');
+    const ctx = contextFor(file, { path: 'x.csv', mode: 'append' }, dir);
     const writer = await file.open(ctx);
     await writer.write(batch([{ dealId: 'a' }]));
     await writer.write(batch([{ dealId: 'b', late: 1 }]));
@@ -83,6 +85,65 @@ describe('file destination', () => {
     await writer.close();
     expect(ctx.warnings).toHaveLength(1);
     expect(JSON.stringify(ctx.warnings[0])).toContain('late');
+    expect(readFileSync(join(dir, 'x.csv'), 'utf8')).toBe('dealId\nold\na\nb\nc\n');
+  });
+
+  it('gives an inferred CSV header every field any record had, rows of other shapes left empty there (read by Python\'s csv)', async () => {
+    const dir = tempDir();
+    const ctx = contextFor(file, { path: 'rows.csv' }, dir);
+    const writer = await file.open(ctx);
+    // Rows of two object types, as an export of rows flattens them: each type's fields are columns of its own.
+    const deal = (id: string, stage: string) => ({ rowId: id, name: `Deal ${id}`, fields: { stage: { value: stage, fieldType: 'string' } } });
+    const ticket = (id: string, priority: number) => ({ rowId: id, name: `Ticket ${id}`, fields: { priority: { value: priority, fieldType: 'integer' } }, note: 'a, "quoted"\nline' });
+    await writer.write(batch([deal('d1', 'Won'), deal('d2', 'Lost')]));
+    await writer.flush?.();
+    await writer.write(batch([ticket('t1', 2)]));
+    await writer.write(batch([deal('d3', 'Engaging')]));
+    expect(readdirSync(dir).filter((name) => name.endsWith('.rows'))).toHaveLength(1);
+    await writer.close();
+    expect(ctx.warnings).toEqual([]);
+    expect(readdirSync(dir)).toEqual(['rows.csv']);
+    const script = 'import csv,json,sys\nprint(json.dumps(list(csv.DictReader(open(sys.argv[1], newline="")))))';
+    const rows = JSON.parse(execFileSync('python3', ['-c', script, join(dir, 'rows.csv')], { encoding: 'utf8' })) as Record<string, string>[];
+    expect(Object.keys(rows[0]!)).toEqual(['rowId', 'name', 'fields.stage.value', 'fields.stage.fieldType', 'fields.priority.value', 'fields.priority.fieldType', 'note']);
+    expect(rows.map((row) => [row.rowId, row['fields.stage.value'], row['fields.priority.value'], row.note])).toEqual([
+      ['d1', 'Won', '', ''],
+      ['d2', 'Lost', '', ''],
+      ['t1', '', '2', 'a, "quoted"\nline'],
+      ['d3', 'Engaging', '', ''],
+    ]);
+  });
+
+  it('writes nothing and leaves no spool behind when an export with an inferred CSV header is aborted', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'out.csv.gz'), gzipSync('dealId\nold\n'));
+    const writer = await openWriter(file, { path: 'out.csv.gz' }, dir);
+    await writer.write(batch([{ dealId: 'new', extra: 1 }]));
+    await writer.abort?.(new Error('service lost'));
+    expect(gunzipSync(readFileSync(join(dir, 'out.csv.gz'))).toString()).toBe('dealId\nold\n');
+    expect(readdirSync(dir)).toEqual(['out.csv.gz']);
+  });
+
+  it('starts a new CSV file in append mode with the whole header, gzipped', async () => {
+    const dir = tempDir();
+    const writer = await openWriter(file, { path: 'new.csv.gz', mode: 'append' }, dir);
+    await writer.write(batch([{ dealId: 'a' }]));
+    await writer.write(batch([{ dealId: 'b', late: 1 }]));
+    await writer.close();
+    expect(gunzipSync(readFileSync(join(dir, 'new.csv.gz'))).toString()).toBe('dealId,late\na,\nb,1\n');
+    expect(readdirSync(dir)).toEqual(['new.csv.gz']);
+  });
+
+  it('removes the temporary files a killed run left beside the file, and says so once', async () => {
+    const dir = tempDir();
+    for (const name of ['.out.csv.deadbeef.rows', '.out.csv.0123abcd.tmp', '.out.csv.notes', '.other.csv.deadbeef.rows']) writeFileSync(join(dir, name), 'x');
+    const ctx = contextFor(file, { path: 'out.csv' }, dir);
+    const writer = await file.open(ctx);
+    await writer.write(batch([{ dealId: 'a' }]));
+    await writer.close();
+    expect(readdirSync(dir).sort()).toEqual(['.other.csv.deadbeef.rows', '.out.csv.notes', 'out.csv']);
+    expect(ctx.warnings).toHaveLength(1);
+    expect(JSON.stringify(ctx.warnings[0])).toContain('.out.csv.deadbeef.rows');
   });
 
   it('rejects columns on a JSONL file', () => {
