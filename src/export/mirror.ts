@@ -22,7 +22,7 @@ export function assertCanMirror(writer: DestinationWriter, destination: string, 
     where: `export ${exportName}`,
     hint: other
       ? `it can apply deletes: ${other === 'soft' ? 'soft' : 'mirror'} (an append-only dataset marks a deleted record with a newer copy; it never rewrites its files)`
-      : 'use a table destination (sqlite-table, postgres-table, duckdb), parquet in mode: append with deletes: soft, or a file/parquet destination in mode: overwrite without incremental',
+      : 'use a table destination (sqlite-table, postgres-table, duckdb), parquet or a JSON Lines file in mode: append with deletes: soft, or a file/parquet destination in mode: overwrite without incremental',
   });
 }
 

@@ -13,11 +13,12 @@ import { open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
-import { FerryError, messageOf, type ConnectorContext, type DestinationBatch, type DestinationWriter } from '../../../src/sdk/index.js';
+import { FerryError, messageOf, type ConnectorContext, type DestinationBatch, type DestinationWriter, type RetainRequest } from '../../../src/sdk/index.js';
 import { outputPath, prepareFolder } from '../_export/paths.js';
 import { CsvSpool } from './csv-spool.js';
 import { csvRows, jsonLines } from './encode.js';
 import { readCsvHeader } from './header.js';
+import { appendTombstones } from './tombstones.js';
 import { formatOf, type FileOptions } from './options.js';
 
 const gzip = promisify(gzipCallback);
@@ -29,6 +30,7 @@ export async function openFileWriter(ctx: ConnectorContext<FileOptions>): Promis
   const compressed = file.toLowerCase().endsWith('.gz');
   await prepareFolder(file, 'file', ctx.syncName);
   await removeLeftovers(ctx, file);
+  if (options.mode === 'append' && format === 'jsonl' && !compressed) await trimPartialLine(ctx, file);
 
   const header = format === 'csv' && options.mode === 'append' ? await appendedHeader(ctx, file, compressed) : undefined;
   let columns: string[] | undefined = header ?? options.columns;
@@ -65,7 +67,27 @@ export async function openFileWriter(ctx: ConnectorContext<FileOptions>): Promis
   };
 
   let finished = false;
+  // An appended JSON Lines file marks a record gone with a newer copy of its last line (tombstones.ts); nothing else can keep one.
+  const softDeletes: Pick<DestinationWriter, 'retain' | 'retainModes'> =
+    options.mode === 'append' && format === 'jsonl'
+      ? {
+          retainModes: ['soft'] as const,
+          async retain(request: RetainRequest): Promise<number> {
+            return appendTombstones({
+              file,
+              gzip: compressed,
+              key: request.key,
+              keys: request.keys,
+              deletedAt: request.deletedAt ?? new Date().toISOString(),
+              loadId: request.loadId,
+              exportName: ctx.syncName,
+              append,
+            });
+          },
+        }
+      : {};
   return {
+    ...softDeletes,
     async write(batch) {
       if (batch.records.length === 0) return;
       if (!spool) return append(encode(batch));
@@ -133,6 +155,40 @@ async function removeLeftovers(ctx: ConnectorContext<FileOptions>, file: string)
   const names = (await readdir(dirname(file)).catch(() => [])).filter((name) => isLeftover(name, file));
   for (const name of names) await unlink(join(dirname(file), name)).catch(() => undefined);
   if (names.length > 0) ctx.logger.warn({ path: file, files: names }, 'removed the temporary files of an earlier run that did not finish');
+}
+
+/** Bytes read at a time looking back for the last line end. */
+const TAIL_BLOCK = 64 * 1024;
+
+/**
+ * A JSON Lines file that does not end in a line end was cut by a run killed
+ * while writing: the partial last line (never a whole record: JSON Lines hold
+ * no raw line ends) is removed, with a warning, before anything is appended
+ * after it. The killed run's watermark did not move, so its records come again.
+ */
+async function trimPartialLine(ctx: ConnectorContext<FileOptions>, file: string): Promise<void> {
+  const handle = await open(file, 'r+').catch(() => undefined);
+  if (!handle) return;
+  try {
+    const { size } = await handle.stat();
+    const block = Buffer.alloc(TAIL_BLOCK);
+    let end = size;
+    while (end > 0) {
+      const start = Math.max(0, end - TAIL_BLOCK);
+      const { bytesRead } = await handle.read(block, 0, end - start, start);
+      const newline = block.subarray(0, bytesRead).lastIndexOf(0x0a);
+      if (newline >= 0) {
+        end = start + newline + 1;
+        break;
+      }
+      end = start;
+    }
+    if (end === size) return;
+    await handle.truncate(end);
+    ctx.logger.warn({ path: file, bytes: size - end }, 'removed a partial last line that a run killed while writing left; its records are exported again');
+  } finally {
+    await handle.close();
+  }
 }
 
 /** The spool of a CSV file whose header is inferred: hidden, beside the target. */

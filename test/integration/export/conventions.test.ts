@@ -125,6 +125,10 @@ exports:
     details: true
     deletes: soft
     destination: { type: duckdb, path: out/warehouse.duckdb, table: conversations, shape: relational }
+  - name: calls-jsonl
+    resource: conversations
+    deletes: soft
+    destination: { type: file, path: out/calls.jsonl.gz, mode: append }
   - name: rows-duckdb
     resource: rows
     filters: { source: crm }
@@ -183,14 +187,28 @@ describe('analyst conventions', () => {
     expect(await store.exportLayout(key)).toEqual({ naming: 'api', metadata: false, nested: 'json' });
   });
 
-  it('deletes: soft keeps a deleted record, stamped, in SQLite, DuckDB and PostgreSQL', async () => {
+  it('deletes: soft keeps a deleted record, stamped, in SQLite, DuckDB, PostgreSQL and an appended JSON Lines file', async () => {
     expect(await run('calls-duckdb')).toMatchObject({ status: 'succeeded', exported: CALLS });
     if (pgAvailable) expect(await run('calls-pg')).toMatchObject({ status: 'succeeded', exported: CALLS });
+    expect(await run('calls-jsonl')).toMatchObject({ status: 'succeeded', exported: CALLS });
     await client.deleteConversation({ remoteId: 'call-3', sourceId });
-    const names = ['calls-sqlite', 'calls-duckdb', ...(pgAvailable ? ['calls-pg'] : [])];
+    const names = ['calls-sqlite', 'calls-duckdb', 'calls-jsonl', ...(pgAvailable ? ['calls-pg'] : [])];
     for (const name of names) expect(await run(name)).toMatchObject({ status: 'succeeded', exported: CALLS - 1, counts: expect.objectContaining({ deleted: 1 }) });
     // A second run marks nothing again: the stamp stays the first one.
     for (const name of names) expect(await run(name)).toMatchObject({ status: 'succeeded', counts: expect.objectContaining({ deleted: 0 }) });
+
+    // The file keeps every run's lines; its last line per key says what the service holds, read by Python's gzip and json.
+    const script = [
+      'import gzip,json,sys',
+      'lines=[json.loads(l) for l in gzip.open(sys.argv[1],"rt",encoding="utf-8") if l.strip()]',
+      'last={l["conversation_id"]:l for l in lines}',
+      'gone=[l for l in last.values() if l["_ferry_deleted_at"]]',
+      'stones=[i for i,l in enumerate(lines) if l["_ferry_deleted_at"]]',
+      // The tombstone follows the lines of the run that found the record gone, under that run's load id.
+      'print(json.dumps([len(lines),len(last),[(g["title"],g["_ferry_loaded_at"]==g["_ferry_deleted_at"]) for g in gone],[(i,lines[i]["_ferry_load_id"]==lines[i-1]["_ferry_load_id"]!=lines[0]["_ferry_load_id"]) for i in stones]]))',
+    ].join('\n');
+    const appended = JSON.parse(execFileSync('python3', ['-c', script, join(dir, 'out/calls.jsonl.gz')], { encoding: 'utf8' })) as unknown;
+    expect(appended).toEqual([CALLS + 1 + 2 * (CALLS - 1), CALLS, [['Call 3', true]], [[CALLS + CALLS - 1, true]]]);
 
     const file = join(dir, 'out/warehouse.db');
     expect(python(file, "SELECT count(*), count(_ferry_deleted_at), max(CASE WHEN _ferry_deleted_at IS NOT NULL THEN title END) FROM conversations")).toEqual([[CALLS, 1, 'Call 3']]);

@@ -146,6 +146,71 @@ describe('file destination', () => {
     expect(JSON.stringify(ctx.warnings[0])).toContain('.out.csv.deadbeef.rows');
   });
 
+  it('deletes: soft on an appended JSON Lines file: a tombstone copies the newest line of each record no longer listed, once', async () => {
+    const dir = tempDir();
+    const line = (record: Record<string, unknown>) => `${JSON.stringify(record)}\n`;
+    writeFileSync(
+      join(dir, 'deals.jsonl'),
+      line({ dealId: 'a', stage: 'Won', _ferry_deleted_at: null }) +
+        line({ dealId: 'b', stage: 'Open', _ferry_deleted_at: null }) +
+        line({ dealId: 'c', stage: 'Lost', _ferry_deleted_at: '2026-01-01T00:00:00.000Z' }) +
+        line({ dealId: 'b', stage: 'Won', _ferry_deleted_at: null, _ferry_loaded_at: '2026-01-02T00:00:00.000Z', _ferry_load_id: 'run-1' }) +
+        '\n' +
+        line({ stage: 'no key' }),
+    );
+    const writer = await openWriter(file, { path: 'deals.jsonl', mode: 'append' }, dir);
+    expect(writer.retainModes).toEqual(['soft']);
+    await writer.write(batch([{ dealId: 'a', stage: 'Won', _ferry_deleted_at: null }]));
+    const deletedAt = '2026-02-01T00:00:00.000Z';
+    // a is listed; b's newest line is live and b is not listed; c is gone already.
+    expect(await writer.retain!({ stream: 'deals', key: 'dealId', keys: new Set(['a']), mode: 'soft', deletedAt, loadId: 'run-2' })).toBe(1);
+    await writer.close();
+    const lines = readFileSync(join(dir, 'deals.jsonl'), 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(8);
+    expect(JSON.parse(lines.at(-1)!)).toEqual({ dealId: 'b', stage: 'Won', _ferry_deleted_at: deletedAt, _ferry_loaded_at: deletedAt, _ferry_load_id: 'run-2' });
+
+    const again = await openWriter(file, { path: 'deals.jsonl', mode: 'append' }, dir);
+    expect(await again.retain!({ stream: 'deals', key: 'dealId', keys: new Set(['a']), mode: 'soft', deletedAt, loadId: 'run-3' })).toBe(0);
+    await again.close();
+  });
+
+  it('says which line of an appended JSON Lines file is not JSON when deletes: soft must read it', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'deals.jsonl'), '{"dealId":"a"}\n{"dealId":"b","stage":"Wo\n');
+    const writer = await openWriter(file, { path: 'deals.jsonl', mode: 'append' }, dir);
+    await expect(writer.retain!({ stream: 'deals', key: 'dealId', keys: new Set(['a']), mode: 'soft', deletedAt: 'now' })).rejects.toThrow(/deals\.jsonl:2 is not a JSON line/);
+    await writer.abort?.(new Error('failed'));
+    expect(readFileSync(join(dir, 'deals.jsonl'), 'utf8')).toBe('{"dealId":"a"}\n{"dealId":"b","stage":"Wo\n');
+  });
+
+  it('offers no deletes to an overwritten file or an appended CSV file', async () => {
+    const dir = tempDir();
+    for (const options of [{ path: 'x.jsonl' }, { path: 'x.csv', mode: 'append' }]) {
+      const writer = await openWriter(file, options, dir);
+      expect(writer.retain).toBeUndefined();
+      await writer.abort?.(new Error('done'));
+    }
+  });
+
+  it('removes the partial last line a killed run left in an appended JSON Lines file, and says so', async () => {
+    const dir = tempDir();
+    const whole = '{"dealId":"a"}\n{"dealId":"b"}\n';
+    const partial = '{"dealId":"c","stage":"Wo';
+    writeFileSync(join(dir, 'deals.jsonl'), whole + partial);
+    const ctx = contextFor(file, { path: 'deals.jsonl', mode: 'append' }, dir);
+    const writer = await file.open(ctx);
+    await writer.write(batch([{ dealId: 'c', stage: 'Won' }]));
+    await writer.close();
+    expect(readFileSync(join(dir, 'deals.jsonl'), 'utf8')).toBe(`${whole}{"dealId":"c","stage":"Won"}\n`);
+    expect(ctx.warnings).toEqual([expect.objectContaining({ bytes: partial.length })]);
+    // A file of one partial line is emptied; a whole file is left as it is.
+    writeFileSync(join(dir, 'cut.jsonl'), 'x'.repeat(70_000));
+    await (await openWriter(file, { path: 'cut.jsonl', mode: 'append' }, dir)).close();
+    expect(readFileSync(join(dir, 'cut.jsonl'), 'utf8')).toBe('');
+    await (await openWriter(file, { path: 'deals.jsonl', mode: 'append' }, dir)).close();
+    expect(readFileSync(join(dir, 'deals.jsonl'), 'utf8')).toBe(`${whole}{"dealId":"c","stage":"Won"}\n`);
+  });
+
   it('rejects columns on a JSONL file', () => {
     expect(file.options.safeParse({ path: 'x.jsonl', columns: ['a'] }).success).toBe(false);
   });
