@@ -39,6 +39,18 @@ async function exportKilledAfter(dir: string, standIn: ListStandIn, pages: numbe
   return standIn.queries.length;
 }
 
+/** `dir`'s ferry.yaml: the stand-in at `url`, SQLite state, and these exports (YAML list items). */
+function writeProject(dir: string, url: string, exportItems: string): void {
+  writeFileSync(
+    join(dir, 'ferry.yaml'),
+    `version: 1
+service: { baseUrl: ${url}, apiKey: sk_live_kill_test, concurrency: 8 }
+state: { url: sqlite:state/ferry.db }
+exports:
+${exportItems}`,
+  );
+}
+
 describe.skipIf(!pgAvailable)('ferry export after kill -9', () => {
   it('re-runs into exact tables: every record once in PostgreSQL and DuckDB', async () => {
     const dir = tempProjectDir('ferry-e2e-export-kill-');
@@ -101,13 +113,10 @@ exports:
     const gone = (i: number) => i % 10 === 3;
     const DELETED = Array.from({ length: COUNT }, (_, i) => i).filter(gone).length;
     const configure = (url: string) =>
-      writeFileSync(
-        join(dir, 'ferry.yaml'),
-        `version: 1
-service: { baseUrl: ${url}, apiKey: sk_live_kill_test, concurrency: 8 }
-state: { url: sqlite:state/ferry.db }
-exports:
-  - name: soft-duckdb
+      writeProject(
+        dir,
+        url,
+        `  - name: soft-duckdb
     resource: conversations
     deletes: soft
     destination: { type: duckdb, path: out/soft.duckdb, table: calls }
@@ -165,6 +174,63 @@ exports:
         )
       ).getRowObjectsJson();
       expect(rows).toEqual([{ n: COUNT, ids: COUNT, stamped: DELETED, stamps: 1, right_ones: DELETED, live, loads_deleted: DELETED }]);
+    } finally {
+      connection.closeSync();
+      duck.closeSync();
+    }
+  }, 150_000);
+
+  it('deletes: soft on an appended JSON Lines file, killed half-way and run again: the last line per key is every record, the deleted ones stamped once', async () => {
+    const dir = tempProjectDir('ferry-e2e-export-kill-jsonl-');
+    const gone = (i: number) => i % 10 === 3;
+    const exportTo = (url: string) =>
+      writeProject(
+        dir,
+        url,
+        `  - name: soft-jsonl
+    resource: conversations
+    deletes: soft
+    destination: { type: file, path: out/calls.jsonl, mode: append }
+`,
+      );
+    const runs: { deleted?: number }[] = [];
+    const complete = async () => {
+      const result = await ferry(['export', '--json'], { cwd: dir });
+      expect(result.code, result.stderr).toBe(0);
+      runs.push((jsonOf(result) as { exports: { counts: { deleted?: number } }[] }).exports[0]!.counts);
+    };
+    const first = await callsStandIn().listen('/v1/conversations');
+    try {
+      exportTo(first.url);
+      await complete();
+    } finally {
+      await first.close();
+    }
+    const kept = callsStandIn(Array.from({ length: COUNT }, (_, i) => i).filter((i) => !gone(i)).map(standInConversation));
+    const second = await kept.listen('/v1/conversations');
+    try {
+      exportTo(second.url);
+      expect(await exportKilledAfter(dir, kept, 12)).toBeGreaterThanOrEqual(12);
+      await complete();
+      await complete();
+    } finally {
+      await second.close();
+    }
+    const deleted = Array.from({ length: COUNT }, (_, i) => i).filter(gone).length;
+    expect(runs.map((counts) => counts.deleted)).toEqual([0, deleted, 0]);
+    // DuckDB reads the file itself; the newest line per key is the record's state.
+    const duck = await DuckDBInstance.create(':memory:');
+    const connection = await duck.connect();
+    try {
+      const newest = `SELECT * FROM read_json('${join(dir, 'out/calls.jsonl')}', format = 'newline_delimited') QUALIFY row_number() OVER (PARTITION BY conversation_id ORDER BY _ferry_loaded_at DESC) = 1`;
+      const rows = (
+        await connection.runAndReadAll(
+          `SELECT count(*)::INTEGER AS ids, count(_ferry_deleted_at)::INTEGER AS stamped, count(DISTINCT _ferry_deleted_at)::INTEGER AS stamps,
+                  count(*) FILTER (_ferry_deleted_at IS NOT NULL AND CAST(substr(title, 6) AS INTEGER) % 10 = 3)::INTEGER AS right_ones
+           FROM (${newest})`,
+        )
+      ).getRowObjectsJson();
+      expect(rows).toEqual([{ ids: COUNT, stamped: deleted, stamps: 1, right_ones: deleted }]);
     } finally {
       connection.closeSync();
       duck.closeSync();
