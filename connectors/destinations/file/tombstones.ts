@@ -59,8 +59,8 @@ export async function appendTombstones(request: FileTombstoneRequest): Promise<n
     const staged = join(scratch, 'tombstones.jsonl');
     const out = await open(staged, 'w');
     let count = 0;
+    const wanted = (gone.iterate() as IterableIterator<number>)[Symbol.iterator]();
     try {
-      const wanted = (gone.iterate() as IterableIterator<number>)[Symbol.iterator]();
       let next = wanted.next();
       let text = '';
       for await (const [number, line] of numberedLines(request)) {
@@ -76,6 +76,8 @@ export async function appendTombstones(request: FileTombstoneRequest): Promise<n
       }
       if (text !== '') await out.write(text);
     } finally {
+      // A statement still iterating keeps the database busy: close() would throw.
+      wanted.return?.();
       await out.close();
     }
     if (count > 0) for await (const text of chunksOf(staged)) await request.append(text);
