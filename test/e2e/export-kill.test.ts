@@ -7,9 +7,9 @@
 import { spawn, execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SERVICE_RESOURCES } from '../../src/sdk/index.js';
+import { duckRows } from '../helpers/duckdb.js';
 import { dropSchemas, freshSchema, PG_URL, postgresReachable } from '../helpers/postgres.js';
 import { ListStandIn, standInConversation } from '../support/list-stand-in.js';
 import { ferry, jsonOf, tempProjectDir } from './spawn-ferry.js';
@@ -94,15 +94,7 @@ exports:
       expect(psql(`SELECT count(*), count(DISTINCT conversation_id), count(_ferry_deleted_at), count(DISTINCT _ferry_load_id) FROM "${schema}".calls_analyst`)).toBe(`${COUNT}|${COUNT}|0|1`);
       expect(psql(`SELECT count(*), sum(records_written) FROM "${schema}"._ferry_loads`)).toBe(`1|${COUNT}`);
       expect(psql(`SELECT count(*), count(DISTINCT "conversationId") FROM "${schema}".calls`)).toBe(`${COUNT}|${COUNT}`);
-      const duck = await DuckDBInstance.create(join(dir, 'out/warehouse.duckdb'));
-      const connection = await duck.connect();
-      try {
-        const rows = (await (await connection.run('SELECT count(*)::INTEGER AS n, count(DISTINCT conversationId)::INTEGER AS ids FROM calls')).getRowObjects()) as { n: number; ids: number }[];
-        expect(rows[0]).toEqual({ n: COUNT, ids: COUNT });
-      } finally {
-        connection.closeSync();
-        duck.closeSync();
-      }
+      expect(await duckRows(join(dir, 'out/warehouse.duckdb'), 'SELECT count(*)::INTEGER AS n, count(DISTINCT conversationId)::INTEGER AS ids FROM calls')).toEqual([{ n: COUNT, ids: COUNT }]);
     } finally {
       await server.close();
     }
@@ -162,22 +154,14 @@ exports:
       ),
     ).toBe(`${COUNT}|${COUNT}|${DELETED}|1|${DELETED}|${live}`);
     expect(psql(`SELECT sum(records_deleted) FROM "${schema}"._ferry_loads WHERE export_name = 'soft-pg'`)).toBe(String(DELETED));
-    const duck = await DuckDBInstance.create(join(dir, 'out/soft.duckdb'));
-    const connection = await duck.connect();
-    try {
-      const rows = (
-        await connection.runAndReadAll(
-          `SELECT count(*)::INTEGER AS n, count(DISTINCT conversation_id)::INTEGER AS ids, count(_ferry_deleted_at)::INTEGER AS stamped, count(DISTINCT _ferry_deleted_at)::INTEGER AS stamps,
-                  count(*) FILTER (_ferry_deleted_at IS NOT NULL AND ${modulo('title')})::INTEGER AS right_ones, count(*) FILTER (_ferry_deleted_at IS NULL AND NOT ${modulo('title')})::INTEGER AS live,
-                  (SELECT sum(records_deleted)::INTEGER FROM _ferry_loads) AS loads_deleted
-           FROM calls`,
-        )
-      ).getRowObjectsJson();
-      expect(rows).toEqual([{ n: COUNT, ids: COUNT, stamped: DELETED, stamps: 1, right_ones: DELETED, live, loads_deleted: DELETED }]);
-    } finally {
-      connection.closeSync();
-      duck.closeSync();
-    }
+    const rows = await duckRows(
+      join(dir, 'out/soft.duckdb'),
+      `SELECT count(*)::INTEGER AS n, count(DISTINCT conversation_id)::INTEGER AS ids, count(_ferry_deleted_at)::INTEGER AS stamped, count(DISTINCT _ferry_deleted_at)::INTEGER AS stamps,
+              count(*) FILTER (_ferry_deleted_at IS NOT NULL AND ${modulo('title')})::INTEGER AS right_ones, count(*) FILTER (_ferry_deleted_at IS NULL AND NOT ${modulo('title')})::INTEGER AS live,
+              (SELECT sum(records_deleted)::INTEGER FROM _ferry_loads) AS loads_deleted
+       FROM calls`,
+    );
+    expect(rows).toEqual([{ n: COUNT, ids: COUNT, stamped: DELETED, stamps: 1, right_ones: DELETED, live, loads_deleted: DELETED }]);
   }, 150_000);
 
   it('deletes: soft on an appended JSON Lines file, killed half-way and run again: the last line per key is every record, the deleted ones stamped once', async () => {
@@ -219,22 +203,14 @@ exports:
     const deleted = Array.from({ length: COUNT }, (_, i) => i).filter(gone).length;
     expect(runs.map((counts) => counts.deleted)).toEqual([0, deleted, 0]);
     // DuckDB reads the file itself; the newest line per key is the record's state.
-    const duck = await DuckDBInstance.create(':memory:');
-    const connection = await duck.connect();
-    try {
-      const newest = `SELECT * FROM read_json('${join(dir, 'out/calls.jsonl')}', format = 'newline_delimited') QUALIFY row_number() OVER (PARTITION BY conversation_id ORDER BY _ferry_loaded_at DESC) = 1`;
-      const rows = (
-        await connection.runAndReadAll(
-          `SELECT count(*)::INTEGER AS ids, count(_ferry_deleted_at)::INTEGER AS stamped, count(DISTINCT _ferry_deleted_at)::INTEGER AS stamps,
-                  count(*) FILTER (_ferry_deleted_at IS NOT NULL AND CAST(substr(title, 6) AS INTEGER) % 10 = 3)::INTEGER AS right_ones
-           FROM (${newest})`,
-        )
-      ).getRowObjectsJson();
-      expect(rows).toEqual([{ ids: COUNT, stamped: deleted, stamps: 1, right_ones: deleted }]);
-    } finally {
-      connection.closeSync();
-      duck.closeSync();
-    }
+    const newest = `SELECT * FROM read_json('${join(dir, 'out/calls.jsonl')}', format = 'newline_delimited') QUALIFY row_number() OVER (PARTITION BY conversation_id ORDER BY _ferry_loaded_at DESC) = 1`;
+    const rows = await duckRows(
+      ':memory:',
+      `SELECT count(*)::INTEGER AS ids, count(_ferry_deleted_at)::INTEGER AS stamped, count(DISTINCT _ferry_deleted_at)::INTEGER AS stamps,
+              count(*) FILTER (_ferry_deleted_at IS NOT NULL AND CAST(substr(title, 6) AS INTEGER) % 10 = 3)::INTEGER AS right_ones
+       FROM (${newest})`,
+    );
+    expect(rows).toEqual([{ ids: COUNT, stamped: deleted, stamps: 1, right_ones: deleted }]);
   }, 150_000);
 
   it('an incremental scan of changes killed midway commits no fingerprint: the re-run writes everything once, the next run nothing', async () => {

@@ -50,7 +50,9 @@ export interface TableBatch {
 export class TableProblem extends Error {}
 
 /** The load metadata columns ferry adds to records (src/export/conventions.ts), which child rows inherit. */
-export const METADATA_COLUMNS = ['_ferry_loaded_at', '_ferry_load_id'] as const;
+export const LOADED_AT_COLUMN = '_ferry_loaded_at';
+export const LOAD_ID_COLUMN = '_ferry_load_id';
+export const METADATA_COLUMNS = [LOADED_AT_COLUMN, LOAD_ID_COLUMN] as const;
 /** The column `deletes: soft` sets. */
 export const DELETED_AT_COLUMN = '_ferry_deleted_at';
 /** The table of completed runs in database destinations. */

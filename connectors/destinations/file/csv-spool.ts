@@ -6,14 +6,10 @@
  * and are written under the whole header when the export completes. Memory
  * holds the column names and one line at a time, whatever the export's size.
  */
-import { createReadStream } from 'node:fs';
 import { open, unlink, type FileHandle } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { csvLine } from '../_export/csv.js';
 import { flattenRecord, type Cell } from '../_export/flatten.js';
-
-/** CSV text handed on at a time when the spool is written out. */
-const CHUNK_CHARS = 1 << 20;
+import { fileLines, textChunks } from './lines.js';
 
 export class CsvSpool {
   readonly #columns = new Set<string>();
@@ -47,29 +43,22 @@ export class CsvSpool {
     await this.handle.datasync();
   }
 
-  /** The header and every spooled row under it, in chunks of about CHUNK_CHARS; the spool stays until remove(). */
+  /** The header and every spooled row under it, in chunks; the spool stays until remove(). */
   async *csv(): AsyncGenerator<string, void, undefined> {
     await this.handle.close();
     const columns = this.columns;
     if (columns.length === 0) return;
-    let chunk = csvLine(columns);
-    const input = createReadStream(this.path, { encoding: 'utf8' });
-    const lines = createInterface({ input, crlfDelay: Infinity });
-    try {
-      for await (const line of lines) {
-        if (line === '') continue;
-        const row = JSON.parse(line) as Record<string, Cell>;
-        chunk += csvLine(columns.map((column) => row[column] ?? null));
-        if (chunk.length >= CHUNK_CHARS) {
-          yield chunk;
-          chunk = '';
+    const path = this.path;
+    yield* textChunks(
+      (async function* () {
+        yield csvLine(columns);
+        for await (const line of fileLines(path)) {
+          if (line === '') continue;
+          const row = JSON.parse(line) as Record<string, Cell>;
+          yield csvLine(columns.map((column) => row[column] ?? null));
         }
-      }
-    } finally {
-      lines.close();
-      input.destroy();
-    }
-    if (chunk !== '') yield chunk;
+      })(),
+    );
   }
 
   /** Close (if still open) and delete the spool file. */

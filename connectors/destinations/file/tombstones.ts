@@ -11,19 +11,13 @@ import { createReadStream } from 'node:fs';
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import type { Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { FerryError, inChunks, isRecord, type LiveKeys } from '../../../src/sdk/index.js';
-import { DELETED_AT_COLUMN } from '../_export/shape.js';
+import { DELETED_AT_COLUMN, LOAD_ID_COLUMN, LOADED_AT_COLUMN } from '../_export/shape.js';
+import { fileLines, textChunks } from './lines.js';
 
-const LOADED_AT = '_ferry_loaded_at';
-const LOAD_ID = '_ferry_load_id';
 /** Lines (pass one) or keys per SQLite transaction. */
 const PER_TRANSACTION = 10_000;
-/** Tombstone text handed to the writer at a time. */
-const CHUNK_CHARS = 1 << 20;
 
 export interface FileTombstoneRequest {
   file: string;
@@ -61,26 +55,23 @@ export async function appendTombstones(request: FileTombstoneRequest): Promise<n
     let count = 0;
     const wanted = (gone.iterate() as IterableIterator<number>)[Symbol.iterator]();
     try {
-      let next = wanted.next();
-      let text = '';
-      for await (const [number, line] of numberedLines(request)) {
-        if (next.done) break;
-        if (number !== next.value) continue;
-        text += `${JSON.stringify(tombstone(JSON.parse(line) as Record<string, unknown>, request))}\n`;
-        count += 1;
-        next = wanted.next();
-        if (text.length >= CHUNK_CHARS) {
-          await out.write(text);
-          text = '';
+      const stamped = async function* () {
+        let next = wanted.next();
+        for await (const [number, line] of numberedLines(request)) {
+          if (next.done) return;
+          if (number !== next.value) continue;
+          yield `${JSON.stringify(tombstone(JSON.parse(line) as Record<string, unknown>, request))}\n`;
+          count += 1;
+          next = wanted.next();
         }
-      }
-      if (text !== '') await out.write(text);
+      };
+      for await (const text of textChunks(stamped())) await out.write(text);
     } finally {
       // A statement still iterating keeps the database busy: close() would throw.
       wanted.return?.();
       await out.close();
     }
-    if (count > 0) for await (const text of chunksOf(staged)) await request.append(text);
+    if (count > 0) for await (const text of createReadStream(staged, { encoding: 'utf8', highWaterMark: 1 << 20 })) await request.append(text as string);
     return count;
   } finally {
     db.close();
@@ -118,36 +109,16 @@ async function indexLines(db: Database.Database, request: FileTombstoneRequest):
 /** The record's newest line, stamped deleted (and loaded now, by this run, where it carries load metadata). */
 function tombstone(record: Record<string, unknown>, request: FileTombstoneRequest): Record<string, unknown> {
   const out: Record<string, unknown> = { ...record, [DELETED_AT_COLUMN]: request.deletedAt };
-  if (LOADED_AT in record) out[LOADED_AT] = request.deletedAt;
-  if (LOAD_ID in record && request.loadId !== undefined) out[LOAD_ID] = request.loadId;
+  if (LOADED_AT_COLUMN in record) out[LOADED_AT_COLUMN] = request.deletedAt;
+  if (LOAD_ID_COLUMN in record && request.loadId !== undefined) out[LOAD_ID_COLUMN] = request.loadId;
   return out;
 }
 
 /** The file's non-empty lines with their 0-based numbers. */
 async function* numberedLines(request: Pick<FileTombstoneRequest, 'file' | 'gzip'>): AsyncGenerator<[number, string], void, undefined> {
-  const raw = createReadStream(request.file);
-  const input: Readable = request.gzip ? raw.pipe(createGunzip()) : raw;
-  const lines = createInterface({ input, crlfDelay: Infinity });
   let number = -1;
-  try {
-    for await (const line of lines) {
-      number += 1;
-      if (line !== '') yield [number, line];
-    }
-  } finally {
-    lines.close();
-    raw.destroy();
+  for await (const line of fileLines(request.file, request.gzip)) {
+    number += 1;
+    if (line !== '') yield [number, line];
   }
-}
-
-async function* chunksOf(path: string): AsyncGenerator<string, void, undefined> {
-  let text = '';
-  for await (const [, line] of numberedLines({ file: path, gzip: false })) {
-    text += `${line}\n`;
-    if (text.length >= CHUNK_CHARS) {
-      yield text;
-      text = '';
-    }
-  }
-  if (text !== '') yield text;
 }

@@ -36,7 +36,7 @@ export async function openFileWriter(ctx: ConnectorContext<FileOptions>): Promis
   let columns: string[] | undefined = header ?? options.columns;
   let headerWritten = header !== undefined;
   // Overwrite writes a temporary file beside the target and renames it on close, so a failed export keeps the old content.
-  const target = options.mode === 'overwrite' ? join(dirname(file), `.${basename(file)}.${randomBytes(4).toString('hex')}.tmp`) : file;
+  const target = options.mode === 'overwrite' ? hiddenBeside(file, 'tmp') : file;
   const handle = await openTarget(target, options.mode, ctx.syncName);
   const warned = new Set<string>();
   // No header to follow: every record's fields become columns, so the rows wait in a spool until the header is whole.
@@ -141,7 +141,15 @@ async function appendedHeader(ctx: ConnectorContext<FileOptions>, file: string, 
   return existing;
 }
 
-/** The hidden files beside `file` that an earlier run writes (`.tmp`: an overwrite's, `.rows`: a CSV spool), named apart by 8 hex digits. */
+/** The hidden files a run writes beside `file`: an overwrite's new content, a CSV spool. */
+type HiddenKind = 'tmp' | 'rows';
+
+/** A fresh hidden file beside `file`, named apart by 8 hex digits: `.<name>.<hex>.<kind>`. */
+function hiddenBeside(file: string, kind: HiddenKind): string {
+  return join(dirname(file), `.${basename(file)}.${randomBytes(4).toString('hex')}.${kind}`);
+}
+
+/** Whether `name` is one of hiddenBeside's files for `file`. */
 function isLeftover(name: string, file: string): boolean {
   const prefix = `.${basename(file)}.`;
   return name.startsWith(prefix) && /^[0-9a-f]{8}\.(tmp|rows)$/.test(name.slice(prefix.length));
@@ -193,7 +201,7 @@ async function trimPartialLine(ctx: ConnectorContext<FileOptions>, file: string)
 
 /** The spool of a CSV file whose header is inferred: hidden, beside the target. */
 async function createSpool(file: string, exportName: string): Promise<CsvSpool> {
-  const path = join(dirname(file), `.${basename(file)}.${randomBytes(4).toString('hex')}.rows`);
+  const path = hiddenBeside(file, 'rows');
   try {
     return await CsvSpool.create(path);
   } catch (cause) {

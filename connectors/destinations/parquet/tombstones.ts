@@ -12,11 +12,9 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { FerryError, inChunks, type LiveKeys } from '../../../src/sdk/index.js';
 import { columnNamed, quoteIdentifier } from '../_export/columns.js';
-import { DELETED_AT_COLUMN } from '../_export/shape.js';
+import { DELETED_AT_COLUMN, LOAD_ID_COLUMN as LOAD_ID, LOADED_AT_COLUMN as LOADED_AT } from '../_export/shape.js';
 import { sqlText } from './dataset.js';
 
-const LOADED_AT = '_ferry_loaded_at';
-const LOAD_ID = '_ferry_load_id';
 const LIVE = 'ferry_live_keys';
 /** Live keys per appender: never the whole list as one array. */
 const LIVE_KEYS_PER_APPEND = 10_000;

@@ -9,7 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { duckRows } from '../../helpers/duckdb.js';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../../src/api/client.js';
@@ -61,15 +61,8 @@ function psql(sql: string): string {
   return execFileSync('psql', [PG_URL, '-At', '-F', '|', '-c', sql], { encoding: 'utf8' }).trim();
 }
 
-async function duck(sql: string): Promise<Record<string, unknown>[]> {
-  const instance = await DuckDBInstance.create(':memory:');
-  const connection = await instance.connect();
-  try {
-    return (await connection.runAndReadAll(sql)).getRowObjectsJson();
-  } finally {
-    connection.closeSync();
-    instance.closeSync();
-  }
+function duck(sql: string): Promise<Record<string, unknown>[]> {
+  return duckRows(':memory:', sql);
 }
 
 async function createRow(i: number): Promise<void> {

@@ -9,7 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { duckRows } from '../../helpers/duckdb.js';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../../src/api/client.js';
@@ -54,15 +54,8 @@ function psql(sql: string): string {
   return execFileSync('psql', [PG_URL, '-At', '-F', '|', '-c', sql], { encoding: 'utf8' }).trim();
 }
 
-async function duck(sql: string, file = 'out/warehouse.duckdb'): Promise<Record<string, unknown>[]> {
-  const instance = await DuckDBInstance.create(file === ':memory:' ? ':memory:' : join(dir, file));
-  const connection = await instance.connect();
-  try {
-    return (await connection.runAndReadAll(sql)).getRowObjectsJson();
-  } finally {
-    connection.closeSync();
-    instance.closeSync();
-  }
+function duck(sql: string, file = 'out/warehouse.duckdb'): Promise<Record<string, unknown>[]> {
+  return duckRows(file === ':memory:' ? file : join(dir, file), sql);
 }
 
 beforeAll(async () => {

@@ -9,7 +9,7 @@
  */
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { duckRows } from '../../helpers/duckdb.js';
 import { asyncBufferFromFile, parquetReadObjects } from 'hyparquet';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,16 +42,8 @@ async function run(name: string) {
 }
 
 /** A DuckDB connection of the test's own (not the destination's), rows as JSON. */
-async function duck(sql: string, file = ':memory:'): Promise<Record<string, unknown>[]> {
-  const instance = await DuckDBInstance.create(file === ':memory:' ? file : join(dir, file));
-  const connection = await instance.connect();
-  try {
-    await connection.run("SET TimeZone = 'UTC'");
-    return (await connection.runAndReadAll(sql)).getRowObjectsJson();
-  } finally {
-    connection.closeSync();
-    instance.closeSync();
-  }
+function duck(sql: string, file = ':memory:'): Promise<Record<string, unknown>[]> {
+  return duckRows(file === ':memory:' ? file : join(dir, file), sql, "SET TimeZone = 'UTC'");
 }
 
 /** Every row of a dataset's Parquet files, read with hyparquet. */

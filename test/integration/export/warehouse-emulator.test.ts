@@ -6,7 +6,7 @@
  */
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { duckRows } from '../../helpers/duckdb.js';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import pino from 'pino';
@@ -66,16 +66,8 @@ async function exportAll(names: string[], fullRefresh = false): Promise<Record<s
   return out;
 }
 
-async function duck(sql: string, file = 'out/w.duckdb'): Promise<Record<string, unknown>[]> {
-  const instance = await DuckDBInstance.create(':memory:');
-  const connection = await instance.connect();
-  try {
-    await connection.run(`ATTACH '${join(dir, file)}' AS w (READ_ONLY); USE w; SET TimeZone = 'UTC'`);
-    return (await connection.runAndReadAll(sql)).getRowObjectsJson();
-  } finally {
-    connection.closeSync();
-    instance.closeSync();
-  }
+function duck(sql: string, file = 'out/w.duckdb'): Promise<Record<string, unknown>[]> {
+  return duckRows(':memory:', sql, `ATTACH '${join(dir, file)}' AS w (READ_ONLY); USE w; SET TimeZone = 'UTC'`);
 }
 
 async function postgres(sql: string): Promise<Record<string, unknown>[]> {
