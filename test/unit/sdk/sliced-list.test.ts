@@ -177,3 +177,45 @@ describe('readSlicedList splits windows that prove long', () => {
     }
   }
 });
+
+describe('readSlicedList keeps the consumer off the read\'s critical path', () => {
+  it('lets every answer that came in together send its next request before the consumer works on any of them', async () => {
+    const standIn = new ListStandIn({ items: rowsAt(2000), window: rows.window!, itemsKey: 'rows', bounds: 'exclusive' });
+    const events: string[] = [];
+    let waiting: (() => void)[] = [];
+    // Answers come back in trains: each on a callback of its own, all of a train on one turn of the event loop, as answers on several sockets do.
+    const train = setInterval(() => {
+      if (waiting.length === 0) return;
+      events.push('train');
+      const due = waiting;
+      waiting = [];
+      for (const answer of due) {
+        setImmediate(() => {
+          events.push('answer');
+          answer();
+        });
+      }
+    }, 1);
+    try {
+      for await (const page of readSlicedList({
+        resource: { ...rows, window: { ...rows.window!, nullable: false } },
+        query: {},
+        fetchPage: async (query) => {
+          events.push('fetch');
+          await new Promise<void>((resolve) => waiting.push(resolve));
+          return standIn.page(query);
+        },
+        concurrency: 4,
+        now: () => NOW,
+      })) {
+        if (page.items.length > 0) events.push('consume');
+      }
+    } finally {
+      clearInterval(train);
+    }
+    // The answers of one train each send their window's next request; the consumer runs after the last of them, never between.
+    const turns = events.join(' ').split('train').slice(1);
+    expect(turns.filter((turn) => /answer.*answer/.test(turn)).length).toBeGreaterThan(10);
+    for (const turn of turns) expect(turn).not.toMatch(/answer.*consume.*answer/);
+  });
+});
