@@ -264,9 +264,17 @@ async function copyItems(
   };
 
   let buffer: ExportItem[] = [];
+  let repeatsLogged = false;
   try {
     for await (const page of pages) {
-      counts.skipped += page.vanished;
+      counts.skipped += page.vanished + page.repeated;
+      if (page.repeated > 0 && !repeatsLogged) {
+        repeatsLogged = true;
+        run.runLog.warn(
+          { repeated: page.repeated },
+          'the service listed records again on the page after the one that listed them (its paging repeats records at page boundaries); the repeats were skipped and are counted in skipped',
+        );
+      }
       for (const item of page.items) {
         const id = String(item[spec.key]);
         // A scan of changes tells an exported record by its fingerprint, not by the watermark's ties.

@@ -35,6 +35,13 @@ export interface ListWindow {
   /** Ids (→ time) this window emitted, kept while it may still be split. */
   own: Map<string, number> | undefined;
   cursor: string | undefined;
+  /**
+   * Ids on the window's last page. The service may list a record again on the
+   * next page (records with one creation time at a page boundary, or added
+   * while the list is paged: the spec's pagination rules): such a repeat is
+   * dropped and counted, never emitted twice.
+   */
+  lastIds?: ReadonlySet<string>;
   /** Pages read so far, and the span of times they held (for the estimate of what is left). */
   pages?: number;
   seenMin?: number;

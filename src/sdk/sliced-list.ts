@@ -47,10 +47,15 @@ export interface ListAnswer {
   nextCursor: string | null | undefined;
 }
 
-/** A page as the reader yields it: the kept items (details when asked for) and how many vanished before their detail was read. */
+/**
+ * A page as the reader yields it: the kept items (details when asked for),
+ * how many vanished before their detail was read, and how many the service
+ * listed again right after listing them (dropped: see ListWindow.lastIds).
+ */
 export interface SlicedPage {
   items: ListItem[];
   vanished: number;
+  repeated: number;
 }
 
 export interface SlicedListOptions {
@@ -205,17 +210,25 @@ class SlicedReader {
     const answer = await this.#limiter.run(() => this.#options.fetchPage(query, this.#signal, false), this.#signal);
     const kept: ListItem[] = [];
     const times: number[] = [];
+    const ids = new Set<string>();
+    let repeated = 0;
     for (const item of answer.items) {
       const id = String(item[resource.idField]);
       const time = filter ? itemTime(item, filter.field) : undefined;
       if (time !== undefined) times.push(time);
       if (!keeps(window, id, time)) continue;
+      if (ids.has(id) || window.lastIds?.has(id) || window.own?.has(id)) {
+        repeated += 1;
+        continue;
+      }
+      ids.add(id);
       kept.push(item);
       if (window.own && time !== undefined) window.own.set(id, time);
     }
     if (window.own && window.own.size > SPLITTABLE_IDS) window.own = undefined;
+    window.lastIds = ids;
     notePage(window, times);
-    this.#emit(kept);
+    this.#emit(kept, repeated);
     if (!answer.hasMore) {
       this.#live.delete(window);
       return;
@@ -333,16 +346,16 @@ class SlicedReader {
     return this.#options.concurrency - this.#queue.length - this.#active + 1;
   }
 
-  #emit(items: ListItem[]): void {
+  #emit(items: ListItem[], repeated: number): void {
     const detail = this.#options.detail;
     if (!detail || items.length === 0) {
-      if (items.length > 0) this.#ready.push(Promise.resolve({ items, vanished: 0 }));
+      if (items.length > 0 || repeated > 0) this.#ready.push(Promise.resolve({ items, vanished: 0, repeated }));
       this.#notify();
       return;
     }
     const page = Promise.all(items.map((item) => this.#limiter.run(() => detail(item, this.#signal), this.#signal))).then((details) => {
       const found = details.filter((item): item is ListItem => item !== undefined);
-      return { items: found, vanished: details.length - found.length };
+      return { items: found, vanished: details.length - found.length, repeated };
     });
     page.catch(() => undefined);
     this.#ready.push(page);

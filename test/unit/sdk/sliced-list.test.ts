@@ -219,3 +219,44 @@ describe('readSlicedList keeps the consumer off the read\'s critical path', () =
     for (const turn of turns) expect(turn).not.toMatch(/answer.*consume.*answer/);
   });
 });
+
+describe('readSlicedList drops what the service lists again on the next page', () => {
+  /** A stand-in whose every page after the first starts with the previous page's last item again (as the spec allows at a page boundary). */
+  function repeatingPages(standIn: ListStandIn) {
+    let repeatedByService = 0;
+    const fetchPage = async (query: Record<string, string | number | boolean>) => {
+      const answer = standIn.page(query);
+      if (query.cursor === undefined || answer.items.length === 0) return answer;
+      const previous = standIn.page({ ...query, cursor: String(Number(query.cursor) - 1), limit: 1 });
+      repeatedByService += previous.items.length;
+      return { ...answer, items: [...previous.items, ...answer.items] };
+    };
+    return { fetchPage, repeated: () => repeatedByService };
+  }
+
+  for (const [name, resource] of [
+    ['one chain (documents: no time filter)', SERVICE_RESOURCES.documents],
+    ['time windows (rows)', { ...rows, window: { ...rows.window!, nullable: false } }],
+  ] as const) {
+    it(`${name}: every record once, each repeat counted`, async () => {
+      const idField = resource.idField;
+      const items: ListItem[] = rowsAt(1200).map((item, i) => ({ ...item, [idField]: `d-${i}` }));
+      const standIn = new ListStandIn({ items, window: rows.window!, itemsKey: 'x', bounds: 'exclusive' });
+      const service = repeatingPages(standIn);
+      const ids: string[] = [];
+      let repeated = 0;
+      for await (const page of readSlicedList({ resource, query: {}, fetchPage: service.fetchPage, concurrency: 8, now: () => NOW })) {
+        repeated += page.repeated;
+        for (const item of page.items) ids.push(String(item[idField]));
+      }
+      expect(ids.length).toBe(1200);
+      expect(new Set(ids).size).toBe(1200);
+      expect(service.repeated()).toBeGreaterThan(10);
+      // One chain: every repeat was of a record it had emitted. Windows: a repeat the window did not own (the edge
+      // a millisecond below its range, an id its parent window had emitted) was never emitted, so it is no repeat.
+      if (resource.window) expect(repeated).toBeGreaterThan(service.repeated() / 2);
+      else expect(repeated).toBe(service.repeated());
+      expect(repeated).toBeLessThanOrEqual(service.repeated());
+    });
+  }
+});
