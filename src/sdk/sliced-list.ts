@@ -264,8 +264,12 @@ class SlicedReader {
   async #plan(window: ListWindow, times: readonly number[]): Promise<ListWindow[]> {
     const filter = this.#options.resource.window!;
     const extent = pageExtent(window, times);
-    const span = Math.max(1, extent.high - extent.low);
     const lean = pageOrder(times);
+    // A page in time order is a run of the list: its span is how far a page reaches, the step probes
+    // start at and the precision they stop at. A page in no time order is more likely a sample of the
+    // whole list, whose ends lie about one gap between its items from the list's: probes stepping by
+    // its whole span left brackets as wide as the list, and windows a third of them empty (stop 54).
+    const span = Math.max(1, extent.high - extent.low) / (lean === undefined ? Math.max(1, times.length - 1) : 1);
     const count = Math.max(2, this.#options.concurrency);
     /** Thresholds of probes that found nothing: up (nothing at or after), down (nothing before). */
     const emptyFrom = new Set<number>();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SERVICE_RESOURCES, readSlicedList, type ListItem, type ServiceResource } from '../../../src/sdk/index.js';
-import { ListStandIn } from '../../support/list-stand-in.js';
+import { ListStandIn, standInConversation } from '../../support/list-stand-in.js';
+import { virtualRead } from '../../support/virtual-read.js';
 
 const rows = SERVICE_RESOURCES.rows;
 const NOW = Date.UTC(2026, 11, 1);
@@ -121,6 +122,21 @@ describe('readSlicedList plans its windows from probes', () => {
       // Two rounds of eight probes at most; 200 pages of 50, plus the first page read again, tails and windows' last pages.
       expect(probes).toBeLessThanOrEqual(16);
       expect(standIn.queries.length - probes).toBeLessThan(200 * 1.2);
+    });
+  }
+});
+
+describe('readSlicedList on a virtual clock (every request one round trip)', () => {
+  const base = Date.UTC(2025, 0, 1);
+  const conversations = Array.from({ length: 10_000 }, (_, i) => ({ ...standInConversation(i), startTime: new Date(base + i * 600_000).toISOString() }));
+  for (const order of ['time', 'newest', 'shuffled'] as const) {
+    it(`reads 200 pages ordered by ${order} in close to 200 / 8 round trips at concurrency 8`, async () => {
+      const read = await virtualRead(conversations, { order, concurrency: 8, slices: 'auto' });
+      expect(read.distinct).toBe(10_000);
+      expect(read.items).toBe(10_000);
+      // 25 round trips of pages, plus the first page, the probes and the windows' last pages. A list in no
+      // time order once took 40: its first page, a sample of the whole list, was probed like a run of it.
+      expect(read.roundTrips).toBeLessThanOrEqual(32);
     });
   }
 });

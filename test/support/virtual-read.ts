@@ -7,7 +7,7 @@
  * newest first or shuffled.
  */
 import { readSlicedList, SERVICE_RESOURCES, type ListItem } from '../../src/sdk/index.js';
-import { ListStandIn } from '../../test/support/list-stand-in.js';
+import { ListStandIn } from './list-stand-in.js';
 
 export interface VirtualRead {
   /** Round trips from the first request to the last answer. */
