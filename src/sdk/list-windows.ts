@@ -161,6 +161,32 @@ function splitEdges(window: ListWindow, parts: number, times: readonly number[],
   return sorted.filter((edge) => (window.lo === undefined || edge > window.lo) && (window.hi === undefined || edge < window.hi));
 }
 
+/**
+ * Whether windows cut at `edges` hold a sample about evenly: none holds more
+ * than three times its share and three more. A sample of 50 items cut in 16
+ * leaves about three in each, give or take two: quantiles of so few items
+ * make windows of uneven size where the items are spread evenly (on a
+ * virtual clock 29 round trips became 55), and windows of a list in no time
+ * order are not split again (nothing tells what one has left); where most
+ * items sit in a few windows, only quantiles spread them (docs/performance.md).
+ */
+function evenSpans(sample: readonly number[], edges: readonly number[]): boolean {
+  const counts = new Array<number>(edges.length + 1).fill(0);
+  for (const time of sample) {
+    let index = 0;
+    while (index < edges.length && time >= edges[index]!) index++;
+    counts[index]! += 1;
+  }
+  const share = sample.length / counts.length;
+  return Math.max(...counts) <= 3 * share + 3;
+}
+
+/** `parts − 1` edges at the quantiles of `sample`: each window holds about as many of its items. */
+function quantiles(sample: readonly number[], parts: number): number[] {
+  const sorted = [...sample].sort((a, b) => a - b);
+  return Array.from({ length: parts - 1 }, (_, i) => sorted[Math.floor((sorted.length * (i + 1)) / parts)]!);
+}
+
 function boundOf(value: string | number | boolean | undefined): number | undefined {
   if (typeof value !== 'string') return undefined;
   const ms = Date.parse(value);
@@ -329,12 +355,15 @@ export function noteProbe(extent: ListExtent, probe: ExtentProbe, found: number 
 }
 
 /**
- * Edges that cut `window` into `parts` windows of equal span over the extent
- * (each end placed halfway into its bracket), plus tails from there to the
- * bracket's empty end and beyond: exact whatever the estimate, since the
- * windows together still cover all of `window`.
+ * Edges that cut `window` into `parts` windows over the extent (each end
+ * placed halfway into its bracket), plus tails from there to the bracket's
+ * empty end and beyond: exact whatever the estimate, since the windows
+ * together still cover all of `window`. The windows are of equal span; given
+ * `sample` (the times of a first page in no time order, likely a sample of
+ * the whole list) that equal spans would leave far from even, they are cut
+ * at the sample's quantiles instead (see evenSpans).
  */
-export function extentEdges(window: Pick<ListWindow, 'lo' | 'hi'>, extent: ListExtent, parts: number): number[] {
+export function extentEdges(window: Pick<ListWindow, 'lo' | 'hi'>, extent: ListExtent, parts: number, sample?: readonly number[]): number[] {
   const { low, high, emptyBelow, emptyAbove } = extent;
   const from = emptyBelow === undefined ? low : Math.floor((low + emptyBelow) / 2);
   const to = emptyAbove === undefined ? high + 1 : Math.ceil((high + 1 + emptyAbove) / 2);
@@ -342,7 +371,8 @@ export function extentEdges(window: Pick<ListWindow, 'lo' | 'hi'>, extent: ListE
   if (emptyBelow !== undefined) edges.push(emptyBelow);
   if (emptyAbove !== undefined) edges.push(emptyAbove);
   const span = Math.max(to - from, 1);
-  for (let i = 1; i < parts; i++) edges.push(from + Math.floor((span * i) / parts));
+  const even = Array.from({ length: parts - 1 }, (_, i) => from + Math.floor((span * (i + 1)) / parts));
+  edges.push(...(sample === undefined || evenSpans(sample, even) ? even : quantiles(sample, parts)));
   const sorted = [...new Set(edges)].sort((a, b) => a - b);
   return sorted.filter((edge) => (window.lo === undefined || edge > window.lo) && (window.hi === undefined || edge < window.hi));
 }

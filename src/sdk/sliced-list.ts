@@ -294,7 +294,7 @@ class SlicedReader {
     }
     this.#planned = true;
     // A probe that found nothing was a complete read of its range ([lo, at) down, [at, hi) up, the same query as that window's): the outermost windows it covers are not read again.
-    return windowsAt(window, extentEdges(window, extent, WINDOWS_PER_CHAIN * count)).filter(
+    return windowsAt(window, extentEdges(window, extent, WINDOWS_PER_CHAIN * count, lean === undefined ? times : undefined)).filter(
       (part) => !((part.lo === window.lo && part.hi !== undefined && emptyTo.has(part.hi)) || (part.hi === window.hi && part.lo !== undefined && emptyFrom.has(part.lo))),
     );
   }

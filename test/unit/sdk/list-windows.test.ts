@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extentProbes, keeps, noteProbe, notePage, pageExtent, pagesLeft, splitWindow, type ListWindow } from '../../../src/sdk/list-windows.js';
+import { extentEdges, extentProbes, keeps, noteProbe, notePage, pageExtent, pagesLeft, splitWindow, type ListWindow } from '../../../src/sdk/list-windows.js';
 
 const HOUR = 3_600_000;
 const BASE = Date.UTC(2025, 0, 1);
@@ -28,6 +28,26 @@ describe('extentProbes', () => {
     expect(up.every((at) => at > 100 * HOUR && at < 1000 * HOUR)).toBe(true);
     // Denser near the found end than near the empty one.
     expect(up[1]! - up[0]!).toBeLessThan(up.at(-1)! - up.at(-2)!);
+  });
+});
+
+describe('extentEdges', () => {
+  const extent = { low: BASE, high: BASE + 100 * HOUR - 1, emptyBelow: undefined, emptyAbove: undefined };
+  const inner = (edges: number[]) => edges.filter((edge) => edge > BASE && edge < BASE + 100 * HOUR);
+
+  it('cuts equal spans, also for a sample spread about evenly', () => {
+    const even = Array.from({ length: 50 }, (_, i) => BASE + i * 2 * HOUR);
+    const expected = Array.from({ length: 9 }, (_, i) => BASE + (i + 1) * 10 * HOUR);
+    expect(inner(extentEdges({ lo: undefined, hi: undefined }, extent, 10))).toEqual(expected);
+    expect(inner(extentEdges({ lo: undefined, hi: undefined }, extent, 10, even))).toEqual(expected);
+  });
+
+  it('cuts a sample that equal spans would leave in one window at its quantiles', () => {
+    // 40 of 50 items within the first hour of 100: equal spans put them all in the first of ten windows.
+    const burst = [...Array.from({ length: 40 }, (_, i) => BASE + i * 60_000), ...Array.from({ length: 10 }, (_, i) => BASE + (i + 1) * 9 * HOUR)];
+    const edges = inner(extentEdges({ lo: undefined, hi: undefined }, extent, 10, burst));
+    expect(edges).toHaveLength(9);
+    expect(edges.filter((edge) => edge < BASE + HOUR).length).toBeGreaterThanOrEqual(7);
   });
 });
 

@@ -139,6 +139,15 @@ describe('readSlicedList on a virtual clock (every request one round trip)', () 
       expect(read.roundTrips).toBeLessThanOrEqual(32);
     });
   }
+
+  it('reads a burst listed in no time order in far fewer round trips than one window holding the burst would take', async () => {
+    // 8,000 items within 2 h 13 min, 2,000 over two months after: windows of equal span leave the burst in one of them.
+    const burst = conversations.map((item, i) => ({ ...item, startTime: new Date(i < 8000 ? base + i * 1000 : base + 60 * 86_400_000 + i * 600_000).toISOString() }));
+    const read = await virtualRead(burst, { order: 'shuffled', concurrency: 8, slices: 'auto' });
+    expect(read.distinct).toBe(10_000);
+    // 162 round trips when the windows were cut by span alone.
+    expect(read.roundTrips).toBeLessThanOrEqual(60);
+  });
 });
 
 describe('readSlicedList tells its fetcher which requests are probes', () => {
