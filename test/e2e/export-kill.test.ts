@@ -5,7 +5,7 @@
  * `deletes: soft`, the records the service stopped listing are stamped once.
  */
 import { spawn, execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SERVICE_RESOURCES } from '../../src/sdk/index.js';
@@ -212,6 +212,40 @@ exports:
     );
     expect(rows).toEqual([{ ids: COUNT, stamped: deleted, stamps: 1, right_ones: deleted }]);
   }, 150_000);
+
+  it('an appended gzipped JSON Lines file, killed after writing part of a run and run again: one gzip stream, each run\'s records once', async () => {
+    const dir = tempProjectDir('ferry-e2e-export-kill-gz-');
+    const out = join(dir, 'out/calls.jsonl.gz');
+    // 3,000 calls at 40 ms a page: the run is still reading well after its first batch of 500 is on disk.
+    const slow = new ListStandIn({ items: Array.from({ length: 3 * COUNT }, (_, i) => standInConversation(i)), window: SERVICE_RESOURCES.conversations.window!, itemsKey: 'conversations', bounds: 'inclusive', order: 'time', delayMs: 40 });
+    const server = await slow.listen('/v1/conversations');
+    const exportOnce = async () => {
+      const result = await ferry(['export', '--json'], { cwd: dir });
+      expect(result.code, result.stderr).toBe(0);
+    };
+    try {
+      writeProject(dir, server.url, `  - name: calls-gz\n    resource: conversations\n    destination: { type: file, path: out/calls.jsonl.gz, mode: append }\n`);
+      await exportOnce();
+      const finished = statSync(out).size;
+      const child = spawn(process.execPath, [resolve(import.meta.dirname, '../../bin/ferry.js'), 'export'], { cwd: dir, stdio: 'ignore' });
+      const exited = new Promise<NodeJS.Signals | null>((resolveExit) => child.once('exit', (_code, signal) => resolveExit(signal)));
+      const started = Date.now();
+      while (statSync(out).size === finished && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 2));
+      child.kill('SIGKILL');
+      expect(await exited).toBe('SIGKILL');
+      expect(statSync(out).size).toBeGreaterThan(finished);
+      await exportOnce();
+    } finally {
+      await server.close();
+    }
+    // Python's gzip reads every member as one stream; each call once per finished run, from two loads.
+    const counted = execFileSync(
+      'python3',
+      ['-c', 'import gzip,json,sys,collections; rows=[json.loads(l) for l in gzip.open(sys.argv[1],"rt")]; c=collections.Counter(r["conversation_id"] for r in rows); print(len(rows), len(c), set(c.values()), len({r["_ferry_load_id"] for r in rows}))', out],
+      { encoding: 'utf8' },
+    ).trim();
+    expect(counted).toBe(`${6 * COUNT} ${3 * COUNT} {2} 2`);
+  }, 120_000);
 
   it('an incremental scan of changes killed midway commits no fingerprint: the re-run writes everything once, the next run nothing', async () => {
     const dir = tempProjectDir('ferry-e2e-export-kill-scan-');

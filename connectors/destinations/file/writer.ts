@@ -5,7 +5,8 @@
  * written with one call (a CSV file whose header is inferred is written on
  * close, from its spool: csv-spool.ts); gzip output gets one gzip member per
  * write, which every gzip reader concatenates. What a killed run left beside
- * the file is removed when the next run opens it.
+ * the file is removed when the next run opens it, and what it appended is cut
+ * back to where the last finished run ended (committed-end.ts).
  */
 import { randomBytes } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
@@ -18,6 +19,7 @@ import { outputPath, prepareFolder } from '../_export/paths.js';
 import { CsvSpool } from './csv-spool.js';
 import { csvRows, jsonLines } from './encode.js';
 import { readCsvHeader } from './header.js';
+import { cutToCommittedEnd, forgetCommittedEnd, recordCommittedEnd } from './committed-end.js';
 import { appendTombstones } from './tombstones.js';
 import { formatOf, type FileOptions } from './options.js';
 
@@ -30,7 +32,11 @@ export async function openFileWriter(ctx: ConnectorContext<FileOptions>): Promis
   const compressed = file.toLowerCase().endsWith('.gz');
   await prepareFolder(file, 'file', ctx.syncName);
   await removeLeftovers(ctx, file);
-  if (options.mode === 'append' && format === 'jsonl' && !compressed) await trimPartialLine(ctx, file);
+  if (options.mode === 'append') {
+    const cut = await cutToCommittedEnd(file, ctx.logger);
+    // No end recorded (a file from before ends were kept, or made by hand): only a cut last line can be told.
+    if (cut === 'unknown' && format === 'jsonl' && !compressed) await trimPartialLine(ctx, file);
+  }
 
   const header = format === 'csv' && options.mode === 'append' ? await appendedHeader(ctx, file, compressed) : undefined;
   let columns: string[] | undefined = header ?? options.columns;
@@ -110,6 +116,8 @@ export async function openFileWriter(ctx: ConnectorContext<FileOptions>): Promis
         await handle.datasync();
         await handle.close();
         if (target !== file) await rename(target, file);
+        // Where this run's bytes end, for a later append to cut a killed run back to; an overwritten file starts afresh.
+        await (options.mode === 'append' ? recordCommittedEnd(file, hiddenBeside(file, 'tmp')) : forgetCommittedEnd(file));
         await spool?.remove();
       } catch (cause) {
         await handle.close().catch(() => undefined);

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -131,7 +131,8 @@ describe('file destination', () => {
     await writer.write(batch([{ dealId: 'b', late: 1 }]));
     await writer.close();
     expect(gunzipSync(readFileSync(join(dir, 'new.csv.gz'))).toString()).toBe('dealId,late\na,\nb,1\n');
-    expect(readdirSync(dir)).toEqual(['new.csv.gz']);
+    // Beside it, only where the run ended (what a later append cuts a killed run back to).
+    expect(readdirSync(dir).sort()).toEqual(['.new.csv.gz.ferry-end', 'new.csv.gz']);
   });
 
   it('removes the temporary files a killed run left beside the file, and says so once', async () => {
@@ -209,6 +210,57 @@ describe('file destination', () => {
     expect(readFileSync(join(dir, 'cut.jsonl'), 'utf8')).toBe('');
     await (await openWriter(file, { path: 'deals.jsonl', mode: 'append' }, dir)).close();
     expect(readFileSync(join(dir, 'deals.jsonl'), 'utf8')).toBe(`${whole}{"dealId":"c","stage":"Won"}\n`);
+  });
+
+  it('cuts what a killed run appended back to where the last finished run ended: no record twice, no line cut short', async () => {
+    const dir = tempDir();
+    const finished = await openWriter(file, { path: 'deals.jsonl', mode: 'append' }, dir);
+    await finished.write(batch([{ dealId: 'a' }, { dealId: 'b' }]));
+    await finished.close();
+    // A run killed after one whole batch and part of the next: its writer is never closed.
+    const killed = await openWriter(file, { path: 'deals.jsonl', mode: 'append' }, dir);
+    await killed.write(batch([{ dealId: 'c' }]));
+    await killed.flush?.();
+    appendFileSync(join(dir, 'deals.jsonl'), '{"dealId":"d","st');
+    const ctx = contextFor(file, { path: 'deals.jsonl', mode: 'append' }, dir);
+    const again = await file.open(ctx);
+    await again.write(batch([{ dealId: 'c' }, { dealId: 'd' }]));
+    await again.close();
+    expect(readFileSync(join(dir, 'deals.jsonl'), 'utf8')).toBe('{"dealId":"a"}\n{"dealId":"b"}\n{"dealId":"c"}\n{"dealId":"d"}\n');
+    expect(ctx.warnings).toEqual([expect.objectContaining({ bytes: '{"dealId":"c"}\n{"dealId":"d","st'.length })]);
+  });
+
+  it('cuts a gzip member a killed run left short, so the file stays one stream every gzip reader reads whole', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'deals.jsonl.gz');
+    const finished = await openWriter(file, { path: 'deals.jsonl.gz', mode: 'append' }, dir);
+    await finished.write(batch([{ dealId: 'a' }]));
+    await finished.close();
+    const member = gzipSync('{"dealId":"b"}\n{"dealId":"c"}\n');
+    appendFileSync(path, Buffer.concat([member, member.subarray(0, member.length - 9)]));
+    expect(() => gunzipSync(readFileSync(path))).toThrow();
+    const again = await openWriter(file, { path: 'deals.jsonl.gz', mode: 'append' }, dir);
+    await again.write(batch([{ dealId: 'b' }]));
+    await again.close();
+    expect(execFileSync('python3', ['-c', 'import gzip,sys; sys.stdout.write(gzip.open(sys.argv[1], "rt").read())', path], { encoding: 'utf8' })).toBe('{"dealId":"a"}\n{"dealId":"b"}\n');
+  });
+
+  it('leaves a file changed since ferry last appended to it as it is, and says so', async () => {
+    const dir = tempDir();
+    const finished = await openWriter(file, { path: 'deals.jsonl', mode: 'append' }, dir);
+    await finished.write(batch([{ dealId: 'a' }, { dealId: 'b' }]));
+    await finished.close();
+    // Rewritten by hand: other bytes before the recorded end, and longer than it.
+    writeFileSync(join(dir, 'deals.jsonl'), '{"dealId":"x"}\n{"dealId":"y"}\n{"dealId":"z"}\n');
+    const ctx = contextFor(file, { path: 'deals.jsonl', mode: 'append' }, dir);
+    const again = await file.open(ctx);
+    await again.write(batch([{ dealId: 'c' }]));
+    await again.close();
+    expect(readFileSync(join(dir, 'deals.jsonl'), 'utf8')).toBe('{"dealId":"x"}\n{"dealId":"y"}\n{"dealId":"z"}\n{"dealId":"c"}\n');
+    expect(ctx.warnings).toEqual([expect.objectContaining({ recordedBytes: 30, bytes: 45 })]);
+    // Overwritten whole, the file has no end to cut back to.
+    await (await openWriter(file, { path: 'deals.jsonl' }, dir)).close();
+    expect(readdirSync(dir)).toEqual(['deals.jsonl']);
   });
 
   it('rejects columns on a JSONL file', () => {
