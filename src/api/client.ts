@@ -5,13 +5,13 @@
  * key redaction all live in the core, once.
  */
 import { inspect } from 'node:util';
-import { Pool } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { FerryError } from '../sdk/errors.js';
 import { messageOf } from '../sdk/guards.js';
 import { ENDPOINTS } from './endpoints.js';
 import { dispatcherWire } from './exchange.js';
+import { Pool } from './fast/undici-pool.js';
 import { fastCheckOf } from './schemas/fast/fast-check.js';
 import type { FastCheck } from './schemas/fast/fast-check.js';
 import { fastParseOf, NOT_PARSED } from './schemas/fast/fast-parse.js';
