@@ -213,7 +213,7 @@ exports:
     expect(rows).toEqual([{ ids: COUNT, stamped: deleted, stamps: 1, right_ones: deleted }]);
   }, 150_000);
 
-  it('an appended gzipped JSON Lines file, killed after writing part of a run and run again: one gzip stream, each run\'s records once', async () => {
+  it('an appended gzipped JSON Lines file, its first run and a later one killed after writing part of it: one gzip stream, each finished run\'s records once', async () => {
     const dir = tempProjectDir('ferry-e2e-export-kill-gz-');
     const out = join(dir, 'out/calls.jsonl.gz');
     // 3,000 calls at 40 ms a page: the run is still reading well after its first batch of 500 is on disk.
@@ -223,17 +223,22 @@ exports:
       const result = await ferry(['export', '--json'], { cwd: dir });
       expect(result.code, result.stderr).toBe(0);
     };
-    try {
-      writeProject(dir, server.url, `  - name: calls-gz\n    resource: conversations\n    destination: { type: file, path: out/calls.jsonl.gz, mode: append }\n`);
-      await exportOnce();
-      const finished = statSync(out).size;
+    /** `ferry export`, killed with SIGKILL once the file has grown past `finished` bytes (its first batch is on disk). */
+    const killedOnceWritten = async (finished: number) => {
       const child = spawn(process.execPath, [resolve(import.meta.dirname, '../../bin/ferry.js'), 'export'], { cwd: dir, stdio: 'ignore' });
       const exited = new Promise<NodeJS.Signals | null>((resolveExit) => child.once('exit', (_code, signal) => resolveExit(signal)));
       const started = Date.now();
-      while (statSync(out).size === finished && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 2));
+      const size = () => statSync(out, { throwIfNoEntry: false })?.size ?? 0;
+      while (size() <= finished && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 2));
       child.kill('SIGKILL');
       expect(await exited).toBe('SIGKILL');
-      expect(statSync(out).size).toBeGreaterThan(finished);
+      expect(size()).toBeGreaterThan(finished);
+    };
+    try {
+      writeProject(dir, server.url, `  - name: calls-gz\n    resource: conversations\n    destination: { type: file, path: out/calls.jsonl.gz, mode: append }\n`);
+      await killedOnceWritten(0);
+      await exportOnce();
+      await killedOnceWritten(statSync(out).size);
       await exportOnce();
     } finally {
       await server.close();

@@ -61,9 +61,13 @@ export async function cutToCommittedEnd(file: string, logger: ConnectorLogger): 
   }
 }
 
-/** Record where `file` ends now (its bytes are on disk): written beside it and renamed into place, so a kill leaves the old end or the new. */
-export async function recordCommittedEnd(file: string, scratch: string): Promise<void> {
-  const handle = await open(file, 'r');
+/**
+ * Record where `file` ends now (its bytes are on disk): written beside it and
+ * renamed into place, so a kill leaves the old end or the new. With
+ * `missing: 'empty'`, a file not there yet ends at 0.
+ */
+export async function recordCommittedEnd(file: string, scratch: string, options: { missing?: 'empty' } = {}): Promise<void> {
+  const handle = await open(file, options.missing === 'empty' ? 'a+' : 'r');
   let end: CommittedEnd;
   try {
     const { size } = await handle.stat();

@@ -13,7 +13,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { gzip as gzipCallback } from 'node:zlib';
+import { gunzipSync, gzip as gzipCallback } from 'node:zlib';
 import { FerryError, messageOf, type ConnectorContext, type DestinationBatch, type DestinationWriter, type RetainRequest } from '../../../src/sdk/index.js';
 import { outputPath, prepareFolder } from '../_export/paths.js';
 import { CsvSpool } from './csv-spool.js';
@@ -32,10 +32,13 @@ export async function openFileWriter(ctx: ConnectorContext<FileOptions>): Promis
   const compressed = file.toLowerCase().endsWith('.gz');
   await prepareFolder(file, 'file', ctx.syncName);
   await removeLeftovers(ctx, file);
-  if (options.mode === 'append') {
-    const cut = await cutToCommittedEnd(file, ctx.logger);
-    // No end recorded (a file from before ends were kept, or made by hand): only a cut last line can be told.
-    if (cut === 'unknown' && format === 'jsonl' && !compressed) await trimPartialLine(ctx, file);
+  if (options.mode === 'append' && (await cutToCommittedEnd(file, ctx.logger)) === 'unknown') {
+    // No end to trust (a file ferry never finished appending to, one from before ends were kept, one changed
+    // by hand): what a killed run cut short is told by the format alone. Its end from now on is where it stands,
+    // so that this run, if it is killed, is cut back to it.
+    if (compressed) await trimCutGzipMember(ctx, file);
+    else if (format === 'jsonl') await trimPartialLine(ctx, file);
+    await recordCommittedEnd(file, hiddenBeside(file, 'tmp'), { missing: 'empty' });
   }
 
   const header = format === 'csv' && options.mode === 'append' ? await appendedHeader(ctx, file, compressed) : undefined;
@@ -205,6 +208,54 @@ async function trimPartialLine(ctx: ConnectorContext<FileOptions>, file: string)
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * A gzip file whose last member a killed run cut short: every reader stops
+ * there with an error, and whatever is appended after it is lost to them.
+ * ferry writes each batch as one member with Node's header, so the last
+ * member starts at the last such header; when what follows it does not
+ * decompress whole, it is cut off, with a warning. Reads at most one member.
+ */
+async function trimCutGzipMember(ctx: ConnectorContext<FileOptions>, file: string): Promise<void> {
+  const handle = await open(file, 'r+').catch(() => undefined);
+  if (!handle) return;
+  try {
+    const { size } = await handle.stat();
+    const start = await lastMemberStart(handle, size);
+    if (start === undefined) return;
+    const member = Buffer.alloc(size - start);
+    await handle.read(member, 0, member.length, start);
+    try {
+      gunzipSync(member);
+      return;
+    } catch {
+      // Cut short (or not ferry's member at all): either way no reader gets past it.
+    }
+    await handle.truncate(start);
+    ctx.logger.warn({ path: file, bytes: size - start }, 'removed a gzip member that a run killed while writing left cut short; its records are exported again');
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The start of Node's gzip header (deflate, no flags, no name, no time): how each member ferry writes begins. */
+const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00]);
+
+/** The offset of the last gzip header in the file, read backwards a block at a time; undefined when there is none. */
+async function lastMemberStart(handle: FileHandle, size: number): Promise<number | undefined> {
+  const block = Buffer.alloc(TAIL_BLOCK + GZIP_HEADER.length);
+  let end = size;
+  while (end > 0) {
+    const start = Math.max(0, end - TAIL_BLOCK);
+    // Overlap the next block by a header's length, so a header across the boundary is found.
+    const length = Math.min(size, end + GZIP_HEADER.length) - start;
+    const { bytesRead } = await handle.read(block, 0, length, start);
+    const found = block.subarray(0, bytesRead).lastIndexOf(GZIP_HEADER);
+    if (found >= 0) return start + found;
+    end = start;
+  }
+  return undefined;
 }
 
 /** The spool of a CSV file whose header is inferred: hidden, beside the target. */

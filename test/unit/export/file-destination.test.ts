@@ -245,6 +245,35 @@ describe('file destination', () => {
     expect(execFileSync('python3', ['-c', 'import gzip,sys; sys.stdout.write(gzip.open(sys.argv[1], "rt").read())', path], { encoding: 'utf8' })).toBe('{"dealId":"a"}\n{"dealId":"b"}\n');
   });
 
+  it('cuts back a run killed before any run of the file finished, gzipped or not', async () => {
+    const dir = tempDir();
+    for (const name of ['first.jsonl', 'first.jsonl.gz']) {
+      // The first run ever: killed after one batch (and, gzipped, with its next member cut short).
+      const killed = await openWriter(file, { path: name, mode: 'append' }, dir);
+      await killed.write(batch([{ dealId: 'a' }]));
+      await killed.flush?.();
+      if (name.endsWith('.gz')) appendFileSync(join(dir, name), gzipSync('{"dealId":"b"}\n').subarray(0, 12));
+      const again = await openWriter(file, { path: name, mode: 'append' }, dir);
+      await again.write(batch([{ dealId: 'a' }, { dealId: 'b' }]));
+      await again.close();
+      const bytes = readFileSync(join(dir, name));
+      expect((name.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString()).toBe('{"dealId":"a"}\n{"dealId":"b"}\n');
+    }
+  });
+
+  it('removes a gzip member cut short from a file appended to before ends were recorded', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'old.jsonl.gz');
+    const member = gzipSync('{"dealId":"b"}\n');
+    writeFileSync(path, Buffer.concat([gzipSync('{"dealId":"a"}\n'), member.subarray(0, member.length - 5)]));
+    const ctx = contextFor(file, { path: 'old.jsonl.gz', mode: 'append' }, dir);
+    const writer = await file.open(ctx);
+    await writer.write(batch([{ dealId: 'b' }]));
+    await writer.close();
+    expect(gunzipSync(readFileSync(path)).toString()).toBe('{"dealId":"a"}\n{"dealId":"b"}\n');
+    expect(ctx.warnings).toEqual([expect.objectContaining({ bytes: member.length - 5 })]);
+  });
+
   it('leaves a file changed since ferry last appended to it as it is, and says so', async () => {
     const dir = tempDir();
     const finished = await openWriter(file, { path: 'deals.jsonl', mode: 'append' }, dir);
