@@ -21,8 +21,8 @@
  *   nothing else costing time (test/support/virtual-read.ts): round trips
  *   of one chain against the sliced read, for the stand-in's list and for
  *   lists whose items are unevenly spread (a dense burst, runs sharing one
- *   millisecond), in time order, newest first and in no time order. What the plan and the
- *   splits cost, apart from the machine's load.
+ *   millisecond), in time order, newest first and in no time order. What
+ *   the plan and the splits cost, apart from the machine's load.
  *
  * `BENCH_ONLY=export-read npm run bench`, or `npx tsx bench/export-read.bench.ts`.
  */

@@ -9,11 +9,14 @@
  * back to where the last finished run ended (committed-end.ts).
  */
 import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
-import { gunzipSync, gzip as gzipCallback } from 'node:zlib';
+import { createGunzip, gzip as gzipCallback } from 'node:zlib';
 import { FerryError, messageOf, type ConnectorContext, type DestinationBatch, type DestinationWriter, type RetainRequest } from '../../../src/sdk/index.js';
 import { outputPath, prepareFolder } from '../_export/paths.js';
 import { CsvSpool } from './csv-spool.js';
@@ -215,7 +218,8 @@ async function trimPartialLine(ctx: ConnectorContext<FileOptions>, file: string)
  * there with an error, and whatever is appended after it is lost to them.
  * ferry writes each batch as one member with Node's header, so the last
  * member starts at the last such header; when what follows it does not
- * decompress whole, it is cut off, with a warning. Reads at most one member.
+ * decompress whole, it is cut off, with a warning. Reads the last member
+ * once, as a stream (a member is a batch, whose records may be large).
  */
 async function trimCutGzipMember(ctx: ConnectorContext<FileOptions>, file: string): Promise<void> {
   const handle = await open(file, 'r+').catch(() => undefined);
@@ -223,20 +227,22 @@ async function trimCutGzipMember(ctx: ConnectorContext<FileOptions>, file: strin
   try {
     const { size } = await handle.stat();
     const start = await lastMemberStart(handle, size);
-    if (start === undefined) return;
-    const member = Buffer.alloc(size - start);
-    await handle.read(member, 0, member.length, start);
-    try {
-      gunzipSync(member);
-      return;
-    } catch {
-      // Cut short (or not ferry's member at all): either way no reader gets past it.
-    }
+    // Cut short (or not a gzip member at all): either way no reader gets past it.
+    if (start === undefined || (await decompressesWhole(file, start))) return;
     await handle.truncate(start);
     ctx.logger.warn({ path: file, bytes: size - start }, 'removed a gzip member that a run killed while writing left cut short; its records are exported again');
   } finally {
     await handle.close();
   }
+}
+
+/** Whether the file from `start` to its end is whole gzip members, decompressed and dropped as it streams. */
+async function decompressesWhole(file: string, start: number): Promise<boolean> {
+  const discard = new Writable({ write: (_chunk, _encoding, done) => done() });
+  return pipeline(createReadStream(file, { start }), createGunzip(), discard).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** The start of Node's gzip header (deflate, no flags, no name, no time): how each member ferry writes begins. */
