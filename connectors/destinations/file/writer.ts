@@ -41,7 +41,9 @@ export async function openFileWriter(ctx: ConnectorContext<FileOptions>): Promis
     // so that this run, if it is killed, is cut back to it.
     if (compressed) await trimCutGzipMember(ctx, file);
     else if (format === 'jsonl') await trimPartialLine(ctx, file);
-    await recordCommittedEnd(file, hiddenBeside(file, 'tmp'), { missing: 'empty' });
+    await recordCommittedEnd(file, hiddenBeside(file, 'tmp'), { missing: 'empty' }).catch((cause: unknown) => {
+      throw failure(messageOf(cause), ctx.syncName, cause);
+    });
   }
 
   const header = format === 'csv' && options.mode === 'append' ? await appendedHeader(ctx, file, compressed) : undefined;
