@@ -23,7 +23,7 @@ export interface VirtualRead {
 
 export async function virtualRead(
   items: ListItem[],
-  options: { order: 'time' | 'newest' | 'shuffled'; concurrency: number; slices: 'auto' | 'off'; bounds?: 'inclusive' | 'exclusive' },
+  options: { order: 'time' | 'newest' | 'shuffled'; concurrency: number; slices: 'auto' | 'off'; bounds?: 'inclusive' | 'exclusive'; /** The reader's clock, epoch ms (probes reach up to it). @default the machine's */ now?: number },
 ): Promise<VirtualRead> {
   const resource = SERVICE_RESOURCES.conversations;
   const standIn = new ListStandIn({ items, window: resource.window!, itemsKey: 'conversations', bounds: options.bounds ?? 'exclusive', order: options.order });
@@ -39,6 +39,7 @@ export async function virtualRead(
       query: {},
       concurrency: options.concurrency,
       slices: options.slices,
+      ...(options.now === undefined ? {} : { now: () => options.now! }),
       fetchPage: async (query) => {
         requests += 1;
         if (Number(query.limit) === 1) probes += 1;

@@ -131,7 +131,7 @@ describe('readSlicedList on a virtual clock (every request one round trip)', () 
   const conversations = Array.from({ length: 10_000 }, (_, i) => ({ ...standInConversation(i), startTime: new Date(base + i * 600_000).toISOString() }));
   for (const order of ['time', 'newest', 'shuffled'] as const) {
     it(`reads 200 pages ordered by ${order} in close to 200 / 8 round trips at concurrency 8`, async () => {
-      const read = await virtualRead(conversations, { order, concurrency: 8, slices: 'auto' });
+      const read = await virtualRead(conversations, { order, concurrency: 8, slices: 'auto', now: NOW });
       expect(read.distinct).toBe(10_000);
       expect(read.items).toBe(10_000);
       // 25 round trips of pages, plus the first page, the probes and the windows' last pages. A list in no
@@ -143,7 +143,7 @@ describe('readSlicedList on a virtual clock (every request one round trip)', () 
   it('reads a burst listed in no time order in far fewer round trips than one window holding the burst would take', async () => {
     // 8,000 items within 2 h 13 min, 2,000 over two months after: windows of equal span leave the burst in one of them.
     const burst = conversations.map((item, i) => ({ ...item, startTime: new Date(i < 8000 ? base + i * 1000 : base + 60 * 86_400_000 + i * 600_000).toISOString() }));
-    const read = await virtualRead(burst, { order: 'shuffled', concurrency: 8, slices: 'auto' });
+    const read = await virtualRead(burst, { order: 'shuffled', concurrency: 8, slices: 'auto', now: NOW });
     expect(read.distinct).toBe(10_000);
     // 162 round trips when the windows were cut by span alone.
     expect(read.roundTrips).toBeLessThanOrEqual(60);
