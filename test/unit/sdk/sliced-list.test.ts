@@ -145,6 +145,10 @@ describe('readSlicedList on a virtual clock (every request one round trip)', () 
     const burst = conversations.map((item, i) => ({ ...item, startTime: new Date(i < 8000 ? base + i * 1000 : base + 60 * 86_400_000 + i * 600_000).toISOString() }));
     const read = await virtualRead(burst, { order: 'shuffled', concurrency: 8, slices: 'auto', now: NOW });
     expect(read.distinct).toBe(10_000);
+    expect(read.items).toBe(10_000);
+    // Windows cut at the sample's own times: records on those edges are read once either way the service takes a bound.
+    const inclusive = await virtualRead(burst, { order: 'shuffled', concurrency: 8, slices: 'auto', now: NOW, bounds: 'inclusive' });
+    expect([inclusive.items, inclusive.distinct]).toEqual([10_000, 10_000]);
     // 162 round trips when the windows were cut by span alone.
     expect(read.roundTrips).toBeLessThanOrEqual(60);
   });
