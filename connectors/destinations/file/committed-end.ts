@@ -12,7 +12,9 @@
  * before ferry moves the export's watermark, so a run killed in between
  * (milliseconds) keeps its lines and its records come once more; a run killed
  * any earlier is cut away whole. A file changed outside ferry (shorter than
- * the end, or other bytes before it) is left alone, with a warning.
+ * the end, or other bytes before it) is left alone, with a warning. Where
+ * there is no end to trust, the writer records the file as it stands when a
+ * run opens it (writer.ts), so that run too is cut back if it is killed.
  */
 import { createHash } from 'node:crypto';
 import { open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
