@@ -17,6 +17,7 @@
  * run opens it (writer.ts), so that run too is cut back if it is killed.
  */
 import { createHash } from 'node:crypto';
+import type { FileHandle } from 'node:fs/promises';
 import { open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { messageOf, type ConnectorLogger } from '../../../src/sdk/index.js';
@@ -102,7 +103,7 @@ async function readEnd(file: string): Promise<CommittedEnd | undefined> {
   }
 }
 
-async function tailHash(handle: Awaited<ReturnType<typeof open>>, end: number): Promise<string> {
+async function tailHash(handle: FileHandle, end: number): Promise<string> {
   const start = Math.max(0, end - TAIL_BYTES);
   const buffer = Buffer.alloc(end - start);
   const { bytesRead } = await handle.read(buffer, 0, buffer.length, start);

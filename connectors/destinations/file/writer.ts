@@ -9,20 +9,18 @@
  * back to where the last finished run ended (committed-end.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
-import { createGunzip, gzip as gzipCallback } from 'node:zlib';
+import { gzip as gzipCallback } from 'node:zlib';
 import { FerryError, messageOf, type ConnectorContext, type DestinationBatch, type DestinationWriter, type RetainRequest } from '../../../src/sdk/index.js';
 import { outputPath, prepareFolder } from '../_export/paths.js';
 import { CsvSpool } from './csv-spool.js';
 import { csvRows, jsonLines } from './encode.js';
 import { readCsvHeader } from './header.js';
 import { cutToCommittedEnd, forgetCommittedEnd, recordCommittedEnd } from './committed-end.js';
+import { trimCutGzipMember, trimPartialLine } from './killed-tail.js';
 import { appendTombstones } from './tombstones.js';
 import { formatOf, type FileOptions } from './options.js';
 
@@ -39,8 +37,8 @@ export async function openFileWriter(ctx: ConnectorContext<FileOptions>): Promis
     // No end to trust (a file ferry never finished appending to, one from before ends were kept, one changed
     // by hand): what a killed run cut short is told by the format alone. Its end from now on is where it stands,
     // so that this run, if it is killed, is cut back to it.
-    if (compressed) await trimCutGzipMember(ctx, file);
-    else if (format === 'jsonl') await trimPartialLine(ctx, file);
+    if (compressed) await trimCutGzipMember(file, ctx.logger);
+    else if (format === 'jsonl') await trimPartialLine(file, ctx.logger);
     await recordCommittedEnd(file, hiddenBeside(file, 'tmp'), { missing: 'empty' }).catch((cause: unknown) => {
       throw failure(messageOf(cause), ctx.syncName, cause);
     });
@@ -179,91 +177,6 @@ async function removeLeftovers(ctx: ConnectorContext<FileOptions>, file: string)
   const names = (await readdir(dirname(file)).catch(() => [])).filter((name) => isLeftover(name, file));
   for (const name of names) await unlink(join(dirname(file), name)).catch(() => undefined);
   if (names.length > 0) ctx.logger.warn({ path: file, files: names }, 'removed the temporary files of an earlier run that did not finish');
-}
-
-/** Bytes read at a time looking back for the last line end. */
-const TAIL_BLOCK = 64 * 1024;
-
-/**
- * A JSON Lines file that does not end in a line end was cut by a run killed
- * while writing: the partial last line (never a whole record: JSON Lines hold
- * no raw line ends) is removed, with a warning, before anything is appended
- * after it. The killed run's watermark did not move, so its records come again.
- */
-async function trimPartialLine(ctx: ConnectorContext<FileOptions>, file: string): Promise<void> {
-  const handle = await open(file, 'r+').catch(() => undefined);
-  if (!handle) return;
-  try {
-    const { size } = await handle.stat();
-    const block = Buffer.alloc(TAIL_BLOCK);
-    let end = size;
-    while (end > 0) {
-      const start = Math.max(0, end - TAIL_BLOCK);
-      const { bytesRead } = await handle.read(block, 0, end - start, start);
-      const newline = block.subarray(0, bytesRead).lastIndexOf(0x0a);
-      if (newline >= 0) {
-        end = start + newline + 1;
-        break;
-      }
-      end = start;
-    }
-    if (end === size) return;
-    await handle.truncate(end);
-    ctx.logger.warn({ path: file, bytes: size - end }, 'removed a partial last line that a run killed while writing left; its records are exported again');
-  } finally {
-    await handle.close();
-  }
-}
-
-/**
- * A gzip file whose last member a killed run cut short: every reader stops
- * there with an error, and whatever is appended after it is lost to them.
- * ferry writes each batch as one member with Node's header, so the last
- * member starts at the last such header; when what follows it does not
- * decompress whole, it is cut off, with a warning. Reads the last member
- * once, as a stream (a member is a batch, whose records may be large).
- */
-async function trimCutGzipMember(ctx: ConnectorContext<FileOptions>, file: string): Promise<void> {
-  const handle = await open(file, 'r+').catch(() => undefined);
-  if (!handle) return;
-  try {
-    const { size } = await handle.stat();
-    const start = await lastMemberStart(handle, size);
-    // Cut short (or not a gzip member at all): either way no reader gets past it.
-    if (start === undefined || (await decompressesWhole(file, start))) return;
-    await handle.truncate(start);
-    ctx.logger.warn({ path: file, bytes: size - start }, 'removed a gzip member that a run killed while writing left cut short; its records are exported again');
-  } finally {
-    await handle.close();
-  }
-}
-
-/** Whether the file from `start` to its end is whole gzip members, decompressed and dropped as it streams. */
-async function decompressesWhole(file: string, start: number): Promise<boolean> {
-  const discard = new Writable({ write: (_chunk, _encoding, done) => done() });
-  return pipeline(createReadStream(file, { start }), createGunzip(), discard).then(
-    () => true,
-    () => false,
-  );
-}
-
-/** The start of Node's gzip header (deflate, no flags, no name, no time): how each member ferry writes begins. */
-const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00]);
-
-/** The offset of the last gzip header in the file, read backwards a block at a time; undefined when there is none. */
-async function lastMemberStart(handle: FileHandle, size: number): Promise<number | undefined> {
-  const block = Buffer.alloc(TAIL_BLOCK + GZIP_HEADER.length);
-  let end = size;
-  while (end > 0) {
-    const start = Math.max(0, end - TAIL_BLOCK);
-    // Overlap the next block by a header's length, so a header across the boundary is found.
-    const length = Math.min(size, end + GZIP_HEADER.length) - start;
-    const { bytesRead } = await handle.read(block, 0, length, start);
-    const found = block.subarray(0, bytesRead).lastIndexOf(GZIP_HEADER);
-    if (found >= 0) return start + found;
-    end = start;
-  }
-  return undefined;
 }
 
 /** The spool of a CSV file whose header is inferred: hidden, beside the target. */
