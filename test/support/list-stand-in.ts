@@ -28,6 +28,10 @@ export class ListStandIn {
   readonly #ordered: ListItem[];
   /** The time of each item of #ordered (NaN: none), parsed once so a page costs no Date.parse per item. */
   readonly #times: number[];
+  /** Shuffled: the positions in #ordered sorted by time (undated first), for finding a window's items by binary search. */
+  #byTime: number[] | undefined;
+  /** Shuffled: each window's matching items in list order, found once (the window's later pages ask again with a cursor). */
+  readonly #windows = new Map<string, ListItem[]>();
 
   constructor(options: StandInOptions) {
     this.#options = options;
@@ -66,7 +70,7 @@ export class ListStandIn {
     let start = 0;
     let end: number;
     if (this.#options.order === 'shuffled') {
-      matching = bounded ? this.#ordered.filter((_item, i) => !tooEarly(i) && !tooLate(i)) : this.#ordered;
+      matching = bounded ? this.#shuffledWindow(`${after}|${before}`, tooEarly, tooLate) : this.#ordered;
       end = matching.length;
     } else {
       // A list in time order matches in one run of it, found by two binary searches: a page costs
@@ -81,6 +85,25 @@ export class ListStandIn {
     const items = matching.slice(from, Math.min(end, from + limit));
     const hasMore = from + limit < end;
     return { items, hasMore, nextCursor: hasMore ? String(offset + limit) : null };
+  }
+
+  /**
+   * A shuffled list's items in a window, in list order: found by two binary searches over the items by time
+   * and put back in list order, once per window, as an indexed service would (a filter over the whole list
+   * per page made the stand-in, not the reader, what a 100,000-item benchmark measured).
+   */
+  #shuffledWindow(key: string, tooEarly: (i: number) => boolean, tooLate: (i: number) => boolean): ListItem[] {
+    const cached = this.#windows.get(key);
+    if (cached) return cached;
+    const times = this.#times;
+    this.#byTime ??= times.map((_time, i) => i).sort((a, b) => (times[a]! || -Infinity) - (times[b]! || -Infinity));
+    const byTime = this.#byTime;
+    const start = firstIndex(byTime.length, (k) => !tooEarly(byTime[k]!));
+    const end = Math.max(start, firstIndex(byTime.length, (k) => tooLate(byTime[k]!)));
+    const matching = byTime.slice(start, end).sort((a, b) => a - b).map((i) => this.#ordered[i]!);
+    if (this.#windows.size >= 4096) this.#windows.clear();
+    this.#windows.set(key, matching);
+    return matching;
   }
 
   /** Serve the list over HTTP on 127.0.0.1 (port 0) at `path`, answering each page after delayMs. */
